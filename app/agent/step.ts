@@ -1,0 +1,116 @@
+import type { EventDraft } from "../../protocol/events.js";
+import type { Message, Usage } from "../../protocol/messages.js";
+import type { Provider, ProviderRequest } from "../../protocol/provider.js";
+import { MemoryFilter } from "./memory-filter.js";
+import { streamWithRetry, type RetryPolicy } from "./retry.js";
+import type { ToolCall } from "./tool-runner.js";
+
+/** How one step (model request, retries included) ended. */
+export type StepOutcome =
+  | { ok: true; message: Message; visibleText: string; toolCalls: ToolCall[]; usage: Usage }
+  | { ok: false; error: string; partialRaw: string; aborted: boolean };
+
+/** Dependencies of a step. */
+export interface StepOptions {
+  provider: Provider;
+  request: ProviderRequest;
+  retry: RetryPolicy;
+  signal: AbortSignal;
+  emit: (event: EventDraft) => Promise<void>;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/**
+ * Streams one step onto the bus. Contract: never throws. Deltas are emitted
+ * as they arrive, tagged with their attempt; visible text passes the memory
+ * filter first. Complete entries (`thinking`, `text`, `memory`, `tool-use`)
+ * are emitted only once an attempt succeeds, so a failed attempt never
+ * produces one.
+ */
+export async function runStep(options: StepOptions): Promise<StepOutcome> {
+  const { emit } = options;
+  let attempt = 1;
+  let state = freshState();
+  let finalError = "provider stream ended without a result";
+  for await (const item of streamWithRetry(options.provider, options.request, options.retry, options.signal, options.sleep)) {
+    if (item.type === "retry") {
+      attempt = item.attempt;
+      state = freshState();
+      await emit({ kind: "retry", role: "assistant", attempt: item.attempt, reason: item.reason, delay_ms: item.delayMs });
+      continue;
+    }
+    const event = item.event;
+    switch (event.type) {
+      case "text-delta": {
+        state.raw += event.text;
+        const visible = state.filter.push(event.text);
+        if (visible) await emitText(visible);
+        break;
+      }
+      case "text-end": {
+        const visible = state.filter.flush();
+        if (visible) await emitText(visible);
+        if (state.blockText) {
+          await emit({ kind: "content-end", role: "assistant", attempt });
+          state.texts.push(state.blockText);
+          state.blockText = "";
+        }
+        break;
+      }
+      case "thinking-start":
+        state.thinking = "";
+        await emit({ kind: "thinking-start", role: "assistant", attempt });
+        break;
+      case "thinking-delta":
+        state.thinking += event.text;
+        await emit({ kind: "thinking-delta", role: "assistant", attempt, delta: event.text });
+        break;
+      case "thinking-end":
+        state.thinkings.push(state.thinking);
+        await emit({ kind: "thinking-end", role: "assistant", attempt });
+        break;
+      case "tool-call":
+        state.calls.push({ id: event.id, name: event.name, input: event.input });
+        break;
+      case "usage":
+        break;
+      case "done": {
+        const tail = state.filter.flush();
+        if (tail) {
+          await emitText(tail);
+          await emit({ kind: "content-end", role: "assistant", attempt });
+        }
+        if (state.blockText) state.texts.push(state.blockText);
+        for (const content of state.thinkings) if (content) await emit({ kind: "thinking", role: "assistant", content });
+        for (const content of state.texts) await emit({ kind: "text", role: "assistant", content });
+        const memory = state.filter.memory();
+        if (memory !== undefined) await emit({ kind: "memory", role: "assistant", content: memory });
+        for (const call of state.calls) {
+          await emit({ kind: "tool-use", role: "assistant", tool_name: call.name, tool_call_id: call.id, input: JSON.stringify(call.input ?? {}) });
+        }
+        return { ok: true, message: event.message, visibleText: state.texts.join(""), toolCalls: state.calls, usage: event.usage };
+      }
+      case "error":
+        finalError = event.failure.message;
+        break;
+    }
+  }
+  return { ok: false, error: finalError, partialRaw: state.raw, aborted: options.signal.aborted };
+
+  async function emitText(visible: string) {
+    state.blockText += visible;
+    await emit({ kind: "text-delta", role: "assistant", attempt, delta: visible });
+  }
+}
+
+function freshState() {
+  return {
+    filter: new MemoryFilter(),
+    raw: "",
+    blockText: "",
+    texts: [] as string[],
+    thinking: "",
+    thinkings: [] as string[],
+    calls: [] as ToolCall[],
+  };
+}

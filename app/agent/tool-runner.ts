@@ -1,0 +1,105 @@
+import type { ContentBlock } from "../../protocol/messages.js";
+import type { EventDraft } from "../../protocol/events.js";
+import type { Tool, ToolResult } from "../tools/tool.js";
+import type { PermissionRequester } from "../permissions/requester.js";
+
+/** A tool call the model made in one step. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+/** What the runner needs from its surroundings. */
+export interface ToolRunnerOptions {
+  tools: Tool[];
+  requester: PermissionRequester;
+  emit: (event: EventDraft) => Promise<void>;
+  signal: AbortSignal;
+  /** Calls listed here are reported but not executed (e.g. tools disabled on the final step). */
+  refuse?: (call: ToolCall) => string | undefined;
+}
+
+const TAIL_BYTES = 4096;
+const UPDATE_INTERVAL_MS = 100;
+
+/**
+ * Runs one step's tool calls one after another, in order. Contract: never
+ * throws; every call gets exactly one `tool-result` event and one result block,
+ * a throwing tool becoming an error result written for the model.
+ */
+export async function runToolCalls(calls: ToolCall[], options: ToolRunnerOptions): Promise<ContentBlock[]> {
+  const blocks: ContentBlock[] = [];
+  for (const call of calls) {
+    const result = options.signal.aborted
+      ? { content: "Not executed: the run was interrupted.", is_error: true }
+      : await runOne(call, options);
+    await options.emit({
+      kind: "tool-result", role: "assistant", tool_name: call.name, tool_call_id: call.id,
+      result: result.content, is_error: result.is_error, ...(result.details ? { details: result.details } : {}),
+    });
+    blocks.push({ type: "tool_result", tool_call_id: call.id, content: result.content, is_error: result.is_error });
+  }
+  return blocks;
+}
+
+async function runOne(call: ToolCall, options: ToolRunnerOptions): Promise<ToolResult> {
+  const refusal = options.refuse?.(call);
+  if (refusal) return { content: refusal, is_error: true };
+  const tool = options.tools.find((t) => t.definition.name === call.name);
+  if (!tool) {
+    const names = options.tools.map((t) => t.definition.name).join(", ");
+    return { content: `Unknown tool "${call.name}". Available tools: ${names || "none"}.`, is_error: true };
+  }
+  const decision = await options.requester.request({ tool: call.name, input: call.input, summary: summarize(call) });
+  if (decision !== "allow") return { content: `Permission denied for ${call.name}.`, is_error: true };
+  const updates = createUpdateThrottle(call, options.emit);
+  try {
+    return await tool.run(call.input, { signal: options.signal, onOutput: updates.push });
+  } catch (error) {
+    return { content: `Tool ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`, is_error: true };
+  } finally {
+    await updates.close();
+  }
+}
+
+function summarize(call: ToolCall): string {
+  const input = call.input as Record<string, unknown> | undefined;
+  const main = input && (input.command ?? input.path ?? input.pattern);
+  return typeof main === "string" ? `${call.name} ${main}` : call.name;
+}
+
+/** Emits `tool-update` at most every 100 ms with a bounded tail, never the whole output again. */
+function createUpdateThrottle(call: ToolCall, emit: (event: EventDraft) => Promise<void>) {
+  let tail = "";
+  let total = 0;
+  let dirty = false;
+  let last = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let chain = Promise.resolve();
+  const flush = () => {
+    timer = undefined;
+    if (!dirty) return;
+    dirty = false;
+    last = Date.now();
+    const event: EventDraft = {
+      kind: "tool-update", role: "assistant", tool_name: call.name, tool_call_id: call.id, tail, total_bytes: total,
+    };
+    chain = chain.then(() => emit(event)).catch(() => {});
+  };
+  return {
+    push(chunk: string) {
+      total += Buffer.byteLength(chunk);
+      tail = (tail + chunk).slice(-TAIL_BYTES);
+      dirty = true;
+      if (timer) return;
+      timer = setTimeout(flush, Math.max(0, last + UPDATE_INTERVAL_MS - Date.now()));
+    },
+    async close() {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      dirty = false;
+      await chain;
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import type { EventDraft } from "../../protocol/events.js";
+import { addUsage, emptyUsage, type Message, type Usage } from "../../protocol/messages.js";
+import type { Provider } from "../../protocol/provider.js";
+import type { PermissionRequester } from "../permissions/requester.js";
+import type { Tool } from "../tools/tool.js";
+import type { RetryPolicy } from "./retry.js";
+import { runStep } from "./step.js";
+import { runToolCalls, type ToolCall } from "./tool-runner.js";
+
+/** What the turn loop may change about one step (max-turns, structured output). */
+export interface StepPlan {
+  /** Text added to this request only: never stored, never replayed. */
+  inject?: { name: string; text: string };
+  toolChoice?: "auto" | "none";
+  /** Calls the runner must report but not execute. */
+  refuse?: (call: ToolCall) => string | undefined;
+}
+
+/** Decides per step; `undefined` ends the turn before that step (limit reached). */
+export type StepPlanner = (step: number) => StepPlan | undefined;
+
+/** Everything one turn needs; the test seam (no module mocking). */
+export interface TurnOptions {
+  sessionId: string;
+  turnId: string;
+  provider: Provider;
+  tools: Tool[];
+  system: string;
+  history: Message[];
+  user: Message;
+  emit: (event: EventDraft) => Promise<void>;
+  requester: PermissionRequester;
+  retry: RetryPolicy;
+  signal: AbortSignal;
+  planStep?: StepPlanner;
+  /** Ends the loop early after a step (e.g. structured output accepted). */
+  afterTools?: (calls: ToolCall[], results: Message) => "continue" | "stop";
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/** How a turn ended. */
+export interface TurnOutcome {
+  status: "success" | "error" | "interrupted" | "max_turns";
+  /** Visible text of the final model response. */
+  text: string;
+  steps: number;
+  usage: Usage;
+  errors: string[];
+  /** Raw assistant messages of the turn, in order. */
+  assistant: Message[];
+}
+
+/**
+ * Runs one turn: steps until the model answers without tool calls. Contract:
+ * never throws; emits `user-message` first and `turn-end` last; every
+ * completed assistant message is emitted (storage keeps it) before its tools run.
+ */
+export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
+  const { emit } = options;
+  const outcome: TurnOutcome = { status: "success", text: "", steps: 0, usage: emptyUsage(), errors: [], assistant: [] };
+  await emit({ kind: "user-message", turn_id: options.turnId, message: options.user });
+  await emit({ kind: "text", role: "user", content: textBlocks(options.user) });
+  const turnMessages: Message[] = [options.user];
+  const definitions = options.tools.map((t) => t.definition);
+  for (let step = 1; ; step++) {
+    const plan = options.planStep ? options.planStep(step) : {};
+    if (!plan) {
+      outcome.status = "max_turns";
+      break;
+    }
+    const messages = [...options.history, ...turnMessages];
+    if (plan.inject) {
+      await emit({ kind: "prompt-injection", turn_id: options.turnId, step, name: plan.inject.name, text: plan.inject.text });
+      messages[messages.length - 1] = withText(messages[messages.length - 1]!, plan.inject.text);
+    }
+    const result = await runStep({
+      provider: options.provider,
+      request: { system: options.system, messages, tools: definitions, toolChoice: plan.toolChoice, sessionId: options.sessionId },
+      retry: options.retry, signal: options.signal, emit, sleep: options.sleep,
+    });
+    if (!result.ok) {
+      outcome.status = result.aborted ? "interrupted" : "error";
+      if (!result.aborted) {
+        outcome.errors.push(result.error);
+        await emit({ kind: "error", message: result.error });
+      }
+      if (result.partialRaw) {
+        // What the cut attempt produced is kept, so a resumed session sees it.
+        const partial: Message = { role: "assistant", content: [{ type: "text", text: result.partialRaw }] };
+        outcome.assistant.push(partial);
+        await emit({ kind: "assistant-message", turn_id: options.turnId, message: partial });
+      }
+      break;
+    }
+    outcome.steps = step;
+    outcome.usage = addUsage(outcome.usage, result.usage);
+    outcome.text = result.visibleText;
+    outcome.assistant.push(result.message);
+    turnMessages.push(result.message);
+    await emit({ kind: "assistant-message", turn_id: options.turnId, message: result.message });
+    if (result.toolCalls.length === 0) break;
+    const blocks = await runToolCalls(result.toolCalls, {
+      tools: options.tools, requester: options.requester, emit, signal: options.signal, refuse: plan.refuse,
+    });
+    const results: Message = { role: "user", content: blocks };
+    turnMessages.push(results);
+    if (options.signal.aborted) {
+      outcome.status = "interrupted";
+      break;
+    }
+    if (options.afterTools?.(result.toolCalls, results) === "stop") break;
+  }
+  await emit({ kind: "turn-end", turn_id: options.turnId, status: outcome.status, steps: outcome.steps });
+  return outcome;
+}
+
+function textBlocks(message: Message): string {
+  return message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
+}
+
+function withText(message: Message, text: string): Message {
+  return { ...message, content: [...message.content, { type: "text", text }] };
+}

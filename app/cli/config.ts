@@ -1,0 +1,134 @@
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { z } from "zod";
+import { BUILTIN_PROVIDERS, type ProviderPreset } from "../providers/registry.js";
+import { UsageError } from "./errors.js";
+
+const ModelInfoSchema = z.strictObject({
+  contextWindow: z.number().int().positive().optional(),
+  maxOutputTokens: z.number().int().positive().optional(),
+  thinkingBudget: z.number().int().positive().optional(),
+  refuses: z.array(z.string()).optional(),
+});
+
+const ProviderSchema = z.strictObject({
+  kind: z.enum(["anthropic", "openai"]).optional(),
+  baseURL: z.url().optional(),
+  apiKeyEnv: z.string().optional(),
+  keyOptional: z.boolean().optional(),
+  authStyle: z.enum(["bearer", "x-api-key"]).optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  defaultModel: z.string().optional(),
+  models: z.record(z.string(), ModelInfoSchema).optional(),
+});
+
+const ToolPrefsSchema = z.strictObject({
+  allowed: z.array(z.string()).optional(),
+  disallowed: z.array(z.string()).optional(),
+});
+
+/** The user's config file. */
+export const UserConfigSchema = z.strictObject({
+  model: z.string().optional(),
+  providers: z.record(z.string(), ProviderSchema).optional(),
+  tools: ToolPrefsSchema.optional(),
+  retry: z.strictObject({
+    maxRetries: z.number().int().min(0).max(20).optional(),
+    maxWaitMs: z.number().int().min(0).optional(),
+    idleTimeoutMs: z.number().int().positive().optional(),
+    baseDelayMs: z.number().int().min(0).optional(),
+  }).optional(),
+  stdinGraceMs: z.number().int().min(0).optional(),
+  maxTurns: z.number().int().positive().optional(),
+});
+export type UserConfig = z.infer<typeof UserConfigSchema>;
+
+/**
+ * A project's `.keen/config.json`: models and tool preferences only. A hostile
+ * repository must not redirect your key, so base URLs, key variables, headers
+ * and guard settings are refused here.
+ */
+const ProjectConfigSchema = z.strictObject({
+  model: z.string().optional(),
+  tools: ToolPrefsSchema.optional(),
+  maxTurns: z.number().int().positive().optional(),
+});
+const PROJECT_FORBIDDEN = ["providers", "baseURL", "apiKeyEnv", "apiKey", "headers", "guard", "retry"];
+
+/** Where config and data live. */
+export interface KeenPaths {
+  configFile: string;
+  dataDir: string;
+}
+
+/** `$KEEN_HOME` holds both; otherwise the XDG locations. */
+export function keenPaths(env: NodeJS.ProcessEnv = process.env): KeenPaths {
+  if (env.KEEN_HOME) return { configFile: join(env.KEEN_HOME, "config.json"), dataDir: env.KEEN_HOME };
+  const home = homedir();
+  const configHome = env.XDG_CONFIG_HOME || join(home, ".config");
+  const dataHome = env.XDG_DATA_HOME || join(home, ".local", "share");
+  return { configFile: join(configHome, "keen", "config.json"), dataDir: join(dataHome, "keen") };
+}
+
+/** Config after merging the user file, the project file and the built-in presets. */
+export interface ResolvedConfig extends UserConfig {
+  providers: Record<string, ProviderPreset>;
+}
+
+/** Loads and validates config. Throws UsageError (exit 2) naming file, field and expectation. */
+export function loadConfig(paths: KeenPaths, workspace: string): ResolvedConfig {
+  const user = readJson(paths.configFile, UserConfigSchema) ?? {};
+  const projectFile = join(workspace, ".keen", "config.json");
+  const project = readProject(projectFile) ?? {};
+  const providers: Record<string, ProviderPreset> = { ...BUILTIN_PROVIDERS };
+  for (const [id, override] of Object.entries(user.providers ?? {})) {
+    const base = providers[id];
+    if (!base && (!override.kind || !override.defaultModel)) {
+      throw new UsageError(`${paths.configFile}: providers.${id}: a new provider needs "kind" and "defaultModel"`);
+    }
+    providers[id] = { ...base!, ...override, models: { ...base?.models, ...override.models } } as ProviderPreset;
+  }
+  return {
+    ...user,
+    ...project,
+    tools: project.tools ?? user.tools,
+    providers,
+  };
+}
+
+function readProject(file: string) {
+  if (!existsSync(file)) return undefined;
+  const raw = parseFile(file);
+  if (raw && typeof raw === "object") {
+    for (const key of Object.keys(raw)) {
+      if (PROJECT_FORBIDDEN.includes(key)) {
+        throw new UsageError(
+          `${file}: "${key}" is not allowed in a project config (base URLs, key variables, headers and guard settings belong in your own config); remove it`,
+        );
+      }
+    }
+  }
+  return validate(file, raw, ProjectConfigSchema);
+}
+
+function readJson<T extends z.ZodType>(file: string, schema: T): z.infer<T> | undefined {
+  if (!existsSync(file)) return undefined;
+  return validate(file, parseFile(file), schema);
+}
+
+function parseFile(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new UsageError(`${file}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+}
+
+function validate<T extends z.ZodType>(file: string, raw: unknown, schema: T): z.infer<T> {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const path = issue.path.length ? issue.path.join(".") : "(top level)";
+  throw new UsageError(`${file}: ${path}: ${issue.message}`);
+}

@@ -1,0 +1,80 @@
+import { Command, CommanderError, Option } from "commander";
+import { ExitError, UsageError } from "./errors.js";
+
+declare const KEEN_VERSION: string;
+const version = typeof KEEN_VERSION === "string" ? KEEN_VERSION : "0.0.0-dev";
+
+/**
+ * The composition root's entry: parse flags, load the command's module lazily
+ * (start-up pays only for what runs), turn fatal errors into exit codes.
+ */
+export async function main(argv: string[]): Promise<number> {
+  const program = new Command("keen").version(version).description("Keen, a terminal coding agent").exitOverride();
+  program.showHelpAfterError("(run with --help for usage)");
+  let pending: (() => Promise<number>) | undefined;
+
+  const run = program
+    .command("run")
+    .description("run one turn non-interactively and print the answer")
+    .argument("[message...]", "the prompt (joined by spaces); piped stdin is appended")
+    .option("-s, --session <id>", "resume a session by id or unique prefix")
+    .addOption(new Option("-f, --format <format>", "output: text or json").choices(["text", "json"]))
+    .option("--headless", "write JSON lines (see docs/PROTOCOL.md)")
+    .option("--stream-deltas", "with --headless: also stream text and thinking deltas")
+    .option("-m, --model <provider/model>", "model to use, e.g. anthropic/claude-sonnet-5-5")
+    .option("--cwd <dir>", "working directory for tools (default: the session's, else the current one)")
+    .option("--timeout <seconds>", "bound the whole run")
+    .option("--no-stdin", "never read stdin")
+    .option("--allowed-tools <list>", "comma-separated tools the model may call")
+    .option("--disallowed-tools <list>", "comma-separated tools the model may not call")
+    .option("--max-turns <n>", "limit the model requests of this run")
+    .option("--output-schema <file>", "JSON Schema the answer must satisfy")
+    .action((message: string[], flags) => {
+      const formatGiven = run.getOptionValueSource("format") === "cli";
+      pending = async () => (await import("./run.js")).runCommand(message, flags, formatGiven);
+    });
+
+  const sessions = program.command("sessions").description("list, show and remove stored sessions");
+  sessions.command("list").option("--json", "print JSON").action((flags) => {
+    pending = async () => (await import("./sessions.js")).listSessions(flags);
+  });
+  sessions.command("show").argument("<id>", "session id or unique prefix").option("--json", "print JSON")
+    .option("--jsonl", "replay as JSON lines (the --headless schema)")
+    .action((id: string, flags) => {
+      pending = async () => (await import("./sessions.js")).showSession(id, flags);
+    });
+  sessions.command("rm").argument("<id>", "session id or unique prefix").action((id: string) => {
+    pending = async () => (await import("./sessions.js")).removeSession(id);
+  });
+  program.command("protocol").command("schema").description("print the JSON Schema of a --headless line").action(() => {
+    pending = async () => (await import("./sessions.js")).printSchema();
+  });
+
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    if (!pending) {
+      program.outputHelp();
+      return 0;
+    }
+    return await pending();
+  } catch (error) {
+    return fail(error);
+  }
+}
+
+function fail(error: unknown): number {
+  if (error instanceof CommanderError) {
+    if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") return 0;
+    return 2;
+  }
+  if (error instanceof UsageError || error instanceof ExitError) {
+    process.stderr.write(`keen: ${error.message}\n`);
+    return error.exitCode;
+  }
+  if (error && typeof error === "object" && (error as { name?: string }).name === "StoreBusyError") {
+    process.stderr.write(`keen: ${(error as Error).message}\n`);
+    return 1;
+  }
+  process.stderr.write(`keen: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  return 1;
+}

@@ -1,0 +1,42 @@
+import type { RunStatus } from "../../protocol/result.js";
+
+/** Why a run was stopped from outside the loop. */
+export type StopReason = "sigint" | "sigterm" | "timeout" | "epipe";
+
+const EXIT_FOR: Record<StopReason, number> = { sigint: 130, sigterm: 143, timeout: 1, epipe: 141 };
+
+/**
+ * Owns the run's abort signal: SIGINT, SIGTERM, `--timeout` and a vanished
+ * stdout reader all abort the turn, which then stores what it produced. A
+ * second SIGINT exits at once.
+ */
+export function createRunControl(timeoutMs: number | undefined) {
+  const controller = new AbortController();
+  let reason: StopReason | undefined;
+  const abort = (why: StopReason) => {
+    if (reason) return;
+    reason = why;
+    controller.abort(new Error(why));
+  };
+  const onInt = () => (reason ? process.exit(130) : abort("sigint"));
+  const onTerm = () => abort("sigterm");
+  process.on("SIGINT", onInt);
+  process.on("SIGTERM", onTerm);
+  const timer = timeoutMs ? setTimeout(() => abort("timeout"), timeoutMs) : undefined;
+  return {
+    signal: controller.signal,
+    abort,
+    /** Final status, the error to report and the exit code, given how the turn ended. */
+    verdict(status: RunStatus): { status: RunStatus; error?: string; exitCode: number } {
+      if (reason === "timeout") return { status: "error", error: `timed out after ${(timeoutMs! / 1000).toFixed(1)}s`, exitCode: 1 };
+      if (reason && status === "interrupted") return { status, exitCode: EXIT_FOR[reason] };
+      if (status === "error" || status === "interrupted") return { status, exitCode: 1 };
+      return { status, exitCode: 0 };
+    },
+    dispose() {
+      clearTimeout(timer);
+      process.off("SIGINT", onInt);
+      process.off("SIGTERM", onTerm);
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import { UsageError } from "./errors.js";
+
+/** `keen run` flags as commander parses them. */
+export interface RunFlags {
+  session?: string;
+  format?: string;
+  headless?: boolean;
+  streamDeltas?: boolean;
+  model?: string;
+  cwd?: string;
+  timeout?: string;
+  stdin: boolean;
+  allowedTools?: string;
+  disallowedTools?: string;
+  maxTurns?: string;
+  outputSchema?: string;
+}
+
+/** Flags after validation. */
+export interface RunSettings {
+  session?: string;
+  output: "text" | "json" | "jsonl";
+  deltas: boolean;
+  model?: string;
+  cwd?: string;
+  timeoutMs?: number;
+  stdin: boolean;
+  allowedTools?: string[];
+  disallowedTools?: string[];
+  maxTurns?: number;
+  outputSchema?: string;
+}
+
+/** Validates flag combinations; throws UsageError (exit 2) with one clear line. */
+export function validateRunFlags(flags: RunFlags, formatGiven: boolean): RunSettings {
+  if (flags.streamDeltas && !flags.headless) throw new UsageError("--stream-deltas needs --headless");
+  if (flags.headless && formatGiven) throw new UsageError("--headless writes JSON lines; it cannot be combined with --format");
+  const format = flags.format ?? "text";
+  if (format !== "text" && format !== "json") throw new UsageError(`--format must be text or json, not "${format}"`);
+  let timeoutMs: number | undefined;
+  if (flags.timeout !== undefined) {
+    const seconds = Number(flags.timeout);
+    if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--timeout must be a positive number of seconds, not "${flags.timeout}"`);
+    timeoutMs = Math.round(seconds * 1000);
+  }
+  let maxTurns: number | undefined;
+  if (flags.maxTurns !== undefined) {
+    if (!/^\d+$/.test(flags.maxTurns) || Number(flags.maxTurns) < 1) {
+      throw new UsageError(`--max-turns must be a positive integer, not "${flags.maxTurns}"`);
+    }
+    maxTurns = Number(flags.maxTurns);
+  }
+  if (flags.model !== undefined && !flags.model.trim()) throw new UsageError("--model needs <provider>/<model>");
+  return {
+    session: flags.session,
+    output: flags.headless ? "jsonl" : (format as "text" | "json"),
+    deltas: Boolean(flags.streamDeltas),
+    model: flags.model,
+    cwd: flags.cwd,
+    timeoutMs,
+    stdin: flags.stdin,
+    allowedTools: splitList(flags.allowedTools),
+    disallowedTools: splitList(flags.disallowedTools),
+    maxTurns,
+    outputSchema: flags.outputSchema,
+  };
+}
+
+function splitList(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  return value.split(",").map((s) => s.trim()).filter(Boolean);
+}
+
+/** Narrows tool names by allow and deny lists; unknown names are a usage error. */
+export function selectToolNames(all: string[], allowed?: string[], disallowed?: string[]): string[] {
+  for (const name of [...(allowed ?? []), ...(disallowed ?? [])]) {
+    if (!all.includes(name)) throw new UsageError(`unknown tool "${name}"; tools: ${all.join(", ")}`);
+  }
+  return all.filter((name) => (!allowed || allowed.includes(name)) && !disallowed?.includes(name));
+}

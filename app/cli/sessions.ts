@@ -1,0 +1,104 @@
+import { EventBus } from "../../protocol/bus.js";
+import { protocolJsonSchema } from "../../protocol/jsonl.js";
+import type { KeenEvent } from "../../protocol/events.js";
+import { openStore } from "../../storage/level-store.js";
+import { UnknownSessionError, type SessionMeta } from "../../storage/store.js";
+import { createJsonlWriter } from "../headless/jsonl-writer.js";
+import { createStreamSink } from "../headless/sink.js";
+import { keenPaths } from "./config.js";
+import { UsageError } from "./errors.js";
+
+/** Kinds a replay shows: the complete entries, as a live run prints them. */
+const REPLAY_KINDS = new Set(["text", "thinking", "tool-use", "tool-result", "memory", "error"]);
+
+/** `keen sessions list [--json]` */
+export async function listSessions(flags: { json?: boolean }): Promise<number> {
+  const sessions = await openStore(keenPaths().dataDir).list();
+  const sink = createStreamSink();
+  if (flags.json) {
+    await sink.write(`${JSON.stringify(sessions)}\n`);
+  } else if (sessions.length === 0) {
+    process.stderr.write("keen: no sessions yet\n");
+  } else {
+    for (const s of sessions) await sink.write(`${formatRow(s)}\n`);
+  }
+  await sink.flush();
+  return 0;
+}
+
+/** `keen sessions show <id> [--json | --jsonl]` */
+export async function showSession(idOrPrefix: string, flags: { json?: boolean; jsonl?: boolean }): Promise<number> {
+  const store = openStore(keenPaths().dataDir);
+  const meta = await resolveOrUsage(store, idOrPrefix);
+  const events = await store.load(meta.id);
+  const sink = createStreamSink();
+  if (flags.jsonl) {
+    // The replay goes through the same writer as a live run.
+    const bus = new EventBus();
+    bus.subscribe(createJsonlWriter(sink, { deltas: false }));
+    for (const event of events) if (REPLAY_KINDS.has(event.kind)) await bus.emit(event);
+  } else if (flags.json) {
+    await sink.write(`${JSON.stringify({ session: meta, events })}\n`);
+  } else {
+    await sink.write(`${formatRow(meta)}\n\n`);
+    for (const event of events) {
+      const line = transcriptLine(event);
+      if (line) await sink.write(`${line}\n`);
+    }
+  }
+  await sink.flush();
+  return 0;
+}
+
+/** `keen sessions rm <id>` */
+export async function removeSession(idOrPrefix: string): Promise<number> {
+  const store = openStore(keenPaths().dataDir);
+  const meta = await resolveOrUsage(store, idOrPrefix);
+  await store.remove(meta.id);
+  process.stderr.write(`keen: removed session ${meta.id}\n`);
+  return 0;
+}
+
+/** `keen protocol schema` */
+export async function printSchema(): Promise<number> {
+  const sink = createStreamSink();
+  await sink.write(`${JSON.stringify(protocolJsonSchema(), null, 2)}\n`);
+  await sink.flush();
+  return 0;
+}
+
+async function resolveOrUsage(store: ReturnType<typeof openStore>, idOrPrefix: string): Promise<SessionMeta> {
+  try {
+    return await store.resolve(idOrPrefix);
+  } catch (error) {
+    if (error instanceof UnknownSessionError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+function formatRow(s: SessionMeta): string {
+  const when = new Date(s.updated).toISOString().replace("T", " ").slice(0, 16);
+  return `${s.id}  ${when}  ${s.status.padEnd(11)}  ${s.model}  ${s.title}`;
+}
+
+function transcriptLine(event: KeenEvent): string | undefined {
+  switch (event.kind) {
+    case "text":
+      return `${event.role === "user" ? "> " : ""}${event.content}\n`;
+    case "tool-use":
+      return `[${event.tool_name}] ${event.input}`;
+    case "tool-result":
+      return `[${event.tool_name} ${event.is_error ? "error" : "ok"}] ${firstLines(event.result, 3)}`;
+    case "error":
+      return `[error] ${event.message}`;
+    case "turn-end":
+      return event.status === "success" ? undefined : `[turn ${event.status}]`;
+    default:
+      return undefined;
+  }
+}
+
+function firstLines(text: string, n: number): string {
+  const lines = text.split("\n");
+  return lines.length > n ? `${lines.slice(0, n).join("\n")}\n…` : text;
+}

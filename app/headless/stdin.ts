@@ -1,0 +1,82 @@
+import { fstatSync } from "node:fs";
+
+/** The assembled prompt and an optional note for stderr. */
+export interface PromptInput {
+  prompt: string;
+  note?: string;
+}
+
+/** How stdin may be used. */
+export interface StdinOptions {
+  /** `--no-stdin`: never touch it. */
+  skip: boolean;
+  /** With args present, a pipe that brings no byte within this is ignored. */
+  graceMs: number;
+  stream?: NodeJS.ReadStream;
+  fd?: number;
+}
+
+/**
+ * Joins args and piped stdin: args alone, stdin alone, or args + "\n" + stdin.
+ * stdin is read only when fstat says pipe, socket (what Node's `spawn` gives a
+ * child) or regular file — never from a TTY. Contract: never hangs on a pipe
+ * left open by a spawning program when args are present.
+ */
+export async function readPrompt(args: string[], options: StdinOptions): Promise<PromptInput> {
+  const fromArgs = args.join(" ");
+  if (options.skip || !stdinIsData(options.fd ?? 0)) return { prompt: fromArgs };
+  const stream = options.stream ?? process.stdin;
+  const text = await readAll(stream, fromArgs ? options.graceMs : undefined);
+  if (text === undefined) {
+    return { prompt: fromArgs, note: `keen: stdin brought no data within ${options.graceMs} ms; ignoring it (use --no-stdin to skip it)` };
+  }
+  const piped = text.replace(/\r?\n$/, "");
+  if (!fromArgs) return { prompt: piped };
+  return { prompt: piped ? `${fromArgs}\n${piped}` : fromArgs };
+}
+
+function stdinIsData(fd: number): boolean {
+  try {
+    const stat = fstatSync(fd);
+    return stat.isFIFO() || stat.isFile() || stat.isSocket();
+  } catch {
+    return false;
+  }
+}
+
+/** Reads to EOF; `undefined` when `graceMs` passes before the first byte. */
+function readAll(stream: NodeJS.ReadStream, graceMs: number | undefined): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    const cleanup = () => {
+      clearTimeout(timer);
+      stream.off("data", onData);
+      stream.off("end", onEnd);
+      stream.off("error", onError);
+    };
+    const onData = (chunk: Buffer) => {
+      clearTimeout(timer);
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks).toString("utf8"));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    if (graceMs !== undefined) {
+      timer = setTimeout(() => {
+        cleanup();
+        stream.pause();
+        stream.destroy();
+        resolve(undefined);
+      }, graceMs);
+    }
+    stream.on("data", onData);
+    stream.on("end", onEnd);
+    stream.on("error", onError);
+  });
+}

@@ -1,0 +1,187 @@
+import { lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import ignore, { type Ignore } from "ignore";
+import type { FileGuard, GuardDecision } from "./guard.js";
+
+/** Options for createFileGuard; `home` defaults to os.homedir() (tests pass a fake one). */
+export interface FileGuardOptions {
+  workspace: string;
+  home?: string;
+  /** More files or directories refused for reading and writing (absolute, or `~/…`). */
+  extraDenied?: string[];
+}
+
+// Refused for reading and writing wherever the workspace is: kernel and device files
+// (/proc/self/environ would leak Keen's own API keys, /dev/zero never ends), boot files,
+// the password and sudo databases, and secrets mounted into containers.
+const SYSTEM_DENIED = [
+  "/proc", "/sys", "/dev", "/boot", "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
+  "/etc/sudoers", "/etc/sudoers.d", "/run/secrets", "/var/run/secrets",
+];
+
+// Refused for writing: the OS and its packages. Writes outside the workspace are refused
+// anyway, so this only bites when the workspace contains one of these (keen run in `/`);
+// a workspace strictly inside one (/var/www/app, /usr/local/src/x) stays writable.
+const SYSTEM_WRITE_DENIED = [
+  "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/var", "/opt", "/boot",
+  "/private/etc", "/private/var", "/System", "/Library",
+];
+
+// Relative to home: where CLIs keep credentials, keys and tokens (shell histories hold
+// tokens typed on command lines).
+const HOME_CREDENTIALS = [
+  ".ssh", ".aws", ".gnupg", ".azure", ".kube", ".docker/config.json", ".config/gcloud", ".config/gh",
+  ".config/hub", ".config/op", ".netrc", ".npmrc", ".pypirc", ".git-credentials", ".pgpass", ".my.cnf",
+  ".vault-token", ".terraform.d/credentials.tfrc.json", ".cargo/credentials", ".cargo/credentials.toml",
+  ".gem/credentials", ".password-store", ".local/share/keyrings", ".bash_history", ".zsh_history",
+];
+
+// Committed templates of .env files hold no secrets and the model needs them to explain setup.
+const ENV_TEMPLATES = new Set([".env.example", ".env.sample", ".env.template", ".env.dist"]);
+const CREDENTIAL_NAMES = new Set(["credentials.json", ".netrc", ".git-credentials", ".pgpass", ".htpasswd"]);
+
+/** Why a file name looks secret, or undefined. Public keys (`*.pub`) are not secret. */
+function secretKind(name: string): string | undefined {
+  const n = name.toLowerCase();
+  if (n === ".envrc" || n.endsWith(".env") || (n.startsWith(".env.") && !ENV_TEMPLATES.has(n))) {
+    return "an environment file (.env.example, .env.sample, .env.template and .env.dist are allowed)";
+  }
+  if (/^id_(rsa|dsa|ecdsa|ed25519)/.test(n) && !n.endsWith(".pub")) return "an SSH private key";
+  if (/^ssh_host_.*_key$/.test(n)) return "an SSH host key";
+  if (/\.(pem|key|p12|pfx|jks|keystore|kdbx)$/.test(n)) return "a key or certificate file";
+  if (CREDENTIAL_NAMES.has(n)) return "a credential file";
+  return undefined;
+}
+
+function isInside(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+}
+
+/**
+ * The real path of `p`, also when it does not exist yet: the nearest existing ancestor is
+ * realpath'd and the rest appended; a dangling symlink on the way is followed, so a write
+ * through it cannot land somewhere the check did not see.
+ */
+export function realResolve(p: string, depth = 0): string {
+  try {
+    return realpathSync.native(p);
+  } catch {
+    // falls through: p, or something on its way, does not exist (or is a loop)
+  }
+  const parent = dirname(p);
+  if (parent === p || depth > 40) return p;
+  const joined = join(realResolve(parent, depth + 1), basename(p));
+  try {
+    if (lstatSync(joined).isSymbolicLink()) {
+      return realResolve(resolve(dirname(joined), readlinkSync(joined)), depth + 1);
+    }
+  } catch {
+    // does not exist: the joined path is the answer
+  }
+  return joined;
+}
+
+// Rules files re-read after this long, so a .gitignore edited mid-session (by any tool) counts.
+const RULES_TTL_MS = 2000;
+
+/** The filesystem guard for the file tools: deny lists, secret names, workspace-only writes, gitignore. */
+export function createFileGuard(opts: FileGuardOptions): FileGuard {
+  const workspace = resolve(opts.workspace);
+  const root = realResolve(workspace);
+  const givenHome = resolve(opts.home ?? homedir());
+  const home = realResolve(givenHome);
+  const expand = (p: string) => (p === "~" ? home : p.startsWith("~/") ? join(home, p.slice(2)) : resolve(p));
+  // Both spellings of home: the requested path is checked before symlinks are resolved too.
+  const credentials = [...new Set([givenHome, home])].flatMap((h) => HOME_CREDENTIALS.map((p) => join(h, p)));
+  const extra = (opts.extraDenied ?? []).map((p) => realResolve(expand(p)));
+
+  function check(input: string, write: boolean): GuardDecision {
+    const requested = resolve(workspace, input);
+    const real = realResolve(requested);
+    const shown = real === requested ? requested : `${requested} (-> ${real})`;
+    const refuse = (why: string): GuardDecision => ({ ok: false, reason: `Refused: ${why}` });
+    const both = real === requested ? [real] : [requested, real];
+
+    for (const p of both) {
+      if (SYSTEM_DENIED.some((d) => isInside(p, d))) {
+        return refuse(`${shown} is a protected system path; Keen's file tools never read or write it.`);
+      }
+      if (credentials.some((d) => isInside(p, d))) {
+        return refuse(`${shown} is a credential file; Keen's file tools never read or write secrets.`);
+      }
+      if (extra.some((d) => isInside(p, d))) {
+        return refuse(`${shown} is on the configured deny list; Keen's file tools never read or write it.`);
+      }
+    }
+    // Name rules are for files: a Python venv directory named `.env` may still be listed.
+    if (!statSync(real, { throwIfNoEntry: false })?.isDirectory()) {
+      for (const p of both) {
+        const kind = secretKind(basename(p));
+        if (kind) return refuse(`${shown} is ${kind}, which may hold secrets; Keen's file tools never read or write secrets.`);
+      }
+    }
+    if (write) {
+      if (!isInside(real, root)) {
+        return refuse(`writing outside the workspace (${root}) is not allowed: ${shown}`);
+      }
+      if (SYSTEM_WRITE_DENIED.some((d) => isInside(real, d) && !(isInside(root, d) && root !== d))) {
+        return refuse(`${shown} is in a protected system directory; Keen's file tools never write there.`);
+      }
+      // Hooks and config under .git run code and hold remotes; git itself manages them.
+      if (relative(root, real).split(sep).includes(".git")) {
+        return refuse(`${shown} is inside a .git directory; use git commands (bash) instead.`);
+      }
+    }
+    return { ok: true, path: real };
+  }
+
+  const rulesCache = new Map<string, { rules: Ignore | null; at: number }>();
+  const readText = (p: string) => {
+    try {
+      return readFileSync(p, "utf8");
+    } catch {
+      return undefined;
+    }
+  };
+
+  /** The gitignore rules of one directory (relative to it); the root also gets .git/info/exclude. */
+  function rulesFor(dir: string): Ignore | null {
+    const hit = rulesCache.get(dir);
+    if (hit && Date.now() - hit.at < RULES_TTL_MS) return hit.rules;
+    // info/exclude first: rules added later win, and .gitignore outranks it in git.
+    const texts = [dir === root ? readText(join(root, ".git", "info", "exclude")) : undefined, readText(join(dir, ".gitignore"))];
+    const present = texts.filter((t): t is string => t !== undefined);
+    const rules = present.length > 0 ? ignore().add(present.join("\n")) : null;
+    rulesCache.set(dir, { rules, at: Date.now() });
+    return rules;
+  }
+
+  function isIgnored(path: string): boolean {
+    const abs = resolve(path);
+    const base = isInside(abs, root) ? root : isInside(abs, workspace) ? workspace : undefined;
+    if (base === undefined || abs === base) return false;
+    const parts = relative(base, abs).split(sep);
+    // Walk down: once a directory is ignored, git never looks inside it, so nothing below can be re-included.
+    for (let i = 0; i < parts.length; i++) {
+      const isDir = i < parts.length - 1 || (lstatSync(abs, { throwIfNoEntry: false })?.isDirectory() ?? false);
+      let ignored = false;
+      // Each .gitignore from the root down to the entry's own directory; deeper files decide last.
+      for (let j = 0; j <= i; j++) {
+        const rules = rulesFor(join(root, ...parts.slice(0, j)));
+        if (!rules) continue;
+        const result = rules.test(parts.slice(j, i + 1).join("/") + (isDir ? "/" : ""));
+        if (result.ignored) ignored = true;
+        else if (result.unignored) ignored = false;
+      }
+      if (ignored) return true;
+    }
+    return false;
+  }
+
+  return {
+    checkRead: (p) => check(p, false),
+    checkWrite: (p) => check(p, true),
+    isIgnored,
+  };
+}

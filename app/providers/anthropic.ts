@@ -1,0 +1,244 @@
+import type { Anthropic } from "@anthropic-ai/sdk";
+import type { ContentBlock, Message, Usage } from "../../protocol/messages.js";
+import type { Provider, ProviderEvent, ProviderRequest } from "../../protocol/provider.js";
+import { createFetch } from "./http.js";
+import { abortedFailure, classifyFailure, parseToolInput, type ProviderOptions } from "./options.js";
+
+type Params = Anthropic.MessageCreateParamsStreaming;
+type BlockParam = Anthropic.ContentBlockParam;
+type StreamEvent = Anthropic.RawMessageStreamEvent;
+
+const EPHEMERAL = { type: "ephemeral" } as const;
+
+/**
+ * Anthropic Messages API through the official SDK (`messages.create({stream:true})`).
+ * Contract: `stream()` never throws; it ends with exactly one `done` or `error`.
+ */
+export function createAnthropicProvider(options: ProviderOptions): Provider {
+  let client: Promise<Anthropic> | undefined;
+  // The SDK costs ~85 ms to import; only a session that uses it pays.
+  const getClient = () => (client ??= import("@anthropic-ai/sdk").then((sdk) => makeClient(sdk.Anthropic, options)));
+
+  return {
+    providerId: options.providerId ?? "anthropic",
+    model: options.model,
+    async *stream(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
+      if (signal.aborted) return yield { type: "error", failure: abortedFailure() };
+      const state = new StreamState();
+      try {
+        const sdk = await getClient();
+        const events = await sdk.messages.create(buildAnthropicRequest(options, request), { signal });
+        for await (const event of events) yield* state.handle(event);
+      } catch (err) {
+        return yield { type: "error", failure: classifyFailure(err, signal) };
+      }
+      // The SDK ends iteration quietly on abort, so a short stream may mean either.
+      if (signal.aborted) return yield { type: "error", failure: abortedFailure() };
+      if (!state.stopped) {
+        return yield { type: "error", failure: { message: "stream ended before message_stop", retryable: true } };
+      }
+      yield { type: "done", message: state.message(), usage: state.usage(), stopReason: state.stopReason };
+    },
+  };
+}
+
+function makeClient(AnthropicClass: typeof Anthropic, options: ProviderOptions): Anthropic {
+  // 1.x sends `Authorization: Bearer` and a new anthropic-version; many
+  // Anthropic-compatible proxies only know the classic x-api-key handshake.
+  const auth: Record<string, string | null> =
+    (options.authStyle ?? "x-api-key") === "x-api-key"
+      ? { "x-api-key": options.apiKey, "anthropic-version": "2023-06-01", authorization: null }
+      : {};
+  return new AnthropicClass({
+    apiKey: options.apiKey,
+    baseURL: options.baseURL ?? null,
+    fetch: createFetch(),
+    maxRetries: 0,
+    ...(options.requestTimeoutMs !== undefined ? { timeout: options.requestTimeoutMs } : {}),
+    defaultHeaders: { ...auth, ...options.headers },
+  });
+}
+
+/** The request body Keen sends for one step; exported for tests and debugging. */
+export function buildAnthropicRequest(options: ProviderOptions, request: ProviderRequest): Params {
+  const params: Params = {
+    model: options.model,
+    max_tokens: options.maxOutputTokens,
+    stream: true,
+    messages: toAnthropicMessages(request.messages),
+  };
+  if (request.system !== "") params.system = [{ type: "text", text: request.system, cache_control: EPHEMERAL }];
+  if (request.tools.length > 0) {
+    params.tools = request.tools.map((tool, i) => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: tool.inputSchema as Anthropic.Tool.InputSchema,
+      ...(i === request.tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
+    }));
+    params.tool_choice = request.toolChoice === "none" ? { type: "none" } : { type: "auto" };
+  }
+  const budget = options.thinkingBudget;
+  if (budget !== undefined) {
+    params.thinking = { type: "enabled", budget_tokens: budget };
+    // The API refuses max_tokens <= budget_tokens; give the answer its own room instead.
+    if (params.max_tokens <= budget) params.max_tokens = budget + options.maxOutputTokens;
+  }
+  return params;
+}
+
+function toAnthropicMessages(messages: Message[]): Anthropic.MessageParam[] {
+  const out: Anthropic.MessageParam[] = [];
+  for (const message of messages) {
+    const blocks = message.content.flatMap((block) => toAnthropicBlock(block, message.role));
+    // The API wants tool results before any text in a user turn.
+    if (message.role === "user") blocks.sort((a, b) => rank(a) - rank(b));
+    if (blocks.length > 0) out.push({ role: message.role, content: blocks });
+  }
+  // Each step of a tool loop then reads the cache written by the previous one.
+  const last = out[out.length - 1];
+  if (last && Array.isArray(last.content)) {
+    const cacheable = last.content.filter((b) => b.type !== "thinking" && b.type !== "redacted_thinking");
+    const target = cacheable[cacheable.length - 1] as { cache_control?: unknown } | undefined;
+    if (target) target.cache_control = EPHEMERAL;
+  }
+  return out;
+}
+
+const rank = (block: BlockParam) => (block.type === "tool_result" ? 0 : 1);
+
+function toAnthropicBlock(block: ContentBlock, role: Message["role"]): BlockParam[] {
+  switch (block.type) {
+    case "text":
+      return block.text === "" ? [] : [{ type: "text", text: block.text }];
+    case "thinking":
+      // Unsigned thinking (another provider's) would be rejected; it is only context anyway.
+      return role === "assistant" && block.signature
+        ? [{ type: "thinking", thinking: block.thinking, signature: block.signature }]
+        : [];
+    case "redacted_thinking":
+      return role === "assistant" ? [{ type: "redacted_thinking", data: block.data }] : [];
+    case "tool_call":
+      return [{ type: "tool_use", id: block.id, name: block.name, input: isObject(block.input) ? block.input : {} }];
+    case "tool_result":
+      return [
+        {
+          type: "tool_result",
+          tool_use_id: block.tool_call_id,
+          // The API refuses an empty error result.
+          content: block.is_error && block.content === "" ? "Error" : block.content,
+          is_error: block.is_error,
+        },
+      ];
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+type Slot =
+  | { kind: "text"; text: string }
+  | { kind: "thinking"; thinking: string; signature: string }
+  | { kind: "redacted"; data: string }
+  | { kind: "tool"; id: string; name: string; json: string; input?: unknown }
+  | { kind: "other" };
+
+/** Accumulates one streamed message; usage fields are cumulative, so the latest value wins. */
+class StreamState {
+  stopped = false;
+  stopReason = "end_turn";
+  private slots = new Map<number, Slot>();
+  private input = 0;
+  private cacheRead = 0;
+  private cacheWrite = 0;
+  private output = 0;
+
+  *handle(event: StreamEvent): Generator<ProviderEvent> {
+    switch (event.type) {
+      case "message_start":
+        this.takeUsage(event.message.usage);
+        break;
+      case "message_delta":
+        this.takeUsage(event.usage);
+        if (event.delta.stop_reason) this.stopReason = event.delta.stop_reason;
+        break;
+      case "message_stop":
+        this.stopped = true;
+        break;
+      case "content_block_start": {
+        const block = event.content_block;
+        if (block.type === "text") {
+          this.slots.set(event.index, { kind: "text", text: block.text });
+          if (block.text) yield { type: "text-delta", text: block.text };
+        } else if (block.type === "thinking") {
+          this.slots.set(event.index, { kind: "thinking", thinking: block.thinking, signature: block.signature });
+          yield { type: "thinking-start" };
+          if (block.thinking) yield { type: "thinking-delta", text: block.thinking };
+        } else if (block.type === "redacted_thinking") {
+          this.slots.set(event.index, { kind: "redacted", data: block.data });
+        } else if (block.type === "tool_use") {
+          this.slots.set(event.index, { kind: "tool", id: block.id, name: block.name, json: "" });
+        } else {
+          this.slots.set(event.index, { kind: "other" });
+        }
+        break;
+      }
+      case "content_block_delta": {
+        const slot = this.slots.get(event.index);
+        const delta = event.delta;
+        if (delta.type === "text_delta" && slot?.kind === "text") {
+          slot.text += delta.text;
+          yield { type: "text-delta", text: delta.text };
+        } else if (delta.type === "thinking_delta" && slot?.kind === "thinking") {
+          slot.thinking += delta.thinking;
+          yield { type: "thinking-delta", text: delta.thinking };
+        } else if (delta.type === "signature_delta" && slot?.kind === "thinking") {
+          slot.signature += delta.signature;
+        } else if (delta.type === "input_json_delta" && slot?.kind === "tool") {
+          slot.json += delta.partial_json;
+        }
+        break;
+      }
+      case "content_block_stop": {
+        const slot = this.slots.get(event.index);
+        if (slot?.kind === "text") yield { type: "text-end" };
+        else if (slot?.kind === "thinking") yield { type: "thinking-end" };
+        else if (slot?.kind === "tool") {
+          slot.input = parseToolInput(slot.json);
+          yield { type: "tool-call", id: slot.id, name: slot.name, input: slot.input };
+        }
+        break;
+      }
+    }
+  }
+
+  private takeUsage(u: Partial<Record<"input_tokens" | "output_tokens" | "cache_read_input_tokens" | "cache_creation_input_tokens", number | null>>) {
+    if (typeof u.input_tokens === "number") this.input = u.input_tokens;
+    if (typeof u.cache_read_input_tokens === "number") this.cacheRead = u.cache_read_input_tokens;
+    if (typeof u.cache_creation_input_tokens === "number") this.cacheWrite = u.cache_creation_input_tokens;
+    if (typeof u.output_tokens === "number") this.output = u.output_tokens;
+  }
+
+  usage(): Usage {
+    const input = this.input + this.cacheRead + this.cacheWrite;
+    return {
+      input_tokens: input,
+      cached_tokens: this.cacheRead,
+      cache_write_tokens: this.cacheWrite,
+      output_tokens: this.output,
+      reasoning_tokens: 0,
+      total_tokens: input + this.output,
+    };
+  }
+
+  message(): Message {
+    const content: ContentBlock[] = [];
+    for (const [, slot] of [...this.slots].sort(([a], [b]) => a - b)) {
+      if (slot.kind === "text" && slot.text !== "") content.push({ type: "text", text: slot.text });
+      else if (slot.kind === "thinking") content.push({ type: "thinking", thinking: slot.thinking, signature: slot.signature });
+      else if (slot.kind === "redacted") content.push({ type: "redacted_thinking", data: slot.data });
+      else if (slot.kind === "tool") {
+        content.push({ type: "tool_call", id: slot.id, name: slot.name, input: slot.input ?? parseToolInput(slot.json) });
+      }
+    }
+    return { role: "assistant", content };
+  }
+}

@@ -1,0 +1,89 @@
+/** Per-model facts the request builder needs. */
+export interface ModelInfo {
+  contextWindow: number;
+  maxOutputTokens: number;
+  /** Extended-thinking budget (Anthropic); off when absent. */
+  thinkingBudget?: number;
+  /** Parameters the model rejects (reasoning models refuse temperature / max_tokens). */
+  refuses?: string[];
+}
+
+/** A provider preset: how to reach it and which models it knows. */
+export interface ProviderPreset {
+  kind: "anthropic" | "openai";
+  baseURL?: string;
+  /** Env var the base URL may come from (overridden by config). */
+  baseURLEnv?: string;
+  /** Env var holding the key. */
+  apiKeyEnv?: string;
+  /** Servers that need no key (local ones) get a placeholder. */
+  keyOptional?: boolean;
+  authStyle?: "bearer" | "x-api-key";
+  /** Extra headers; `{session_id}` and `{session_id_nohyphens}` are substituted. */
+  headers?: Record<string, string>;
+  defaultModel: string;
+  models: Record<string, Partial<ModelInfo>>;
+}
+
+const DEFAULT_MODEL_INFO: ModelInfo = { contextWindow: 128_000, maxOutputTokens: 8_192 };
+const REASONING: Partial<ModelInfo> = { refuses: ["temperature", "max_tokens"] };
+
+/** Built-in providers; config.json may add more or override any field. */
+export const BUILTIN_PROVIDERS: Record<string, ProviderPreset> = {
+  anthropic: {
+    kind: "anthropic", baseURLEnv: "ANTHROPIC_BASE_URL", apiKeyEnv: "ANTHROPIC_API_KEY", authStyle: "x-api-key",
+    defaultModel: "claude-sonnet-5-5",
+    models: {
+      "claude-sonnet-5-5": { contextWindow: 200_000, maxOutputTokens: 32_000 },
+      "claude-opus-5-5": { contextWindow: 200_000, maxOutputTokens: 32_000 },
+      "claude-haiku-5-5": { contextWindow: 200_000, maxOutputTokens: 32_000 },
+      "claude-sonnet-4-6": { contextWindow: 200_000, maxOutputTokens: 32_000 },
+      "claude-opus-4-6": { contextWindow: 200_000, maxOutputTokens: 32_000 },
+      "claude-haiku-4-5": { contextWindow: 200_000, maxOutputTokens: 32_000 },
+    },
+  },
+  openai: {
+    kind: "openai", baseURLEnv: "OPENAI_BASE_URL", apiKeyEnv: "OPENAI_API_KEY", defaultModel: "gpt-5.4",
+    models: {
+      "gpt-5.4": { contextWindow: 400_000, maxOutputTokens: 128_000, ...REASONING },
+      "gpt-5.4-mini": { contextWindow: 400_000, maxOutputTokens: 128_000, ...REASONING },
+      "gpt-4.1": { contextWindow: 1_047_576, maxOutputTokens: 32_768 },
+      "gpt-5": { contextWindow: 400_000, maxOutputTokens: 128_000, ...REASONING },
+      "o3": { contextWindow: 200_000, maxOutputTokens: 100_000, ...REASONING },
+      "o4-mini": { contextWindow: 200_000, maxOutputTokens: 100_000, ...REASONING },
+    },
+  },
+  "opencode-go": {
+    kind: "openai", baseURL: "https://opencode.ai/zen/go/v1", apiKeyEnv: "OPENCODE_API_KEY", defaultModel: "kimi-k2",
+    headers: { "x-opencode-session": "{session_id_nohyphens}" }, models: {},
+  },
+  openrouter: {
+    kind: "openai", baseURL: "https://openrouter.ai/api/v1", apiKeyEnv: "OPENROUTER_API_KEY",
+    defaultModel: "anthropic/claude-sonnet-4.5", models: {},
+  },
+  ollama: {
+    kind: "openai", baseURL: "http://127.0.0.1:11434/v1", baseURLEnv: "OLLAMA_BASE_URL", keyOptional: true,
+    defaultModel: "qwen3:8b", models: {},
+  },
+};
+
+/** Model facts with defaults filled in. */
+export function modelInfo(preset: ProviderPreset, model: string): ModelInfo {
+  return { ...DEFAULT_MODEL_INFO, ...preset.models[model] };
+}
+
+/** Splits `<provider>/<model>` on the first slash (model ids may contain more). */
+export function parseModelRef(ref: string): { provider: string; model?: string } {
+  const at = ref.indexOf("/");
+  if (at < 0) return { provider: ref };
+  return { provider: ref.slice(0, at), model: ref.slice(at + 1) || undefined };
+}
+
+/** Fills `{session_id}` placeholders in header values. */
+export function resolveHeaders(headers: Record<string, string> | undefined, sessionId: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    out[name] = value.replaceAll("{session_id_nohyphens}", sessionId.replaceAll("-", "")).replaceAll("{session_id}", sessionId);
+  }
+  return out;
+}

@@ -1,0 +1,186 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { z } from "zod";
+import { defineTool, fail } from "./define.js";
+import type { Tool, ToolContext, ToolResult } from "./tool.js";
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+const MAX_TIMEOUT_MS = 600_000;
+/** Characters of output kept for the model: the first and last halves of this. */
+export const BASH_OUTPUT_CAP = 30_000;
+const KILL_GRACE_MS = 1000;
+// After bash exits, how long its pipes may stay open: a process that left the group
+// (setsid) can hold them forever, and the call must still end.
+const DRAIN_MS = 2000;
+
+/** Process groups of calls in flight; killed when Keen exits. */
+const live = new Set<number>();
+let exitHookInstalled = false;
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: the group is already gone
+  }
+}
+
+/**
+ * SIGKILLs the process group of every bash call still running. Runs on process 'exit';
+ * a CLI that handles SIGINT/SIGTERM itself should call it (or process.exit) there too.
+ */
+export function killAllBashGroups(): void {
+  for (const pid of live) killGroup(pid, "SIGKILL");
+  live.clear();
+}
+
+/** Keeps the head and the tail of a long output and counts the bytes cut between them. */
+class CappedOutput {
+  private head = "";
+  private tail = "";
+  private cut = 0;
+  constructor(private readonly half: number) {}
+
+  push(chunk: string): void {
+    if (this.head.length < this.half) {
+      const take = chunk.slice(0, this.half - this.head.length);
+      this.head += take;
+      chunk = chunk.slice(take.length);
+    }
+    this.tail += chunk;
+    // Trim only when the tail is twice its size, so a stream of small chunks stays linear.
+    if (this.tail.length > 2 * this.half) this.trim();
+  }
+
+  private trim(): void {
+    if (this.tail.length <= this.half) return;
+    this.cut += Buffer.byteLength(this.tail.slice(0, this.tail.length - this.half));
+    this.tail = this.tail.slice(-this.half);
+  }
+
+  result(): { text: string; truncated: boolean } {
+    this.trim();
+    if (this.cut === 0) return { text: this.head + this.tail, truncated: false };
+    const note = `\n\n[... ${this.cut} bytes of output cut from the middle; redirect to a file and grep it to see everything ...]\n\n`;
+    return { text: this.head + note + this.tail, truncated: true };
+  }
+}
+
+const schema = z.object({
+  command: z.string().min(1).describe("The bash command line to run."),
+  timeout_ms: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TIMEOUT_MS)
+    .optional()
+    .describe(`Timeout in milliseconds (default ${DEFAULT_TIMEOUT_MS}, max ${MAX_TIMEOUT_MS}).`),
+});
+
+const description = `Run a command with \`bash -c\` in the session's working directory; returns stdout and stderr interleaved.
+Each call starts a fresh shell: cd, exported variables and shell functions do NOT persist between calls (chain with && or use absolute paths).
+stdin is /dev/null: interactive prompts get EOF, so pass flags such as --yes and avoid pagers and editors.
+Background processes (&) are killed when the command finishes. Default timeout ${DEFAULT_TIMEOUT_MS / 1000}s, max ${MAX_TIMEOUT_MS / 1000}s; on timeout the whole process group is killed.
+Output over ${BASH_OUTPUT_CAP} characters keeps only its head and tail. A non-zero exit code makes the result an error.
+Prefer read_file, edit_file, write_file, grep, glob and list for file work.`;
+
+/** The `bash` tool: one fresh `bash -c` per call, in its own process group. */
+export function createBashTool(ctx: ToolContext): Tool {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on("exit", killAllBashGroups);
+  }
+  return defineTool("bash", description, schema, async ({ command, timeout_ms }, call) => {
+    const timeout = timeout_ms ?? DEFAULT_TIMEOUT_MS;
+    if (call.signal.aborted) return fail("Aborted before the command started.", { command, exit_code: null, truncated: false, duration_ms: 0 });
+    if (!existsSync(ctx.cwd)) return fail(`The working directory ${ctx.cwd} does not exist.`);
+    return runBash(command, timeout, ctx, call.signal, call.onOutput);
+  });
+}
+
+function runBash(
+  command: string,
+  timeout: number,
+  ctx: ToolContext,
+  signal: AbortSignal,
+  onOutput: ((chunk: string) => void) | undefined,
+): Promise<ToolResult> {
+  const started = Date.now();
+  const output = new CappedOutput(BASH_OUTPUT_CAP / 2);
+  // detached: its own process group, so a kill reaches every process the command started.
+  // `exec 2>&1` gives stdout and stderr one pipe, so they keep their true order (two pipes
+  // race); on the same line, so bash's "line N" messages still match the command. The
+  // stderr pipe stays for what bash prints before that runs (syntax errors).
+  const child = spawn("bash", ["-c", `exec 2>&1; ${command}`], { cwd: ctx.cwd, env: ctx.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const pid = child.pid;
+  if (pid !== undefined) live.add(pid);
+
+  return new Promise<ToolResult>((done) => {
+    let stopped: "timeout" | "abort" | undefined;
+    let exitCode: number | null = null;
+    let exitSignal: NodeJS.Signals | null = null;
+    let spawnError: Error | undefined;
+    let exited = false;
+    let finished = false;
+    const timers: NodeJS.Timeout[] = [];
+
+    const stop = (why: "timeout" | "abort") => {
+      // After bash exited on its own, a late timer or abort must not relabel the result.
+      if (stopped || exited || pid === undefined) return;
+      stopped = why;
+      killGroup(pid, "SIGTERM");
+      timers.push(setTimeout(() => killGroup(pid, "SIGKILL"), KILL_GRACE_MS));
+    };
+    const onAbort = () => stop("abort");
+    timers.push(setTimeout(() => stop("timeout"), timeout));
+    signal.addEventListener("abort", onAbort, { once: true });
+
+    const onData = (chunk: string) => {
+      output.push(chunk);
+      try {
+        onOutput?.(chunk);
+      } catch {
+        // A failing subscriber must not crash Keen from inside a stream handler.
+      }
+    };
+    child.stdout.setEncoding("utf8").on("data", onData);
+    child.stderr.setEncoding("utf8").on("data", onData);
+
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      for (const t of timers) clearTimeout(t);
+      // Leftovers of a stopped command that outlived the grace period, or left the pipes early.
+      if (pid !== undefined) killGroup(pid, "SIGKILL");
+      signal.removeEventListener("abort", onAbort);
+      if (pid !== undefined) live.delete(pid);
+      child.stdout.destroy();
+      child.stderr.destroy();
+      const { text, truncated } = output.result();
+      const details = { command, exit_code: exitCode, truncated, duration_ms: Date.now() - started };
+      if (spawnError) return done(fail(`Could not run bash: ${spawnError.message}`, details));
+      let note: string | undefined;
+      if (stopped === "timeout") note = `timed out after ${timeout / 1000}s; the command and its child processes were killed`;
+      else if (stopped === "abort") note = "aborted; the command and its child processes were killed";
+      else if (exitCode !== 0 && exitCode !== null) note = `exit code ${exitCode}`;
+      else if (exitSignal) note = `killed by signal ${exitSignal}`;
+      const body = text === "" ? "(no output)" : text;
+      done({ content: note ? `${body}\n\n[${note}]` : body, is_error: note !== undefined, details });
+    };
+
+    child.on("exit", (code, sig) => {
+      exited = true;
+      exitCode = code;
+      exitSignal = sig;
+      // Whatever the command left running in its group (background jobs) dies with it; a
+      // stopped command's children keep their SIGTERM grace period instead.
+      if (pid !== undefined && !stopped) killGroup(pid, "SIGKILL");
+      timers.push(setTimeout(finish, DRAIN_MS));
+    });
+    child.on("close", finish);
+    child.on("error", (err) => {
+      spawnError = err;
+      finish();
+    });
+  });
+}

@@ -1,0 +1,65 @@
+import { relative, resolve, sep } from "node:path";
+import { z } from "zod";
+import { realResolve } from "../permissions/file-guard.js";
+import type { Tool, ToolCallContext, ToolContext, ToolResult } from "./tool.js";
+
+/**
+ * Builds a Tool from a zod schema: the JSON Schema the model sees, and parsing that
+ * answers invalid input with an error result for the model instead of throwing.
+ */
+export function defineTool<S extends z.ZodType>(
+  name: string,
+  description: string,
+  schema: S,
+  run: (input: z.output<S>, call: ToolCallContext) => Promise<ToolResult>,
+): Tool {
+  const inputSchema = z.toJSONSchema(schema) as Record<string, unknown>;
+  delete inputSchema.$schema;
+  return {
+    definition: { name, description, inputSchema },
+    async run(input, call) {
+      const parsed = schema.safeParse(input);
+      if (!parsed.success) return fail(`Invalid input for ${name}:\n${z.prettifyError(parsed.error)}`);
+      return run(parsed.data, call);
+    },
+  };
+}
+
+/** An error result for the model. */
+export function fail(content: string, details?: Record<string, unknown>): ToolResult {
+  return details ? { content, is_error: true, details } : { content, is_error: true };
+}
+
+/** Path helpers bound to a session: resolve input against cwd, show results relative to it. */
+export interface PathHelpers {
+  resolve(input: string): string;
+  /** Relative to cwd when inside it (`.` for cwd itself), else absolute. */
+  show(abs: string): string;
+}
+
+/** Path helpers for ctx; `show` also understands cwd's real path, since the guard returns real paths. */
+export function pathHelpers(ctx: ToolContext): PathHelpers {
+  const bases = [...new Set([resolve(ctx.cwd), realResolve(resolve(ctx.cwd))])];
+  return {
+    resolve: (input) => resolve(ctx.cwd, input),
+    show(abs) {
+      for (const base of bases) {
+        if (abs === base) return ".";
+        if (abs.startsWith(base.endsWith(sep) ? base : base + sep)) return relative(base, abs);
+      }
+      return abs;
+    },
+  };
+}
+
+/** "1 line", "3 lines". */
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** Lines in a text the way editors count them: a final newline does not start another line. */
+export function countLines(text: string): number {
+  if (text === "") return 0;
+  const newlines = text.split("\n").length - 1;
+  return text.endsWith("\n") ? newlines : newlines + 1;
+}

@@ -1,0 +1,210 @@
+import { spawn } from "node:child_process";
+import { accessSync, constants, statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { basename, delimiter, dirname, join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { glob } from "tinyglobby";
+import { z } from "zod";
+import type { FileGuard } from "../permissions/guard.js";
+import { defineTool, fail, pathHelpers } from "./define.js";
+import type { Tool, ToolContext } from "./tool.js";
+
+const DEFAULT_MAX_RESULTS = 200;
+const MAX_LINE_CHARS = 300;
+// The fallback skips what read_file would refuse anyway, and what is surely not source.
+const FALLBACK_MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+/** What both engines take; `root` is an absolute directory or file. */
+export interface GrepSearch {
+  pattern: string;
+  root: string;
+  glob?: string;
+  caseInsensitive: boolean;
+  maxResults: number;
+  guard: FileGuard;
+  signal: AbortSignal;
+}
+
+/** One matching line; `path` is absolute. */
+export interface GrepMatch {
+  path: string;
+  line: number;
+  text: string;
+}
+
+/** Matches in path/line order; `more` when the search stopped at maxResults; `error` for the model. */
+export interface GrepOutcome {
+  matches: GrepMatch[];
+  more: boolean;
+  error?: string;
+}
+
+/** The rg executable on PATH, or undefined. */
+export function findRipgrep(pathVar = process.env.PATH ?? ""): string | undefined {
+  for (const dir of pathVar.split(delimiter).filter(Boolean)) {
+    const candidate = join(dir, "rg");
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** A filter that drops gitignored files and files the guard refuses (secrets), memoized per path. */
+function readableFilter(guard: FileGuard): (path: string) => boolean {
+  const seen = new Map<string, boolean>();
+  return (path) => {
+    let ok = seen.get(path);
+    if (ok === undefined) seen.set(path, (ok = !guard.isIgnored(path) && guard.checkRead(path).ok));
+    return ok;
+  };
+}
+
+function clip(text: string): string {
+  const line = text.replace(/\r?\n?$/, "");
+  return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}...` : line;
+}
+
+const byPathAndLine = (a: GrepMatch, b: GrepMatch) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line);
+
+/** Searches with ripgrep (`--json`); hidden files are searched, `.git` is not. */
+export function grepWithRipgrep(rg: string, search: GrepSearch, env: NodeJS.ProcessEnv): Promise<GrepOutcome> {
+  const args = ["--json", "--no-config", "--hidden", "--glob", "!.git", search.caseInsensitive ? "-i" : "-s"];
+  if (search.glob) args.push("--glob", search.glob);
+  // rg matches a glob with a slash against paths relative to its cwd, so it runs in the
+  // searched directory; the glob then means what it means in the fallback.
+  const isFile = statSync(search.root).isFile();
+  const cwd = isFile ? dirname(search.root) : search.root;
+  args.push("-e", search.pattern, "--", isFile ? basename(search.root) : ".");
+  const allowed = readableFilter(search.guard);
+  const child = spawn(rg, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  const matches: GrepMatch[] = [];
+  let more = false;
+  let stderr = "";
+  const stop = () => child.kill("SIGTERM");
+  search.signal.addEventListener("abort", stop, { once: true });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    if (more) return;
+    let event: { type?: string; data?: { path?: { text?: string }; line_number?: number; lines?: { text?: string } } };
+    try {
+      event = JSON.parse(line);
+    } catch {
+      return;
+    }
+    const data = event.data;
+    // Non-UTF-8 paths and lines arrive base64 in `bytes`; they are skipped.
+    if (event.type !== "match" || !data?.path?.text || data.lines?.text === undefined || !data.line_number) return;
+    const path = resolve(cwd, data.path.text);
+    if (!allowed(path)) return;
+    if (matches.length >= search.maxResults) {
+      more = true;
+      stop();
+      return;
+    }
+    matches.push({ path, line: data.line_number, text: clip(data.lines.text) });
+  });
+  return new Promise((done) => {
+    child.on("error", (err) => done({ matches, more, error: `Could not run ripgrep: ${err.message}` }));
+    child.on("close", (code) => {
+      search.signal.removeEventListener("abort", stop);
+      // Exit 2 with matches means some paths were unreadable: the matches still stand.
+      const error = code === 2 && matches.length === 0 ? `ripgrep failed: ${stderr.trim()}` : undefined;
+      done({ matches: matches.sort(byPathAndLine), more, ...(error ? { error } : {}) });
+    });
+  });
+}
+
+function compile(pattern: string, caseInsensitive: boolean): RegExp | string {
+  const flags = caseInsensitive ? "i" : "";
+  try {
+    return new RegExp(pattern, `${flags}u`);
+  } catch {
+    try {
+      return new RegExp(pattern, flags);
+    } catch (err) {
+      return `Invalid regex: ${(err as Error).message}`;
+    }
+  }
+}
+
+/**
+ * Searches in plain JS, for machines without rg: walks files with tinyglobby (dotfiles
+ * included; `.git` and `node_modules` never entered), skipping gitignored, refused and binary files.
+ */
+export async function grepFallback(search: GrepSearch): Promise<GrepOutcome> {
+  const regex = compile(search.pattern, search.caseInsensitive);
+  if (typeof regex === "string") return { matches: [], more: false, error: regex };
+  const allowed = readableFilter(search.guard);
+  let files: string[];
+  if (statSync(search.root).isFile()) {
+    files = [search.root];
+  } else {
+    // rg semantics: a glob without a slash matches file names at any depth.
+    const pattern = search.glob ? (search.glob.includes("/") ? search.glob : `**/${search.glob}`) : "**/*";
+    files = await glob(pattern, {
+      cwd: search.root, absolute: true, dot: true, followSymbolicLinks: false,
+      ignore: ["**/.git/**", "**/node_modules/**"],
+    });
+    files.sort();
+  }
+  const matches: GrepMatch[] = [];
+  for (const file of files) {
+    if (search.signal.aborted) break;
+    if (!allowed(file)) continue;
+    const stat = statSync(file, { throwIfNoEntry: false });
+    if (!stat?.isFile() || stat.size > FALLBACK_MAX_FILE_BYTES) continue;
+    const buf = await readFile(file).catch(() => undefined);
+    if (!buf || buf.subarray(0, 8192).includes(0)) continue;
+    const lines = buf.toString("utf8").split("\n");
+    for (let i = 0; i < lines.length; i++) {
+      if (!regex.test(lines[i]!)) continue;
+      if (matches.length >= search.maxResults) return { matches, more: true };
+      matches.push({ path: file, line: i + 1, text: clip(lines[i]!) });
+    }
+  }
+  return { matches, more: false };
+}
+
+const schema = z.object({
+  pattern: z.string().min(1).describe("Regular expression (ripgrep syntax) to search file contents for."),
+  path: z.string().optional().describe("Directory or file to search (default: the working directory)."),
+  glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.py".'),
+  case_insensitive: z.boolean().optional().describe("Match case-insensitively (default false)."),
+  max_results: z.number().int().min(1).max(2000).optional().describe(`Maximum matching lines (default ${DEFAULT_MAX_RESULTS}, max 2000).`),
+});
+
+const description = `Search file contents with a regular expression (ripgrep syntax; escape literal ( ) [ ] { } . * + ?).
+Returns matching lines as path:line:text, paths relative to the working directory; lines over ${MAX_LINE_CHARS} characters are shortened.
+glob filters file paths relative to path ("*.ts" at any depth, "src/**/*.py" from path). Dotfiles are searched; gitignored files, binary files, .git and secrets are skipped. At most max_results lines (default ${DEFAULT_MAX_RESULTS}).`;
+
+/** Options for createGrepTool; `ripgrep: false` forces the JS fallback, a string names the rg binary. */
+export interface GrepToolOptions {
+  ripgrep?: string | false;
+}
+
+/** The `grep` tool: ripgrep when on PATH, else the JS fallback. */
+export function createGrepTool(ctx: ToolContext, options: GrepToolOptions = {}): Tool {
+  const paths = pathHelpers(ctx);
+  const rg = options.ripgrep === false ? undefined : (options.ripgrep ?? findRipgrep(ctx.env.PATH));
+  return defineTool("grep", description, schema, async (input, call) => {
+    const decision = ctx.guard.checkRead(paths.resolve(input.path ?? "."));
+    if (!decision.ok) return fail(decision.reason);
+    if (!statSync(decision.path, { throwIfNoEntry: false })) return fail(`Path not found: ${paths.show(decision.path)}`);
+    const search: GrepSearch = {
+      pattern: input.pattern, root: decision.path, caseInsensitive: input.case_insensitive ?? false,
+      maxResults: input.max_results ?? DEFAULT_MAX_RESULTS, guard: ctx.guard, signal: call.signal,
+      ...(input.glob ? { glob: input.glob } : {}),
+    };
+    const outcome = rg ? await grepWithRipgrep(rg, search, ctx.env) : await grepFallback(search);
+    const details = { pattern: input.pattern, matches: outcome.matches.length, truncated: outcome.more, engine: rg ? "rg" : "js" };
+    if (outcome.error) return fail(outcome.error, details);
+    if (outcome.matches.length === 0) return { content: "No matches found.", is_error: false, details };
+    let content = outcome.matches.map((m) => `${paths.show(m.path)}:${m.line}:${m.text}`).join("\n");
+    if (outcome.more) content += `\n\n[Showing the first ${search.maxResults} matches; there are more. Narrow the pattern, path or glob.]`;
+    return { content, is_error: false, details };
+  });
+}

@@ -1,0 +1,76 @@
+import { readFileSync, statSync } from "node:fs";
+import { z } from "zod";
+import { defineTool, fail, pathHelpers } from "./define.js";
+import type { Tool, ToolContext } from "./tool.js";
+
+/** Files larger than this are refused outright. */
+export const READ_MAX_FILE_BYTES = 10 * 1024 * 1024;
+/** At most this many lines, and this many bytes of them, come back per call. */
+export const READ_MAX_LINES = 2000;
+export const READ_MAX_BYTES = 100 * 1024;
+// Longer lines (minified code, data) are shortened so one line cannot eat the budget.
+const MAX_LINE_CHARS = 2000;
+const BINARY_SNIFF_BYTES = 8192;
+
+const schema = z.object({
+  path: z.string().min(1).describe("File path, absolute or relative to the working directory."),
+  offset: z.number().int().min(1).optional().describe("First line to read, 1-based (default 1)."),
+  limit: z.number().int().min(1).optional().describe(`Number of lines to read (default and max ${READ_MAX_LINES}).`),
+});
+
+const description = `Read a text file. Returns lines numbered like \`cat -n\` (number, tab, text).
+At most ${READ_MAX_LINES} lines or ${READ_MAX_BYTES / 1024} KB per call; use offset and limit to read further. Lines over ${MAX_LINE_CHARS} characters are shortened.
+Refuses binary files, files over ${READ_MAX_FILE_BYTES / 1024 / 1024} MB, and secrets (.env, keys, credentials). For directories use list.`;
+
+/** The `read_file` tool. */
+export function createReadFileTool(ctx: ToolContext): Tool {
+  const paths = pathHelpers(ctx);
+  return defineTool("read_file", description, schema, async (input) => {
+    const decision = ctx.guard.checkRead(paths.resolve(input.path));
+    if (!decision.ok) return fail(decision.reason);
+    const abs = decision.path;
+    const shown = paths.show(abs);
+    const stat = statSync(abs, { throwIfNoEntry: false });
+    if (!stat) return fail(`File not found: ${shown}`);
+    if (stat.isDirectory()) return fail(`${shown} is a directory; use the list tool to see its entries.`);
+    // A FIFO or device would block the read forever.
+    if (!stat.isFile()) return fail(`${shown} is not a regular file.`);
+    if (stat.size > READ_MAX_FILE_BYTES) {
+      const mb = (stat.size / 1024 / 1024).toFixed(1);
+      return fail(`${shown} is ${mb} MB; read_file refuses files over ${READ_MAX_FILE_BYTES / 1024 / 1024} MB. Use grep to find what you need, or bash with head/tail/sed -n.`);
+    }
+    const buf = readFileSync(abs);
+    if (buf.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
+      return fail(`${shown} is a binary file (it contains NUL bytes); read_file only reads text.`);
+    }
+    const details = { path: abs, total_lines: 0, start_line: 0, end_line: 0, truncated: false };
+    if (buf.length === 0) return { content: `(${shown} is empty)`, is_error: false, details };
+
+    const lines = buf.toString("utf8").split("\n");
+    if (lines[lines.length - 1] === "") lines.pop();
+    const total = lines.length;
+    const start = input.offset ?? 1;
+    if (start > total) return fail(`offset ${start} is past the end of ${shown}, which has ${total} lines.`);
+    const wanted = Math.min(input.limit ?? READ_MAX_LINES, READ_MAX_LINES);
+
+    const out: string[] = [];
+    let bytes = 0;
+    let line = start;
+    for (; line < start + wanted && line <= total; line++) {
+      let text = lines[line - 1]!.replace(/\r$/, "");
+      if (text.length > MAX_LINE_CHARS) text = `${text.slice(0, MAX_LINE_CHARS)}... [line shortened: ${text.length} characters]`;
+      const rendered = `${String(line).padStart(6)}\t${text}`;
+      bytes += Buffer.byteLength(rendered) + 1;
+      // Always show at least one line, so a read makes progress.
+      if (bytes > READ_MAX_BYTES && out.length > 0) break;
+      out.push(rendered);
+    }
+    const end = line - 1;
+    const truncated = end < total;
+    let content = out.join("\n");
+    if (truncated) {
+      content += `\n\n[Showing lines ${start}-${end} of ${total}. Use offset=${end + 1} to read more.]`;
+    }
+    return { content, is_error: false, details: { ...details, total_lines: total, start_line: start, end_line: end, truncated } };
+  });
+}

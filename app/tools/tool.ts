@@ -1,0 +1,36 @@
+import type { ToolDefinition } from "../../protocol/provider.js";
+import type { FileGuard } from "../permissions/guard.js";
+
+/** What a tool result carries: `content` for the model, `details` for UIs (e.g. `{ path, diff }`). */
+export interface ToolResult {
+  content: string;
+  is_error: boolean;
+  details?: Record<string, unknown>;
+}
+
+/** Set once per session: where tools run and what guards them. */
+export interface ToolContext {
+  /** The session cwd: relative paths resolve here, bash runs here. */
+  cwd: string;
+  /** The git root of cwd (cwd itself outside git): writes stay inside it. */
+  workspace: string;
+  guard: FileGuard;
+  /** Environment for child processes, provider keys already removed. */
+  env: NodeJS.ProcessEnv;
+}
+
+/** Per call: abort, and a channel for progress output (bash streams its output here). */
+export interface ToolCallContext {
+  signal: AbortSignal;
+  onOutput?: (chunk: string) => void;
+}
+
+/**
+ * A tool. Contract: `run` may throw; the runner turns a throw into an error
+ * result for the model. Input arrives already validated against `definition.inputSchema`
+ * only when the tool validates it itself — tools parse their own input with zod.
+ */
+export interface Tool {
+  definition: ToolDefinition;
+  run(input: unknown, call: ToolCallContext): Promise<ToolResult>;
+}

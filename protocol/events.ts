@@ -1,0 +1,103 @@
+import { z } from "zod";
+import { MessageSchema } from "./messages.js";
+import { RunResultSchema } from "./result.js";
+
+/** Version of the JSON-lines protocol; bumped on incompatible changes. */
+export const PROTOCOL_VERSION = 1;
+
+const base = { conversation_id: z.string(), ts: z.number() };
+const assistant = { ...base, role: z.literal("assistant") };
+/** Deltas carry the attempt that produced them: a `retry` line voids earlier attempts' deltas. */
+const delta = { ...assistant, attempt: z.number().int() };
+
+/** First line of a stream: who is speaking, where, with which tools. */
+export const SessionStartEvent = z.object({
+  kind: z.literal("session-start"), ...base,
+  model: z.string(), cwd: z.string(), tools: z.array(z.string()), protocol_version: z.number().int(),
+  resumed: z.boolean(),
+});
+/** A complete text block: the user's prompt (role user) or visible assistant text. */
+export const TextEvent = z.object({ kind: z.literal("text"), ...base, role: z.enum(["user", "assistant"]), content: z.string() });
+/** A complete thinking block. */
+export const ThinkingEvent = z.object({ kind: z.literal("thinking"), ...assistant, content: z.string() });
+/** The model called a tool; `input` is the tool input as a JSON string. */
+export const ToolUseEvent = z.object({
+  kind: z.literal("tool-use"), ...assistant, tool_name: z.string(), tool_call_id: z.string(), input: z.string(),
+});
+/** A tool finished; `result` is what the model sees, `details` what UIs show (e.g. a diff). */
+export const ToolResultEvent = z.object({
+  kind: z.literal("tool-result"), ...assistant, tool_name: z.string(), tool_call_id: z.string(),
+  result: z.string(), is_error: z.boolean(), details: z.record(z.string(), z.unknown()).optional(),
+});
+/** The inner text of the turn's `<keen_memory>` block, hidden from visible text. */
+export const MemoryEvent = z.object({ kind: z.literal("memory"), ...assistant, content: z.string() });
+/** A failed attempt will be retried: discard every delta with `attempt` below the next one. */
+export const RetryEvent = z.object({
+  kind: z.literal("retry"), ...assistant, attempt: z.number().int(), reason: z.string(), delay_ms: z.number().int(),
+});
+/** An error the run reports (provider failure, timeout, ...). */
+export const ErrorEvent = z.object({ kind: z.literal("error"), ...base, message: z.string() });
+/** Last line: the run result. */
+export const ResultEvent = RunResultSchema.extend({ kind: z.literal("result"), ...base });
+
+/** Streaming piece of assistant text. */
+export const TextDeltaEvent = z.object({ kind: z.literal("text-delta"), ...delta, delta: z.string() });
+/** A thinking block begins. */
+export const ThinkingStartEvent = z.object({ kind: z.literal("thinking-start"), ...delta });
+/** Streaming piece of thinking. */
+export const ThinkingDeltaEvent = z.object({ kind: z.literal("thinking-delta"), ...delta, delta: z.string() });
+/** A thinking block ends. */
+export const ThinkingEndEvent = z.object({ kind: z.literal("thinking-end"), ...delta });
+/** A text block ends. */
+export const ContentEndEvent = z.object({ kind: z.literal("content-end"), ...delta });
+/** Progress of a running tool: a bounded tail of its output and the total size so far. */
+export const ToolUpdateEvent = z.object({
+  kind: z.literal("tool-update"), ...assistant, tool_name: z.string(), tool_call_id: z.string(),
+  tail: z.string(), total_bytes: z.number().int(),
+});
+
+/** Every event a JSONL consumer can see. */
+export const PublicEventSchema = z.discriminatedUnion("kind", [
+  SessionStartEvent, TextEvent, ThinkingEvent, ToolUseEvent, ToolResultEvent, MemoryEvent, RetryEvent,
+  ErrorEvent, ResultEvent, TextDeltaEvent, ThinkingStartEvent, ThinkingDeltaEvent, ThinkingEndEvent,
+  ContentEndEvent, ToolUpdateEvent,
+]);
+export type PublicEvent = z.infer<typeof PublicEventSchema>;
+
+/** Kinds printed only with `--stream-deltas`. */
+export const DELTA_KINDS = new Set<string>([
+  "text-delta", "thinking-start", "thinking-delta", "thinking-end", "content-end", "tool-update",
+]);
+
+/** A user message as stored (raw, with its headless flag). Internal. */
+export const UserMessageEvent = z.object({ kind: z.literal("user-message"), ...base, turn_id: z.string(), message: MessageSchema });
+/** The raw assistant message of one step (memory block, thinking signatures, tool calls). Internal. */
+export const AssistantMessageEvent = z.object({ kind: z.literal("assistant-message"), ...base, turn_id: z.string(), message: MessageSchema });
+/** A turn ended; status says how. Internal. */
+export const TurnEndEvent = z.object({
+  kind: z.literal("turn-end"), ...base, turn_id: z.string(),
+  status: z.enum(["success", "error", "interrupted", "max_turns"]), steps: z.number().int(),
+});
+/** A prompt added to one outgoing request only (max-turns); kept for audit, never replayed. Internal. */
+export const PromptInjectionEvent = z.object({
+  kind: z.literal("prompt-injection"), ...base, turn_id: z.string(), step: z.number().int(), name: z.string(), text: z.string(),
+});
+
+/** Events the loop emits for storage and in-process use; never printed. */
+export const InternalEventSchema = z.discriminatedUnion("kind", [
+  UserMessageEvent, AssistantMessageEvent, TurnEndEvent, PromptInjectionEvent,
+]);
+export type InternalEvent = z.infer<typeof InternalEventSchema>;
+
+/** Everything on the bus. */
+export type KeenEvent = PublicEvent | InternalEvent;
+export type EventOf<K extends KeenEvent["kind"]> = Extract<KeenEvent, { kind: K }>;
+
+const internalKinds = new Set<string>(["user-message", "assistant-message", "turn-end", "prompt-injection"]);
+export function isInternal(event: KeenEvent): event is InternalEvent {
+  return internalKinds.has(event.kind);
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** An event before the emitter stamps `conversation_id` and `ts`. */
+export type EventDraft = DistributiveOmit<KeenEvent, "conversation_id" | "ts">;

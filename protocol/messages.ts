@@ -1,0 +1,56 @@
+import { z } from "zod";
+
+/** One block of a conversation message, provider-neutral. */
+export const ContentBlockSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text"), text: z.string() }),
+  /** Anthropic signs thinking blocks; they go back unchanged within a turn. */
+  z.object({ type: z.literal("thinking"), thinking: z.string(), signature: z.string().optional() }),
+  z.object({ type: z.literal("redacted_thinking"), data: z.string() }),
+  z.object({ type: z.literal("tool_call"), id: z.string(), name: z.string(), input: z.unknown() }),
+  z.object({
+    type: z.literal("tool_result"),
+    tool_call_id: z.string(),
+    content: z.string(),
+    is_error: z.boolean(),
+  }),
+]);
+export type ContentBlock = z.infer<typeof ContentBlockSchema>;
+
+/** A conversation message as Keen stores it and hands it to providers. */
+export const MessageSchema = z.object({
+  role: z.enum(["user", "assistant"]),
+  content: z.array(ContentBlockSchema),
+  /** On user messages: nobody can answer follow-ups (every `keen run`). */
+  headless: z.boolean().optional(),
+});
+export type Message = z.infer<typeof MessageSchema>;
+
+/** Token usage normalised across providers (see README "usage"). */
+export const UsageSchema = z.object({
+  input_tokens: z.number().int(),
+  cached_tokens: z.number().int(),
+  cache_write_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  reasoning_tokens: z.number().int(),
+  total_tokens: z.number().int(),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+export function emptyUsage(): Usage {
+  return { input_tokens: 0, cached_tokens: 0, cache_write_tokens: 0, output_tokens: 0, reasoning_tokens: 0, total_tokens: 0 };
+}
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    cached_tokens: a.cached_tokens + b.cached_tokens,
+    cache_write_tokens: a.cache_write_tokens + b.cache_write_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    reasoning_tokens: a.reasoning_tokens + b.reasoning_tokens,
+    total_tokens: a.total_tokens + b.total_tokens,
+  };
+}
+
+export function textOf(message: Message): string {
+  return message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
+}

@@ -1,0 +1,48 @@
+import type { Message, Usage } from "./messages.js";
+
+/** A tool as offered to a model: name, description, JSON Schema of its input. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** One model request (a step). */
+export interface ProviderRequest {
+  system: string;
+  messages: Message[];
+  tools: ToolDefinition[];
+  /** "none": tools stay defined (the APIs require it) but the model may not call them. */
+  toolChoice?: "auto" | "none";
+  sessionId: string;
+}
+
+/** Why a provider attempt failed; `retryable` drives Keen's one retry policy. */
+export interface ProviderFailure {
+  message: string;
+  retryable: boolean;
+  status?: number;
+  retryAfterMs?: number;
+}
+
+/**
+ * What a provider stream yields. Contract: `stream()` never throws once called;
+ * it ends with exactly one `done` or `error` event.
+ */
+export type ProviderEvent =
+  | { type: "text-delta"; text: string }
+  | { type: "text-end" }
+  | { type: "thinking-start" }
+  | { type: "thinking-delta"; text: string }
+  | { type: "thinking-end" }
+  | { type: "tool-call"; id: string; name: string; input: unknown }
+  | { type: "usage"; usage: Usage }
+  | { type: "done"; message: Message; usage: Usage; stopReason: string }
+  | { type: "error"; failure: ProviderFailure };
+
+/** A model behind a vendor API, translated into ProviderEvents. */
+export interface Provider {
+  readonly providerId: string;
+  readonly model: string;
+  stream(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent>;
+}

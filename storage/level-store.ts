@@ -1,0 +1,192 @@
+/*
+ * Session storage on LevelDB, safe for many keen processes at once.
+ *
+ * LevelDB lets one process open a database directory at a time, so Keen keeps
+ * one small database per session (`<dataDir>/sessions/<id>/`: the append-only
+ * events under zero-padded keys `e:<seq>`, values the event JSON) and one index
+ * database (`<dataDir>/index/`: `s:<id>` → SessionMeta, `c:<id>` → the claim
+ * `{pid, start}` of the process writing that session). Every operation opens a
+ * database, does its work (one batch for an append) and closes it, so a lock is
+ * held for a few milliseconds and parallel runs, listings and readers interleave;
+ * a process that finds a database locked retries with short jittered backoff
+ * for up to 15 s and then reports "session store is busy" — never a raw lock
+ * error. Sessions never contend with each other; only the index is shared.
+ * A claim is an atomic test-and-set inside one index open: a claim held by a
+ * live process (same pid and same start time, so a reused pid does not count)
+ * makes the session busy; a dead holder's claim is taken over, and a session
+ * left `running` by a dead process is listed as `interrupted`. Events are
+ * written as they complete, so `kill -9` loses at most in-flight text; LevelDB
+ * replays its log on the next open, which succeeds at once. Because every open
+ * turns the previous log into a table file, each write batch also rewrites a
+ * tail key and merges small tables once four pile up (see level-db.ts): file
+ * count and resume time stay flat however many appends a session has had.
+ */
+import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { KeenEvent } from "../protocol/events.js";
+import { newEventKey } from "./ids.js";
+import { compactTail, needsCompaction, serialise, TAIL_KEY, withDb, type Db } from "./level-db.js";
+import { isClaimLive, isOwnClaim, ownClaim, type ProcessClaim } from "./process-info.js";
+import { SessionBusyError, UnknownSessionError, type SessionMeta, type SessionStore } from "./store.js";
+
+export { StoreBusyError } from "./level-db.js";
+
+/** Options for `openStore`. */
+export interface LevelStoreOptions {
+  /** How long to wait for another process to release a database (default 15 s). */
+  busyTimeoutMs?: number;
+}
+
+/** Where a session database's append position stands; stored under TAIL_KEY. */
+interface SessionTail {
+  /** Sequence number of the next event. */
+  next: number;
+  /** Events below this were merged by the last compaction. */
+  compacted: number;
+}
+
+type Put = { type: "put"; key: string; value: unknown };
+type Del = { type: "del"; key: string };
+
+const SAFE_ID = /^[A-Za-z0-9_-]+$/;
+const MAX_LISTED = 5;
+
+/** The LevelDB session store rooted at `dataDir`; opening it touches no file. */
+export function openStore(dataDir: string, options: LevelStoreOptions = {}): SessionStore {
+  const busyTimeoutMs = options.busyTimeoutMs ?? 15_000;
+  // Absolute, so two store objects in one process share the per-path queues.
+  const root = resolve(dataDir);
+  const indexPath = join(root, "index");
+
+  const sessionPath = (id: string) => {
+    // The id becomes a directory that `remove` deletes: never let it leave sessions/.
+    if (!SAFE_ID.test(id)) throw new UnknownSessionError(`no session matches '${id}'`);
+    return join(root, "sessions", id);
+  };
+  const withIndex = <T>(work: (db: Db) => Promise<T>) => withDb(indexPath, { create: true, busyTimeoutMs }, work);
+  const writeIndex = (ops: Array<Put | Del>) =>
+    withIndex(async (db) => {
+      const compact = needsCompaction(db);
+      await db.batch([...ops, tailOp(Date.now())]);
+      if (compact) await compactTail(db, "");
+    });
+
+  return {
+    async create(meta) {
+      await writeIndex([{ type: "put", key: `s:${meta.id}`, value: meta }]);
+    },
+
+    async claim(id) {
+      await withIndex(async (db) => {
+        const held = (await db.get(`c:${id}`)) as ProcessClaim | undefined;
+        if (held && isClaimLive(held)) throw new SessionBusyError(id);
+        await db.batch([{ type: "put", key: `c:${id}`, value: ownClaim() }, tailOp(Date.now())]);
+      });
+    },
+
+    async release(id, status) {
+      await withIndex(async (db) => {
+        const ops: Array<Put | Del> = [tailOp(Date.now())];
+        const held = (await db.get(`c:${id}`)) as ProcessClaim | undefined;
+        if (held && isOwnClaim(held)) ops.push({ type: "del", key: `c:${id}` });
+        const meta = (await db.get(`s:${id}`)) as SessionMeta | undefined;
+        if (meta) ops.push({ type: "put", key: `s:${id}`, value: { ...meta, status, updated: Date.now() } });
+        await db.batch(ops);
+      });
+    },
+
+    async append(id, events) {
+      if (events.length === 0) return;
+      await withDb(sessionPath(id), { create: true, busyTimeoutMs }, async (db) => {
+        // Read under the lock rather than cached: exact even if two processes append without a claim.
+        const tail = ((await db.get(TAIL_KEY)) as SessionTail | undefined) ?? { next: 0, compacted: 0 };
+        const compact = needsCompaction(db);
+        const next = tail.next + events.length;
+        const ops: Put[] = events.map((value, i) => ({ type: "put", key: newEventKey(tail.next + i), value }));
+        ops.push(tailOp({ next, compacted: compact ? next : tail.compacted } satisfies SessionTail));
+        await db.batch(ops);
+        if (compact) await compactTail(db, newEventKey(tail.compacted));
+      });
+    },
+
+    async updateMeta(id, patch) {
+      await withIndex(async (db) => {
+        const meta = (await db.get(`s:${id}`)) as SessionMeta | undefined;
+        if (!meta) throw new UnknownSessionError(`no session matches '${id}'`);
+        const value: SessionMeta = { ...meta, updated: Date.now(), ...patch, id };
+        await db.batch([{ type: "put", key: `s:${id}`, value }, tailOp(Date.now())]);
+      });
+    },
+
+    async list() {
+      const { metas, claims } = await withIndex(async (db) => ({
+        metas: (await db.values({ gte: "s:", lt: "s;" }).all()) as SessionMeta[],
+        claims: await readClaims(db),
+      }));
+      return metas.map((meta) => effective(meta, claims.get(meta.id))).sort(newestFirst);
+    },
+
+    async resolve(idOrPrefix) {
+      const wanted = idOrPrefix.trim().toLowerCase();
+      if (!wanted) throw new UnknownSessionError(`no session matches '${idOrPrefix}'`);
+      const { metas, claim } = await withIndex(async (db) => {
+        const exact = (await db.get(`s:${wanted}`)) as SessionMeta | undefined;
+        const metas = exact
+          ? [exact]
+          : ((await db.values({ gte: `s:${wanted}`, lt: `s:${wanted}\uffff` }).all()) as SessionMeta[]);
+        const claim = metas.length === 1 ? ((await db.get(`c:${metas[0]!.id}`)) as ProcessClaim | undefined) : undefined;
+        return { metas, claim };
+      });
+      if (metas.length === 0) throw new UnknownSessionError(`no session matches '${idOrPrefix}'`);
+      if (metas.length > 1) {
+        const ids = metas.slice(0, MAX_LISTED).map((m) => m.id).join(", ");
+        const more = metas.length > MAX_LISTED ? ", …" : "";
+        throw new UnknownSessionError(`'${idOrPrefix}' matches ${metas.length} sessions: ${ids}${more}; give more characters`);
+      }
+      return effective(metas[0]!, claim);
+    },
+
+    async load(id) {
+      const path = sessionPath(id);
+      // A session with no events yet has no database; do not create one just to read it.
+      if (!existsSync(join(path, "CURRENT"))) return [];
+      return withDb(path, { create: false, busyTimeoutMs }, async (db) =>
+        (await db.values({ gte: "e:", lt: "e;" }).all()) as KeenEvent[],
+      );
+    },
+
+    async remove(id) {
+      const path = sessionPath(id);
+      await withIndex(async (db) => {
+        const held = (await db.get(`c:${id}`)) as ProcessClaim | undefined;
+        if (held && isClaimLive(held)) throw new SessionBusyError(id);
+        const meta = await db.get(`s:${id}`);
+        if (!meta && !existsSync(path)) throw new UnknownSessionError(`no session matches '${id}'`);
+        await db.batch([{ type: "del", key: `s:${id}` }, { type: "del", key: `c:${id}` }, tailOp(Date.now())]);
+      });
+      // Through the same per-path queue as appends, so this process never deletes under its own open.
+      await serialise(path, () => rm(path, { recursive: true, force: true }));
+    },
+  };
+}
+
+function tailOp(value: unknown): Put {
+  return { type: "put", key: TAIL_KEY, value };
+}
+
+async function readClaims(db: Db): Promise<Map<string, ProcessClaim>> {
+  const entries = await db.iterator({ gte: "c:", lt: "c;" }).all();
+  return new Map(entries.map(([key, claim]) => [key.slice(2), claim as ProcessClaim]));
+}
+
+/** A session left `running` whose writer is gone was interrupted (killed, crashed). */
+function effective(meta: SessionMeta, claim: ProcessClaim | undefined): SessionMeta {
+  if (meta.status !== "running") return meta;
+  if (claim && isClaimLive(claim)) return meta;
+  return { ...meta, status: "interrupted" };
+}
+
+function newestFirst(a: SessionMeta, b: SessionMeta): number {
+  return b.updated - a.updated || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}

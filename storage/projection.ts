@@ -1,0 +1,61 @@
+import type { EventOf, KeenEvent } from "../protocol/events.js";
+import type { Message } from "../protocol/messages.js";
+
+type TurnStatus = EventOf<"turn-end">["status"];
+
+interface Turn {
+  user: Message;
+  texts: string[];
+  status?: TurnStatus;
+}
+
+/** Closing lines for turns that did not finish normally; a killed process leaves no `turn-end`. */
+const MARKERS: Partial<Record<TurnStatus | "missing", string>> = {
+  error: "[turn failed]",
+  interrupted: "[turn interrupted]",
+  missing: "[turn interrupted]",
+};
+
+/**
+ * Placeholder for a finished turn whose steps held no text at all (only tool
+ * calls): providers reject empty text blocks, and the result must still
+ * alternate user/assistant.
+ */
+const NO_TEXT = "[no text]";
+
+/**
+ * The conversation to send with the next turn, from a session's stored events.
+ * Contract: pure; the result alternates user/assistant and ends with an
+ * assistant message. Per turn it keeps the user message as stored (with its
+ * `headless` flag) and one assistant message: the text blocks of all steps,
+ * raw (`<keen_memory>` blocks included) and joined with a blank line. Thinking
+ * and tool calls are dropped — raw tool I/O is not replayed into later context.
+ * A turn that failed, was interrupted or never ended is closed with a marker.
+ */
+export function projectConversation(events: KeenEvent[]): Message[] {
+  const turns = new Map<string, Turn>();
+  for (const event of events) {
+    if (event.kind === "user-message") {
+      if (!turns.has(event.turn_id)) turns.set(event.turn_id, { user: event.message, texts: [] });
+    } else if (event.kind === "assistant-message") {
+      // Steps of a turn whose user message was never stored cannot be placed: skip them.
+      const turn = turns.get(event.turn_id);
+      if (!turn) continue;
+      for (const block of event.message.content) {
+        if (block.type === "text" && block.text.trim() !== "") turn.texts.push(block.text);
+      }
+    } else if (event.kind === "turn-end") {
+      const turn = turns.get(event.turn_id);
+      if (turn && !turn.status) turn.status = event.status;
+    }
+  }
+
+  const conversation: Message[] = [];
+  for (const turn of turns.values()) {
+    const marker = MARKERS[turn.status ?? "missing"];
+    const parts = marker ? [...turn.texts, marker] : turn.texts;
+    const text = parts.length > 0 ? parts.join("\n\n") : NO_TEXT;
+    conversation.push(turn.user, { role: "assistant", content: [{ type: "text", text }] });
+  }
+  return conversation;
+}

@@ -1,0 +1,45 @@
+import type { Subscriber } from "../protocol/bus.js";
+import { DELTA_KINDS, type KeenEvent } from "../protocol/events.js";
+import type { SessionStore } from "./store.js";
+
+/** The storage subscriber and a way to wait until everything is written. */
+export interface Recorder {
+  subscriber: Subscriber;
+  /** Resolves when every recorded event is in the store; rejects with the first write error. */
+  flush(): Promise<void>;
+}
+
+/**
+ * Appends completed events of one session as they happen. Deltas and tool
+ * progress are not stored (the complete entries carry the same content).
+ * Contract: never blocks the loop — events queue while one batch is written,
+ * and the next batch takes everything queued; order is kept.
+ */
+export function createRecorder(store: SessionStore, sessionId: string): Recorder {
+  let queue: KeenEvent[] = [];
+  let writing: Promise<void> | undefined;
+  let failure: unknown;
+  const pump = async () => {
+    while (queue.length) {
+      const batch = queue;
+      queue = [];
+      try {
+        await store.append(sessionId, batch);
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    writing = undefined;
+  };
+  return {
+    subscriber(event) {
+      if (DELTA_KINDS.has(event.kind)) return;
+      queue.push(event);
+      writing ??= pump();
+    },
+    async flush() {
+      while (writing) await writing;
+      if (failure) throw failure;
+    },
+  };
+}

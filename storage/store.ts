@@ -1,0 +1,46 @@
+import type { KeenEvent } from "../protocol/events.js";
+
+/** Session lifecycle as the index shows it. */
+export type SessionStatus = "idle" | "running" | "interrupted" | "failed";
+
+/** One row of the session index. */
+export interface SessionMeta {
+  id: string;
+  title: string;
+  cwd: string;
+  /** `<provider>/<model>` */
+  model: string;
+  created: number;
+  updated: number;
+  status: SessionStatus;
+}
+
+/** Raised when a session is claimed by another live process. */
+export class SessionBusyError extends Error {
+  constructor(readonly sessionId: string) {
+    super(`session ${sessionId} is busy`);
+  }
+}
+
+/** Raised when an id or prefix matches no session (or several). */
+export class UnknownSessionError extends Error {}
+
+/**
+ * Session storage. Contract: safe to use from many processes at once; never
+ * surfaces LevelDB lock errors; `append` keeps order within a session.
+ */
+export interface SessionStore {
+  create(meta: SessionMeta): Promise<void>;
+  /** Claim a session for writing; throws SessionBusyError if a live process holds it. */
+  claim(id: string): Promise<void>;
+  /** Release the claim and record the final status. */
+  release(id: string, status: SessionStatus): Promise<void>;
+  append(id: string, events: KeenEvent[]): Promise<void>;
+  updateMeta(id: string, patch: Partial<Omit<SessionMeta, "id">>): Promise<void>;
+  /** Newest first. */
+  list(): Promise<SessionMeta[]>;
+  /** Full id or unique prefix → meta; throws UnknownSessionError. */
+  resolve(idOrPrefix: string): Promise<SessionMeta>;
+  load(id: string): Promise<KeenEvent[]>;
+  remove(id: string): Promise<void>;
+}

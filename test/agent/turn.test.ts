@@ -1,0 +1,106 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type { EventDraft } from "../../protocol/events.js";
+import { runTurn, type TurnOptions } from "../../app/agent/turn.js";
+import { createAutoApproveRequester } from "../../app/permissions/requester.js";
+import type { Tool } from "../../app/tools/tool.js";
+import { FakeProvider, type FakeStep } from "../fakes/fake-provider.js";
+
+const echoTool: Tool = {
+  definition: { name: "echo", description: "echo", inputSchema: { type: "object" } },
+  async run(input) {
+    return { content: `echo ${JSON.stringify(input)}`, is_error: false };
+  },
+};
+const throwingTool: Tool = {
+  definition: { name: "boom", description: "throws", inputSchema: { type: "object" } },
+  async run() {
+    throw new Error("kaput");
+  },
+};
+
+async function turn(script: FakeStep[], extra: Partial<TurnOptions> = {}) {
+  const provider = new FakeProvider(script);
+  const events: EventDraft[] = [];
+  const outcome = await runTurn({
+    sessionId: "s1", turnId: "t1", provider, tools: [echoTool, throwingTool], system: "sys", history: [],
+    user: { role: "user", content: [{ type: "text", text: "hi" }], headless: true },
+    emit: async (e) => void events.push(e), requester: createAutoApproveRequester(),
+    retry: { maxRetries: 2, maxWaitMs: 1000, idleTimeoutMs: 200, baseDelayMs: 1 },
+    signal: new AbortController().signal, sleep: async () => {}, ...extra,
+  });
+  return { outcome, events, kinds: events.map((e) => e.kind), provider };
+}
+
+test("a text-only turn emits the whole sequence in order", async () => {
+  const { outcome, kinds } = await turn([{ deltas: ["Hel", "lo"] }]);
+  assert.deepEqual(kinds, ["user-message", "text", "text-delta", "text-delta", "content-end", "text", "assistant-message", "turn-end"]);
+  assert.equal(outcome.text, "Hello");
+  assert.equal(outcome.status, "success");
+  assert.equal(outcome.steps, 1);
+});
+
+test("tool calls run in order, a throwing or unknown tool becomes an error result and the loop goes on", async () => {
+  const { outcome, events, provider } = await turn([
+    { toolCalls: [{ id: "a", name: "echo", input: { x: 1 } }, { id: "b", name: "boom", input: {} }, { id: "c", name: "nope", input: {} }] },
+    { text: "done" },
+  ]);
+  const results = events.filter((e) => e.kind === "tool-result");
+  assert.deepEqual(results.map((r) => [r.tool_call_id, r.is_error]), [["a", false], ["b", true], ["c", true]]);
+  assert.match((results[1] as { result: string }).result, /kaput/);
+  assert.match((results[2] as { result: string }).result, /Unknown tool "nope"/);
+  assert.equal(outcome.text, "done");
+  assert.equal(outcome.steps, 2);
+  assert.equal(outcome.usage.total_tokens, 30);
+  const second = provider.requests[1]!.messages;
+  assert.equal(second.length, 3);
+  assert.equal(second[2]!.content.length, 3);
+});
+
+test("a retried attempt's deltas carry its attempt and never reach the complete text", async () => {
+  const { outcome, events } = await turn([
+    { fail: { message: "overloaded", retryable: true }, deltas: ["bad ", "text"] },
+    { deltas: ["good"] },
+  ]);
+  const deltas = events.filter((e) => e.kind === "text-delta") as { attempt: number; delta: string }[];
+  assert.deepEqual(deltas.map((d) => [d.attempt, d.delta]), [[1, "bad "], [1, "text"], [2, "good"]]);
+  const retry = events.find((e) => e.kind === "retry") as { attempt: number };
+  assert.equal(retry.attempt, 2);
+  const texts = events.filter((e) => e.kind === "text" && e.role === "assistant") as { content: string }[];
+  assert.deepEqual(texts.map((t) => t.content), ["good"]);
+  assert.equal(outcome.text, "good");
+});
+
+test("a non-retryable failure ends the turn as error and keeps the partial text", async () => {
+  const { outcome, events } = await turn([{ fail: { message: "bad request", retryable: false }, deltas: ["partial"] }]);
+  assert.equal(outcome.status, "error");
+  assert.deepEqual(outcome.errors, ["bad request"]);
+  const stored = events.find((e) => e.kind === "assistant-message") as { message: { content: { text: string }[] } };
+  assert.equal(stored.message.content[0]!.text, "partial");
+  assert.equal(events.at(-1)!.kind, "turn-end");
+});
+
+test("a stalled stream is aborted by the idle watchdog and retried", async () => {
+  const { outcome, events } = await turn([{ hang: true }, { text: "recovered" }]);
+  assert.equal(outcome.text, "recovered");
+  const retry = events.find((e) => e.kind === "retry") as { reason: string };
+  assert.match(retry.reason, /stalled/);
+});
+
+test("retries stop when the budget is spent", async () => {
+  const fail = { fail: { message: "503", retryable: true } };
+  const { outcome, kinds } = await turn([fail, fail, fail]);
+  assert.equal(outcome.status, "error");
+  assert.equal(kinds.filter((k) => k === "retry").length, 2);
+});
+
+test("aborting the run interrupts the turn", async () => {
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 20);
+  const { outcome, events } = await turn([{ hang: true, deltas: ["so far"] }], {
+    signal: controller.signal, retry: { maxRetries: 2, maxWaitMs: 1000, idleTimeoutMs: 10_000, baseDelayMs: 1 },
+  });
+  assert.equal(outcome.status, "interrupted");
+  const end = events.at(-1) as { kind: string; status: string };
+  assert.deepEqual([end.kind, end.status], ["turn-end", "interrupted"]);
+});

@@ -1,0 +1,86 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, mkdirSync, writeFileSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+/** Path of the launcher under test: the real `bin/keen`, loading the bundle. */
+export const KEEN_BIN = resolve(import.meta.dirname, "../../bin/keen");
+
+/** A finished keen process. */
+export interface KeenRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options for one spawn. */
+export interface SpawnOptions {
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** Written to stdin then closed; `"open"` leaves a pipe open with nothing in it; default: /dev/null-like closed pipe. */
+  stdin?: string | "open";
+  /** Called with the child once spawned (send signals, read live stdout). */
+  onSpawn?: (child: import("node:child_process").ChildProcess) => void;
+  timeoutMs?: number;
+}
+
+/** A fresh KEEN_HOME, a workspace dir, and env pointing both SDKs at a mock server. */
+export function makeSandbox(serverUrl: string, config: Record<string, unknown> = {}) {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "keen-e2e-")));
+  const home = join(root, "keen-home");
+  const workspace = join(root, "ws");
+  mkdirSync(home, { recursive: true });
+  mkdirSync(workspace, { recursive: true });
+  writeFileSync(join(home, "config.json"), JSON.stringify({ stdinGraceMs: 300, retry: { baseDelayMs: 10 }, ...config }));
+  const env: Record<string, string | undefined> = {
+    KEEN_HOME: home,
+    HOME: join(root, "user-home"),
+    ANTHROPIC_API_KEY: "test-key",
+    ANTHROPIC_BASE_URL: serverUrl,
+    OPENAI_API_KEY: undefined,
+    OPENAI_BASE_URL: `${serverUrl}/v1`,
+    HTTPS_PROXY: undefined, HTTP_PROXY: undefined, https_proxy: undefined, http_proxy: undefined,
+  };
+  return { root, home, workspace, env };
+}
+
+/** Spawns `bin/keen` and collects its output. Contract: never leaves the child running. */
+export function runKeen(args: string[], options: SpawnOptions = {}): Promise<KeenRun> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const [k, v] of Object.entries(options.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [KEEN_BIN, ...args], { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d) => (stderr += d));
+    if (options.stdin === undefined) child.stdin.end();
+    else if (options.stdin !== "open") child.stdin.end(options.stdin);
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`keen ${args.join(" ")} did not exit within ${options.timeoutMs ?? 30_000} ms\nstderr: ${stderr}`));
+    }, options.timeoutMs ?? 30_000);
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      if (options.stdin === "open") child.stdin.destroy();
+      resolvePromise({ code, signal, stdout, stderr });
+    });
+    options.onSpawn?.(child);
+  });
+}
+
+/** Parses JSON lines, failing loudly on a bad line. */
+export function parseLines(stdout: string): Record<string, any>[] {
+  return stdout.split("\n").filter(Boolean).map((line) => {
+    try {
+      return JSON.parse(line);
+    } catch {
+      throw new Error(`not a JSON line: ${line}`);
+    }
+  });
+}

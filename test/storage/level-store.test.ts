@@ -1,0 +1,177 @@
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, rmSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { KeenEvent } from "../../protocol/events.js";
+import { newSessionId } from "../../storage/ids.js";
+import { openStore } from "../../storage/level-store.js";
+import { projectConversation } from "../../storage/projection.js";
+import { SessionBusyError, UnknownSessionError, type SessionMeta } from "../../storage/store.js";
+
+const root = mkdtempSync(join(tmpdir(), "keen-store-"));
+after(() => rmSync(root, { recursive: true, force: true }));
+let dirs = 0;
+const freshDir = () => join(root, `d${dirs++}`);
+
+function meta(id: string, updated: number, extra: Partial<SessionMeta> = {}): SessionMeta {
+  return { id, title: `t-${id.slice(-4)}`, cwd: "/w", model: "fake/m", created: updated, updated, status: "idle", ...extra };
+}
+function textEvent(id: string, content: string): KeenEvent {
+  return { kind: "text", conversation_id: id, ts: 0, role: "assistant", content };
+}
+
+test("create, list newest first, resolve by id and prefix", async () => {
+  const store = openStore(freshDir());
+  assert.deepEqual(await store.list(), []);
+  const a = "0190aaaa-0000-7000-8000-000000000001";
+  const b = "0190aaab-0000-7000-8000-000000000002";
+  const c = "0190bbbb-0000-7000-8000-000000000003";
+  await store.create(meta(a, 100));
+  await store.create(meta(b, 300));
+  await store.create(meta(c, 200));
+  assert.deepEqual((await store.list()).map((m) => m.id), [b, c, a]);
+
+  assert.equal((await store.resolve(c)).id, c);
+  assert.equal((await store.resolve("0190b")).id, c);
+  assert.equal((await store.resolve("0190AAAB")).id, b);
+  await assert.rejects(store.resolve("0190aaa"), (e: Error) => {
+    assert.ok(e instanceof UnknownSessionError);
+    assert.equal(e.message, `'0190aaa' matches 2 sessions: ${a}, ${b}; give more characters`);
+    return true;
+  });
+  await assert.rejects(store.resolve("ffff"), new UnknownSessionError("no session matches 'ffff'"));
+  await assert.rejects(store.resolve(""), UnknownSessionError);
+});
+
+test("append keeps order across calls; load of an empty session is empty", async () => {
+  const dir = freshDir();
+  const store = openStore(dir);
+  const id = newSessionId();
+  await store.create(meta(id, 1));
+  assert.deepEqual(await store.load(id), []);
+  const written: KeenEvent[] = [];
+  for (let i = 0; i < 30; i++) {
+    const batch = Array.from({ length: (i % 3) + 1 }, (_, j) => textEvent(id, `${i}.${j}`));
+    written.push(...batch);
+    await store.append(id, batch);
+  }
+  await store.append(id, []);
+  assert.deepEqual(await store.load(id), written);
+  // A second store object (as a later process would have) continues the sequence.
+  await openStore(dir).append(id, [textEvent(id, "later")]);
+  assert.deepEqual((await store.load(id)).at(-1), textEvent(id, "later"));
+});
+
+test("concurrent appends from one process keep call order, even through two store objects", async () => {
+  const dir = freshDir();
+  const store = openStore(dir);
+  const other = openStore(dir);
+  const id = newSessionId();
+  const calls = Array.from({ length: 40 }, (_, i) => (i % 2 ? other : store).append(id, [textEvent(id, String(i))]));
+  await Promise.all([...calls, store.list(), store.load(id)]);
+  assert.deepEqual((await store.load(id)).map((e) => (e as { content: string }).content), calls.map((_, i) => String(i)));
+});
+
+test("updateMeta merges and bumps updated; unknown ids are refused", async () => {
+  const store = openStore(freshDir());
+  const id = newSessionId();
+  await store.create(meta(id, 1));
+  await store.updateMeta(id, { title: "renamed" });
+  const got = await store.resolve(id);
+  assert.equal(got.title, "renamed");
+  assert.ok(got.updated > 1);
+  await store.updateMeta(id, { updated: 5 });
+  assert.equal((await store.resolve(id)).updated, 5);
+  await assert.rejects(store.updateMeta(newSessionId(), { title: "x" }), UnknownSessionError);
+});
+
+test("claim, busy within the process, release records status, claim again", async () => {
+  const store = openStore(freshDir());
+  const id = newSessionId();
+  await store.create(meta(id, 1, { status: "running" }));
+  await store.claim(id);
+  await assert.rejects(store.claim(id), SessionBusyError);
+  await assert.rejects(store.remove(id), SessionBusyError);
+  assert.equal((await store.resolve(id)).status, "running");
+  await store.release(id, "failed");
+  const released = await store.resolve(id);
+  assert.equal(released.status, "failed");
+  assert.ok(released.updated > 1);
+  await store.claim(id);
+  await store.release(id, "idle");
+});
+
+test("running without a live claim is reported as interrupted", async () => {
+  const store = openStore(freshDir());
+  const id = newSessionId();
+  await store.create(meta(id, 1, { status: "running" }));
+  assert.equal((await store.list())[0]!.status, "interrupted");
+  assert.equal((await store.resolve(id)).status, "interrupted");
+});
+
+test("remove deletes the index entries and the session directory", async () => {
+  const dir = freshDir();
+  const store = openStore(dir);
+  const keep = newSessionId();
+  const gone = newSessionId();
+  await store.create(meta(keep, 1));
+  await store.create(meta(gone, 2));
+  await store.append(gone, [textEvent(gone, "x")]);
+  assert.ok(existsSync(join(dir, "sessions", gone)));
+  await store.remove(gone);
+  assert.ok(!existsSync(join(dir, "sessions", gone)));
+  assert.deepEqual((await store.list()).map((m) => m.id), [keep]);
+  await assert.rejects(store.resolve(gone), UnknownSessionError);
+  await assert.rejects(store.remove(gone), UnknownSessionError);
+  await assert.rejects(store.load("../../etc"), UnknownSessionError);
+});
+
+test("many single-event appends keep the file count and resume time flat", async () => {
+  const dir = freshDir();
+  const store = openStore(dir);
+  const id = newSessionId();
+  for (let i = 0; i < 400; i++) await store.append(id, [textEvent(id, `e${i}`)]);
+  const tables = readdirSync(join(dir, "sessions", id)).filter((f) => f.endsWith(".ldb"));
+  assert.ok(tables.length <= 8, `${tables.length} table files`);
+  await store.create(meta(id, 1));
+  for (let i = 0; i < 300; i++) await store.updateMeta(id, { title: `t${i}` });
+  const indexTables = readdirSync(join(dir, "index")).filter((f) => f.endsWith(".ldb"));
+  assert.ok(indexTables.length <= 8, `${indexTables.length} index table files`);
+  assert.equal((await store.load(id)).length, 400);
+});
+
+test("measure: load + project 10,000 events", async () => {
+  const dir = freshDir();
+  const store = openStore(dir);
+  const id = newSessionId();
+  const events: KeenEvent[] = [];
+  for (let t = 0; events.length < 10_000; t++) {
+    const turn = `turn-${t}`;
+    events.push({ kind: "user-message", conversation_id: id, ts: t, turn_id: turn, message: { role: "user", content: [{ type: "text", text: `question ${t} `.repeat(10) }], headless: true } });
+    for (let s = 0; s < 3; s++) {
+      events.push({ kind: "text", conversation_id: id, ts: t, role: "assistant", content: `answer ${t}.${s} `.repeat(30) });
+      events.push({ kind: "tool-use", conversation_id: id, ts: t, role: "assistant", tool_name: "read_file", tool_call_id: `c${t}.${s}`, input: '{"path":"src/a.ts"}' });
+      events.push({ kind: "tool-result", conversation_id: id, ts: t, role: "assistant", tool_name: "read_file", tool_call_id: `c${t}.${s}`, result: "line\n".repeat(100), is_error: false });
+      events.push({ kind: "assistant-message", conversation_id: id, ts: t, turn_id: turn, message: { role: "assistant", content: [{ type: "text", text: `answer ${t}.${s} `.repeat(30) }, { type: "tool_call", id: `c${t}.${s}`, name: "read_file", input: { path: "src/a.ts" } }] } });
+    }
+    events.push({ kind: "turn-end", conversation_id: id, ts: t, turn_id: turn, status: "success", steps: 3 });
+  }
+  // Fewer, larger appends than a run makes keep the test quick; compaction leaves the same few files either way.
+  const per = 50;
+  let started = performance.now();
+  for (let i = 0; i < events.length; i += per) await store.append(id, events.slice(i, i + per));
+  const writeMs = performance.now() - started;
+  const timings: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    started = performance.now();
+    const conversation = projectConversation(await openStore(dir).load(id));
+    timings.push(performance.now() - started);
+    assert.ok(conversation.length > 0);
+  }
+  const bytes = JSON.stringify(events).length;
+  console.error(
+    `storage: ${events.length} events (${(bytes / 1e6).toFixed(1)} MB JSON) written in ${Math.ceil(events.length / per)} appends, ` +
+      `${(writeMs / (events.length / per)).toFixed(2)} ms/append; open+load+project ms: ${timings.map((t) => t.toFixed(1)).join(", ")}`,
+  );
+});
