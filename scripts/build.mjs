@@ -1,13 +1,16 @@
 // Bundles app/cli/entry.ts into dist/ with esbuild: one ESM entry plus lazily
 // loaded chunks, so start-up pays only for the command that runs.
 import { build } from "esbuild";
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync, renameSync, rmSync } from "node:fs";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
+// Built aside and swapped in, so a keen started meanwhile (tests, another build) never finds dist/ half-written.
+const dist = new URL("../dist", import.meta.url);
+const staging = new URL(`../dist.tmp-${process.pid}`, import.meta.url);
+rmSync(staging, { recursive: true, force: true });
 await build({
   entryPoints: { keen: "app/cli/entry.ts" },
-  outdir: "dist",
+  outdir: staging.pathname,
   bundle: true,
   splitting: true,
   format: "esm",
@@ -21,3 +24,5 @@ await build({
   banner: { js: "import { createRequire as __keenCreateRequire } from 'node:module'; const require = __keenCreateRequire(import.meta.url);" },
   logLevel: "warning",
 });
+rmSync(dist, { recursive: true, force: true });
+renameSync(staging, dist);

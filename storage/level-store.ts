@@ -65,34 +65,28 @@ export function openStore(dataDir: string, options: LevelStoreOptions = {}): Ses
     return join(root, "sessions", id);
   };
   const withIndex = <T>(work: (db: Db) => Promise<T>) => withDb(indexPath, { create: true, busyTimeoutMs }, work);
-  const writeIndex = (ops: Array<Put | Del>) =>
-    withIndex(async (db) => {
-      const compact = needsCompaction(db);
-      await db.batch([...ops, tailOp(Date.now())]);
-      if (compact) await compactTail(db, "");
-    });
 
   return {
     async create(meta) {
-      await writeIndex([{ type: "put", key: `s:${meta.id}`, value: meta }]);
+      await withIndex((db) => commitIndex(db, [{ type: "put", key: `s:${meta.id}`, value: meta }]));
     },
 
     async claim(id) {
       await withIndex(async (db) => {
         const held = (await db.get(`c:${id}`)) as ProcessClaim | undefined;
         if (held && isClaimLive(held)) throw new SessionBusyError(id);
-        await db.batch([{ type: "put", key: `c:${id}`, value: ownClaim() }, tailOp(Date.now())]);
+        await commitIndex(db, [{ type: "put", key: `c:${id}`, value: ownClaim() }]);
       });
     },
 
     async release(id, status) {
       await withIndex(async (db) => {
-        const ops: Array<Put | Del> = [tailOp(Date.now())];
+        const ops: Array<Put | Del> = [];
         const held = (await db.get(`c:${id}`)) as ProcessClaim | undefined;
         if (held && isOwnClaim(held)) ops.push({ type: "del", key: `c:${id}` });
         const meta = (await db.get(`s:${id}`)) as SessionMeta | undefined;
         if (meta) ops.push({ type: "put", key: `s:${id}`, value: { ...meta, status, updated: Date.now() } });
-        await db.batch(ops);
+        await commitIndex(db, ops);
       });
     },
 
@@ -115,7 +109,7 @@ export function openStore(dataDir: string, options: LevelStoreOptions = {}): Ses
         const meta = (await db.get(`s:${id}`)) as SessionMeta | undefined;
         if (!meta) throw new UnknownSessionError(`no session matches '${id}'`);
         const value: SessionMeta = { ...meta, updated: Date.now(), ...patch, id };
-        await db.batch([{ type: "put", key: `s:${id}`, value }, tailOp(Date.now())]);
+        await commitIndex(db, [{ type: "put", key: `s:${id}`, value }]);
       });
     },
 
@@ -163,12 +157,19 @@ export function openStore(dataDir: string, options: LevelStoreOptions = {}): Ses
         if (held && isClaimLive(held)) throw new SessionBusyError(id);
         const meta = await db.get(`s:${id}`);
         if (!meta && !existsSync(path)) throw new UnknownSessionError(`no session matches '${id}'`);
-        await db.batch([{ type: "del", key: `s:${id}` }, { type: "del", key: `c:${id}` }, tailOp(Date.now())]);
+        await commitIndex(db, [{ type: "del", key: `s:${id}` }, { type: "del", key: `c:${id}` }]);
       });
       // Through the same per-path queue as appends, so this process never deletes under its own open.
       await serialise(path, () => rm(path, { recursive: true, force: true }));
     },
   };
+}
+
+/** One index batch; it also rewrites the tail key and merges small tables once they pile up (see compactTail). */
+async function commitIndex(db: Db, ops: Array<Put | Del>): Promise<void> {
+  const compact = needsCompaction(db);
+  await db.batch([...ops, tailOp(Date.now())]);
+  if (compact) await compactTail(db, "");
 }
 
 function tailOp(value: unknown): Put {

@@ -8,6 +8,8 @@ export interface SystemPromptOptions {
   toolNames: string[];
   date?: Date;
   platform?: string;
+  /** A paragraph a run adds (e.g. the structured-output instructions). */
+  extra?: string;
 }
 
 const MAX_PROJECT_NOTES = 20_000;
@@ -30,6 +32,7 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
       ].join("\n"),
     );
   }
+  if (options.extra) parts.push(options.extra);
   const notes = projectNotes(options.workspace);
   if (notes) parts.push(`Project instructions (${notes.file}):\n${notes.text}`);
   return parts.join("\n\n");

@@ -14,6 +14,8 @@ export interface StepPlan {
   toolChoice?: "auto" | "none";
   /** Calls the runner must report but not execute. */
   refuse?: (call: ToolCall) => string | undefined;
+  /** The last step the budget allows: the turn ends after it, status max_turns. */
+  final?: boolean;
 }
 
 /** Decides per step; `undefined` ends the turn before that step (limit reached). */
@@ -33,8 +35,10 @@ export interface TurnOptions {
   retry: RetryPolicy;
   signal: AbortSignal;
   planStep?: StepPlanner;
-  /** Ends the loop early after a step (e.g. structured output accepted). */
-  afterTools?: (calls: ToolCall[], results: Message) => "continue" | "stop";
+  /** Ends the loop early after a step's tools ran (e.g. structured output accepted). */
+  afterTools?: () => "continue" | "stop";
+  /** The model answered without tool calls: a follow-up prompt keeps the turn going (e.g. "call structured_output"). */
+  onAnswer?: (text: string) => string | undefined;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
@@ -98,7 +102,16 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
     outcome.assistant.push(result.message);
     turnMessages.push(result.message);
     await emit({ kind: "assistant-message", turn_id: options.turnId, message: result.message });
-    if (result.toolCalls.length === 0) break;
+    if (result.toolCalls.length === 0) {
+      const followUp = plan.final ? undefined : options.onAnswer?.(result.visibleText);
+      if (!followUp) {
+        if (plan.final) outcome.status = "max_turns";
+        break;
+      }
+      // In-process only: the follow-up is a repair prompt, not a user message to keep.
+      turnMessages.push({ role: "user", content: [{ type: "text", text: followUp }], headless: options.user.headless });
+      continue;
+    }
     const blocks = await runToolCalls(result.toolCalls, {
       tools: options.tools, requester: options.requester, emit, signal: options.signal, refuse: plan.refuse,
     });
@@ -108,7 +121,11 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
       outcome.status = "interrupted";
       break;
     }
-    if (options.afterTools?.(result.toolCalls, results) === "stop") break;
+    if (plan.final) {
+      outcome.status = "max_turns";
+      break;
+    }
+    if (options.afterTools?.() === "stop") break;
   }
   await emit({ kind: "turn-end", turn_id: options.turnId, status: outcome.status, steps: outcome.steps });
   return outcome;

@@ -10,7 +10,10 @@ const version = typeof KEEN_VERSION === "string" ? KEEN_VERSION : "0.0.0-dev";
  */
 export async function main(argv: string[]): Promise<number> {
   const program = new Command("keen").version(version).description("Keen, a terminal coding agent").exitOverride();
-  program.showHelpAfterError("(run with --help for usage)");
+  // A usage error is one line on stderr, like every other failure before the run starts.
+  program.configureOutput({
+    outputError: (str, write) => write(`keen: ${str.trim().replace(/^error: /, "")} (see --help)\n`),
+  });
   let pending: (() => Promise<number>) | undefined;
 
   const run = program

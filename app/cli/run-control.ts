@@ -3,6 +3,14 @@ import type { RunStatus } from "../../protocol/result.js";
 /** Why a run was stopped from outside the loop. */
 export type StopReason = "sigint" | "sigterm" | "timeout" | "epipe";
 
+/** How a run ends, as the result and the exit code report it. */
+export interface Verdict {
+  status: RunStatus;
+  isError: boolean;
+  error?: string;
+  exitCode: number;
+}
+
 const EXIT_FOR: Record<StopReason, number> = { sigint: 130, sigterm: 143, timeout: 1, epipe: 141 };
 
 /**
@@ -26,12 +34,20 @@ export function createRunControl(timeoutMs: number | undefined) {
   return {
     signal: controller.signal,
     abort,
-    /** Final status, the error to report and the exit code, given how the turn ended. */
-    verdict(status: RunStatus): { status: RunStatus; error?: string; exitCode: number } {
-      if (reason === "timeout") return { status: "error", error: `timed out after ${(timeoutMs! / 1000).toFixed(1)}s`, exitCode: 1 };
-      if (reason && status === "interrupted") return { status, exitCode: EXIT_FOR[reason] };
-      if (status === "error" || status === "interrupted") return { status, exitCode: 1 };
-      return { status, exitCode: 0 };
+    /**
+     * Final status, whether it is an error, the error to report and the exit
+     * code, given how the turn ended and the answer text it produced.
+     */
+    verdict(status: RunStatus, text: string, failure?: string): Verdict {
+      if (reason === "timeout") {
+        return { status: "error", isError: true, error: `timed out after ${(timeoutMs! / 1000).toFixed(1)}s`, exitCode: 1 };
+      }
+      if (reason && status === "interrupted") return { status, isError: true, exitCode: EXIT_FOR[reason] };
+      if (status === "error" || status === "interrupted") return { status, isError: true, error: failure, exitCode: 1 };
+      if (status === "max_turns" && !text) {
+        return { status, isError: true, error: "the step limit was reached and the final step produced no answer", exitCode: 3 };
+      }
+      return { status, isError: false, exitCode: 0 };
     },
     dispose() {
       clearTimeout(timer);

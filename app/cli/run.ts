@@ -9,7 +9,9 @@ import { openStore } from "../../storage/level-store.js";
 import { projectConversation } from "../../storage/projection.js";
 import { createRecorder } from "../../storage/recorder.js";
 import { SessionBusyError, UnknownSessionError, type SessionMeta, type SessionStatus } from "../../storage/store.js";
+import { createMaxStepsPlanner } from "../agent/max-steps.js";
 import { DEFAULT_RETRY } from "../agent/retry.js";
+import { createStructuredOutput } from "../agent/structured-output.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import { runTurn } from "../agent/turn.js";
 import { createJsonOutput, createStderrReporter, createTextOutput } from "../headless/final-output.js";
@@ -23,6 +25,7 @@ import { findWorkspace } from "../tools/workspace.js";
 import { keenPaths, loadConfig } from "./config.js";
 import { ExitError, UsageError } from "./errors.js";
 import { chooseModel, createProvider } from "./provider-setup.js";
+import { loadOutputSchema } from "./output-schema.js";
 import { selectToolNames, validateRunFlags, type RunFlags } from "./run-flags.js";
 import { createRunControl } from "./run-control.js";
 
@@ -58,6 +61,10 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
     settings.disallowedTools ?? config.tools?.disallowed,
   );
   const tools = allTools.filter((t) => names.includes(t.definition.name));
+  const schema = settings.outputSchema ? await loadOutputSchema(resolve(settings.outputSchema)) : undefined;
+  const structured = schema ? createStructuredOutput(schema.schema, schema.check) : undefined;
+  if (structured) tools.push(structured.tool);
+  const maxTurns = settings.maxTurns ?? config.maxTurns;
   const { prompt, note } = await readPrompt(args, { skip: !settings.stdin, graceMs: config.stdinGraceMs ?? 3000 });
   if (note) process.stderr.write(`${note}\n`);
   if (!prompt.trim()) throw new UsageError('empty prompt: pass a message (keen run "…") or pipe one on stdin');
@@ -90,27 +97,33 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   let status: SessionStatus = "interrupted";
   try {
     await emit({
-      kind: "session-start", model: modelRef, cwd, tools: names, protocol_version: PROTOCOL_VERSION, resumed: Boolean(meta),
+      kind: "session-start", model: modelRef, cwd, tools: tools.map((t) => t.definition.name), protocol_version: PROTOCOL_VERSION, resumed: Boolean(meta),
     });
     const outcome = await runTurn({
       sessionId, turnId: newSessionId(), provider, tools, history,
-      system: buildSystemPrompt({ cwd, workspace, toolNames: names }),
+      system: buildSystemPrompt({ cwd, workspace, toolNames: names, extra: structured?.instructions }),
       user: { role: "user", content: [{ type: "text", text: prompt }], headless: true },
       emit, requester: createAutoApproveRequester(),
       retry: { ...DEFAULT_RETRY, ...config.retry }, signal: control.signal,
+      planStep: maxTurns ? createMaxStepsPlanner(maxTurns, true, Boolean(structured)) : undefined,
+      afterTools: structured?.afterTools, onAnswer: structured?.onAnswer,
     });
-    const verdict = control.verdict(outcome.status);
+    const answer = structured ? structured.value() : undefined;
+    const failure = structured && !answer ? (structured.failure() ?? "no structured_output value was produced") : undefined;
+    const text = structured ? (answer ? JSON.stringify(answer.value) : "") : outcome.text;
+    const verdict = control.verdict(failure && outcome.status === "success" ? "error" : outcome.status, text, failure);
     if (verdict.error) await emit({ kind: "error", message: verdict.error });
     const result: RunResult = {
       session_id: sessionId,
       opencode_session_id: sessionId.replaceAll("-", ""),
-      text: outcome.text,
+      text,
       status: verdict.status,
-      is_error: verdict.status === "error" || verdict.status === "interrupted",
+      is_error: verdict.isError,
       errors: verdict.error ? [...outcome.errors, verdict.error] : outcome.errors,
       num_turns: outcome.steps,
       duration_ms: Date.now() - started,
       usage: outcome.usage,
+      ...(answer ? { structured_output: answer.value } : {}),
     };
     await emit({ kind: "result", ...result });
     status = verdict.status === "error" ? "failed" : verdict.status === "interrupted" ? "interrupted" : "idle";

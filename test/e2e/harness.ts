@@ -42,7 +42,38 @@ export function makeSandbox(serverUrl: string, config: Record<string, unknown> =
     OPENAI_BASE_URL: `${serverUrl}/v1`,
     HTTPS_PROXY: undefined, HTTP_PROXY: undefined, https_proxy: undefined, http_proxy: undefined,
   };
-  return { root, home, workspace, env };
+  /** `runKeen` with this sandbox's env (merged with `options.env`) and the workspace as default cwd. */
+  const run = (args: string[], options: SpawnOptions = {}) =>
+    runKeen(args, { cwd: workspace, ...options, env: { ...env, ...options.env } });
+  /** `keen sessions list --json`, parsed. */
+  const sessions = async (): Promise<Record<string, any>[]> => {
+    const r = await run(["sessions", "list", "--json"]);
+    if (r.code !== 0) throw new Error(`sessions list failed (${r.code}): ${r.stderr}`);
+    return JSON.parse(r.stdout);
+  };
+  /** `keen sessions show <id> --json`, parsed: `{ session, events }`. */
+  const show = async (id: string): Promise<{ session: Record<string, any>; events: Record<string, any>[] }> => {
+    const r = await run(["sessions", "show", id, "--json"]);
+    if (r.code !== 0) throw new Error(`sessions show failed (${r.code}): ${r.stderr}`);
+    return JSON.parse(r.stdout);
+  };
+  return { root, home, workspace, env, run, sessions, show };
+}
+
+/** Resolves once the child's stdout (accumulated) satisfies `until`. */
+export function waitForStdout(child: import("node:child_process").ChildProcess, until: (stdout: string) => boolean): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    let seen = "";
+    const onData = (d: Buffer | string) => {
+      seen += d.toString();
+      if (until(seen)) {
+        child.stdout!.off("data", onData);
+        resolvePromise(seen);
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.once("close", () => reject(new Error(`keen exited before the expected output; stdout so far: ${seen}`)));
+  });
 }
 
 /** Spawns `bin/keen` and collects its output. Contract: never leaves the child running. */

@@ -1,0 +1,261 @@
+/**
+ * `npm run bench`: Keen's own overhead against the mock LLM server (zero model
+ * latency), each figure next to a floor measured in the same run, with the
+ * budgets of issue 6. Prints a table, writes `.bench/latest.json`. It reports;
+ * it never fails on a missed budget (only on a broken measurement).
+ *
+ * Env: BENCH_RUNS (default 9) runs per figure; BENCH_LATENCY_RUNS (default 3)
+ * runs of the 1,000-delta latency stream; BENCH_RESUME_TURNS (default 1000,
+ * 10 events each).
+ */
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { makeSandbox } from "../e2e/harness.js";
+import { startMockLLMServer, type MockStep } from "../fakes/mock-llm-server.js";
+import { percentile, RSS_METHOD, stats, timeProcess, type ProcessSample, type Stats, type TimeOptions } from "./measure.js";
+import { buildSession, timeFloorRead, timeResume } from "./resume-10k.js";
+
+const RUNS = positive("BENCH_RUNS", 9);
+const LATENCY_RUNS = positive("BENCH_LATENCY_RUNS", 3);
+const RESUME_TURNS = positive("BENCH_RESUME_TURNS", 1000);
+const ROOT = resolve(import.meta.dirname, "../..");
+const FLOOR = resolve(import.meta.dirname, "floor-fetch.mjs");
+const NODE = process.execPath;
+// A snapshot of bin/ and dist/ inside the repo (node_modules still resolves):
+// a rebuild started elsewhere while the bench runs cannot pull chunks from under it.
+const SNAPSHOT = join(ROOT, ".bench", "snapshot");
+rmSync(SNAPSHOT, { recursive: true, force: true });
+cpSync(join(ROOT, "bin"), join(SNAPSHOT, "bin"), { recursive: true });
+cpSync(join(ROOT, "dist"), join(SNAPSHOT, "dist"), { recursive: true });
+const KEEN_BIN = join(SNAPSHOT, "bin", "keen");
+
+/** One row of the table. */
+interface Row {
+  name: string;
+  unit: "ms" | "MB";
+  keen: Stats;
+  floor?: Stats;
+  floorName?: string;
+  /** The budget as printed, and whether the median meets it. */
+  budget?: { text: string; pass: boolean };
+}
+
+const server = await startMockLLMServer();
+const sandbox = makeSandbox(server.url);
+const keenEnv = sandbox.env;
+const floorEnv = { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "test-key" };
+const rows: Row[] = [];
+const notes: string[] = [];
+
+const reply200: MockStep = { deltas: Array.from({ length: 200 }, (_, i) => `word${i} `) };
+const toolThenText: MockStep[] = [{ toolCalls: [{ name: "bash", input: { command: "echo bench" } }] }, { text: "The command printed bench." }];
+const isKeenDelta = (line: string) => line.includes('"kind":"text-delta"');
+const anyLine = () => true;
+
+const keen = (args: string[], options: Partial<TimeOptions> = {}) =>
+  timeProcess([NODE, KEEN_BIN, ...args], { env: keenEnv, cwd: sandbox.workspace, ...options });
+const floor = (options: Partial<TimeOptions> = {}) => timeProcess([NODE, FLOOR, "hello"], { env: floorEnv, ...options });
+
+/**
+ * Runs floor and Keen alternately (one warm-up each first), so drift in the
+ * machine's load hits both sides alike. `steps` are queued before each run.
+ */
+async function paired(steps: MockStep[], runFloor: () => Promise<ProcessSample>, runKeen: () => Promise<ProcessSample>) {
+  const floors: ProcessSample[] = [];
+  const keens: ProcessSample[] = [];
+  for (let i = -1; i < RUNS; i++) {
+    server.enqueue(...steps);
+    const f = await runFloor();
+    server.enqueue(...steps);
+    const k = await runKeen();
+    if (i >= 0) floors.push(f), keens.push(k);
+  }
+  checkServer();
+  return { floors, keens };
+}
+
+function progress(what: string) {
+  process.stderr.write(`bench: ${what}\n`);
+}
+
+function checkServer() {
+  if (server.unexpected.length || server.rejected.length || server.pending()) {
+    throw new Error(`mock server: ${JSON.stringify({ unexpected: server.unexpected, rejected: server.rejected, pending: server.pending() })}`);
+  }
+}
+
+const wall = (samples: ProcessSample[]) => stats(samples.map((s) => s.wallMs));
+const ratioBudget = (row: Omit<Row, "budget">, max: number): Row["budget"] => ({
+  text: `≤ ${max}× floor`,
+  pass: row.keen.median <= max * row.floor!.median,
+});
+
+// 1. Start-up.
+{
+  progress("Start-up");
+  const { floors, keens } = await paired([], () => timeProcess([NODE, "-e", "0"], { env: {} }), () => keen(["--version"]));
+  const row = { name: "keen --version", unit: "ms" as const, keen: wall(keens), floor: wall(floors), floorName: "node -e 0" };
+  rows.push({ ...row, budget: ratioBudget(row, 1.3) });
+}
+
+// 2. One text turn of 200 deltas: wall and peak RSS (both sides under the RSS wrapper).
+{
+  progress("One text turn of 200 deltas");
+  const { floors, keens } = await paired([reply200], () => floor({ rss: true }), () => keen(["run", "hello"], { rss: true }));
+  const row = { name: "run: 1 turn, 200 deltas", unit: "ms" as const, keen: wall(keens), floor: wall(floors), floorName: "fetch script" };
+  rows.push({ ...row, budget: ratioBudget(row, 1.5) });
+  const mb = (samples: ProcessSample[]) => stats(samples.map((s) => s.rssKb! / 1024));
+  const rss = mb(keens);
+  rows.push({ name: "run: peak RSS", unit: "MB", keen: rss, floor: mb(floors), floorName: "fetch script", budget: { text: "≤ 100 MB", pass: rss.median <= 100 } });
+}
+
+// 3. Two steps: one bash tool call, then text. No budget; the floor runs the same bash command.
+{
+  progress("Two steps");
+  const { floors, keens } = await paired(toolThenText, () => floor(), () => keen(["run", "hello"]));
+  rows.push({ name: "run: bash call + text", unit: "ms", keen: wall(keens), floor: wall(floors), floorName: "fetch script + bash" });
+}
+
+// 4. Spawn to the first text-delta line (headless) vs the floor's first printed delta.
+{
+  progress("Spawn to the first text-delta line (headless) vs the floor's first printed delta");
+  const { floors, keens } = await paired(
+    [reply200],
+    () => floor({ firstLine: anyLine }),
+    () => keen(["run", "--headless", "--stream-deltas", "hello"], { firstLine: isKeenDelta }),
+  );
+  const first = (samples: ProcessSample[]) => stats(samples.map((s) => s.firstMs!));
+  const row = { name: "spawn → first text-delta", unit: "ms" as const, keen: first(keens), floor: first(floors), floorName: "fetch script" };
+  rows.push({ ...row, budget: ratioBudget(row, 1.5) });
+}
+
+// 5. Eight runs at once on one store vs eight floor scripts at once: spawn of the first to exit of the last.
+{
+  progress("Eight runs at once on one store vs eight floor scripts at once");
+  const parallel = async (one: () => Promise<ProcessSample>) => {
+    server.enqueue(...Array.from({ length: 8 }, () => reply200));
+    const started = performance.now();
+    await Promise.all(Array.from({ length: 8 }, one));
+    return { wallMs: performance.now() - started, latencies: [] } satisfies ProcessSample;
+  };
+  const { floors, keens } = await paired([], () => parallel(() => floor()), () => parallel(() => keen(["run", "hello"])));
+  const row = { name: "8 parallel runs, one store", unit: "ms" as const, keen: wall(keens), floor: wall(floors), floorName: "8 fetch scripts" };
+  rows.push({ ...row, budget: ratioBudget(row, 1.5) });
+}
+
+// 6. Resume of a 10,000-event session, in-process.
+{
+  progress("Resume of a 10,000-event session, in-process");
+  const dir = mkdtempSync(join(tmpdir(), "keen-bench-resume-"));
+  try {
+    const session = await buildSession(dir, RESUME_TURNS);
+    notes.push(`resume: ${session.events} events built in ${(session.buildMs / 1000).toFixed(1)} s (${RESUME_TURNS} appends)`);
+    const keenTimes: number[] = [];
+    const floorTimes: number[] = [];
+    for (let i = -1; i < RUNS; i++) {
+      const f = timeFloorRead(session);
+      const k = await timeResume(session);
+      if (i >= 0) floorTimes.push(f), keenTimes.push(k);
+    }
+    const keenStats = stats(keenTimes);
+    rows.push({
+      name: `resume ${session.events / 1000}k events (in-process)`, unit: "ms", keen: keenStats, floor: stats(floorTimes),
+      floorName: "JSONL file read+parse", budget: { text: "≤ 150 ms", pass: keenStats.median <= 150 },
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// 7. Pass-through latency: 1,000 stamped deltas 5 ms apart; read time minus send time, per delta.
+{
+  progress("Pass-through latency");
+  const step: MockStep = { stampDeltas: true, stampCount: 1000, delayMs: 5 };
+  const p50 = { keen: [] as number[], floor: [] as number[] };
+  const p99 = { keen: [] as number[], floor: [] as number[] };
+  const measure = async (side: "keen" | "floor", run: () => Promise<ProcessSample>) => {
+    server.enqueue(step);
+    const { latencies } = await run();
+    if (latencies.length !== 1000) throw new Error(`${side} latency run saw ${latencies.length} stamps`);
+    p50[side].push(percentile(latencies, 50));
+    p99[side].push(percentile(latencies, 99));
+  };
+  for (let i = 0; i < LATENCY_RUNS; i++) {
+    await measure("floor", () => floor({ stampedLine: anyLine }));
+    await measure("keen", () => keen(["run", "--headless", "--stream-deltas", "hello"], { stampedLine: isKeenDelta }));
+  }
+  const f = { p50: stats(p50.floor), p99: stats(p99.floor) };
+  const k = { p50: stats(p50.keen), p99: stats(p99.keen) };
+  checkServer();
+  rows.push({ name: "pass-through p50", unit: "ms", keen: k.p50, floor: f.p50, floorName: "fetch script", budget: { text: "≤ 1 ms", pass: k.p50.median <= 1 } });
+  const row = { name: "pass-through p99", unit: "ms" as const, keen: k.p99, floor: f.p99, floorName: "fetch script" };
+  rows.push({ ...row, budget: ratioBudget(row, 1.5) });
+}
+
+await server.close();
+rmSync(sandbox.root, { recursive: true, force: true });
+report();
+
+function report() {
+  const fmt = (s: Stats | undefined, unit: string) =>
+    s ? `${s.median.toFixed(unit === "MB" ? 1 : 2)} (${s.min.toFixed(1)}–${s.max.toFixed(1)})` : "—";
+  const table = [
+    ["measure", "Keen median (min–max)", "floor", "floor median (min–max)", "ratio", "budget", ""],
+    ...rows.map((r) => [
+      `${r.name}${r.unit === "MB" ? " [MB]" : " [ms]"}`,
+      fmt(r.keen, r.unit),
+      r.floorName ?? "—",
+      fmt(r.floor, r.unit),
+      r.floor ? `${(r.keen.median / r.floor.median).toFixed(2)}×` : "—",
+      r.budget?.text ?? "—",
+      r.budget ? (r.budget.pass ? "pass" : "MISS") : "",
+    ]),
+    ["TUI: stream 100k chars into 2,000 messages", "n/a (no TUI yet)", "—", "—", "—", "—", ""],
+  ];
+  const widths = table[0]!.map((_, c) => Math.max(...table.map((line) => line[c]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((cell, c) => cell.padEnd(widths[c]!)).join(" | ")} |`;
+  const machine = `${cpus().length} cores, ${cpus()[0]?.model.trim()}, Node ${process.version}, load ${loadavg().map((l) => l.toFixed(2)).join(" ")}`;
+  const misses = rows.filter((r) => r.budget && !r.budget.pass);
+  const budgeted = rows.filter((r) => r.budget).length;
+
+  process.stdout.write(`\nKeen bench — ${RUNS} runs per figure (latency: ${LATENCY_RUNS} × 1,000 deltas), ${machine}\n\n`);
+  process.stdout.write(`${line(table[0]!)}\n|${widths.map((w) => "-".repeat(w + 2)).join("|")}|\n`);
+  for (const cells of table.slice(1)) process.stdout.write(`${line(cells)}\n`);
+  process.stdout.write(`\npeak RSS: ${RSS_METHOD}. ${notes.join(". ")}.\n`);
+  process.stdout.write(
+    misses.length === 0
+      ? `\nbudgets: all ${budgeted} met\n`
+      : `\nbudgets: ${budgeted - misses.length}/${budgeted} met; MISSED: ${misses.map((r) => `${r.name} (${r.keen.median.toFixed(2)} ${r.unit}, budget ${r.budget!.text})`).join("; ")}\n`,
+  );
+
+  mkdirSync(join(ROOT, ".bench"), { recursive: true });
+  const json = {
+    date: new Date().toISOString(),
+    commit: gitCommit(),
+    machine: { cores: cpus().length, cpu: cpus()[0]?.model.trim(), node: process.version, loadavg: loadavg() },
+    runs: RUNS,
+    latencyRuns: LATENCY_RUNS,
+    rssMethod: RSS_METHOD,
+    notes,
+    rows: rows.map((r) => ({ ...r, ratio: r.floor ? r.keen.median / r.floor.median : undefined })),
+    misses: misses.map((r) => r.name),
+  };
+  writeFileSync(join(ROOT, ".bench", "latest.json"), `${JSON.stringify(json, null, 2)}\n`);
+  process.stdout.write("wrote .bench/latest.json\n");
+}
+
+function gitCommit(): string | undefined {
+  try {
+    return execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+function positive(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
+  return value;
+}

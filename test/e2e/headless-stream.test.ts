@@ -1,0 +1,159 @@
+import { after, before, beforeEach, test } from "node:test";
+import assert from "node:assert/strict";
+import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { makeSandbox, parseLines } from "./harness.js";
+import { assertProtocolStream, joinDeltas, kindSequence } from "./protocol-check.js";
+
+const MODEL = "anthropic/claude-test";
+let server: MockLLMServer;
+before(async () => (server = await startMockLLMServer()));
+after(() => server.close());
+beforeEach(() => server.reset());
+
+function afterRun() {
+  assert.deepEqual(server.unexpected, []);
+  assert.deepEqual(server.rejected, []);
+  assert.equal(server.pending(), 0);
+}
+
+/** A bash loop that prints ~7.5 KB (with multibyte characters) over ~0.6 s. */
+const LOOP = "for i in $(seq 1 30); do printf 'line %s é ü %0230d\\n' $i 0; sleep 0.02; done";
+const loopOutput = Array.from({ length: 30 }, (_, i) => `line ${i + 1} é ü ${"0".repeat(230)}\n`).join("");
+
+function toolScript() {
+  server.enqueue(
+    { thinking: "Let me run the loop.", text: "Running it.", toolCalls: [{ id: "toolu_loop", name: "bash", input: { command: LOOP } }] },
+    { text: "The loop printed 30 lines.", chunkSize: 4 },
+  );
+}
+
+test("without --stream-deltas: only complete kinds, in order", async () => {
+  toolScript();
+  const sb = makeSandbox(server.url);
+  const r = await sb.run(["run", "--headless", "--model", MODEL, "run the loop"]);
+  assert.equal(r.code, 0, r.stderr);
+  const lines = parseLines(r.stdout);
+  const result = assertProtocolStream(lines, { deltas: false });
+  assert.deepEqual(kindSequence(lines), [
+    "session-start", "text", "thinking", "text", "tool-use", "tool-result", "text", "result",
+  ]);
+  assert.deepEqual(lines[0], {
+    kind: "session-start", conversation_id: result.session_id, ts: lines[0]!.ts, model: MODEL, cwd: sb.workspace,
+    tools: ["bash", "read_file", "write_file", "edit_file", "grep", "glob", "list"], protocol_version: 1, resumed: false, seq: 0,
+  });
+  const contents = lines.filter((l) => l.kind === "text" || l.kind === "thinking").map((l) => [l.kind, l.role, l.content]);
+  assert.deepEqual(contents, [
+    ["text", "user", "run the loop"],
+    ["thinking", "assistant", "Let me run the loop."],
+    ["text", "assistant", "Running it."],
+    ["text", "assistant", "The loop printed 30 lines."],
+  ]);
+  const use = lines.find((l) => l.kind === "tool-use")!;
+  assert.deepEqual(JSON.parse(use.input), { command: LOOP });
+  const toolResult = lines.find((l) => l.kind === "tool-result")!;
+  assert.equal(toolResult.tool_call_id, "toolu_loop");
+  assert.equal(toolResult.is_error, false);
+  assert.equal(toolResult.result, loopOutput);
+  assert.equal(result.status, "success");
+  assert.equal(result.text, "The loop printed 30 lines.");
+  assert.equal(result.num_turns, 2);
+  afterRun();
+});
+
+test("with --stream-deltas: every delta kind, complete entries equal their deltas, bounded tool updates", async () => {
+  toolScript();
+  const sb = makeSandbox(server.url);
+  const r = await sb.run(["run", "--headless", "--stream-deltas", "--model", MODEL, "run the loop"]);
+  assert.equal(r.code, 0, r.stderr);
+  const lines = parseLines(r.stdout);
+  assertProtocolStream(lines, { deltas: true });
+  assert.deepEqual(kindSequence(lines), [
+    "session-start", "text",
+    "thinking-start", "thinking-delta", "thinking-end", "text-delta", "content-end", "thinking", "text", "tool-use",
+    "tool-update", "tool-result",
+    "text-delta", "content-end", "text", "result",
+  ]);
+  assert.equal(joinDeltas(lines, "thinking-delta"), "Let me run the loop.");
+  assert.ok(lines.filter((l) => l.kind === "text-delta").length > 5, "the final answer arrives in several deltas");
+
+  const updates = lines.filter((l) => l.kind === "tool-update");
+  // Rate-limited: the loop writes 30 chunks over ~0.6 s; one update per chunk would be 30.
+  assert.ok(updates.length >= 1 && updates.length < 20, `${updates.length} tool-update lines`);
+  let previous = 0;
+  for (const u of updates) {
+    assert.equal(u.tool_call_id, "toolu_loop");
+    assert.ok(Buffer.byteLength(u.tail) <= 4096, `tail of ${Buffer.byteLength(u.tail)} bytes`);
+    assert.ok(u.total_bytes >= previous && u.total_bytes <= Buffer.byteLength(loopOutput));
+    previous = u.total_bytes;
+    const soFar = Buffer.from(loopOutput).subarray(0, u.total_bytes).toString();
+    assert.ok(u.tail.length > 0 && soFar.endsWith(u.tail), "the tail is the end of the output so far");
+  }
+  afterRun();
+});
+
+test("5,000 deltas arrive complete and in order", async () => {
+  const deltas = Array.from({ length: 5000 }, (_, i) => `d${i} `);
+  server.enqueue({ deltas });
+  const sb = makeSandbox(server.url);
+  const r = await sb.run(["run", "--headless", "--stream-deltas", "--model", MODEL, "count"], { timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const lines = parseLines(r.stdout);
+  const result = assertProtocolStream(lines, { deltas: true });
+  assert.equal(joinDeltas(lines, "text-delta"), deltas.join(""));
+  assert.equal(result.text, deltas.join(""));
+  afterRun();
+});
+
+test("a consumer that stops reading for a while loses nothing", async () => {
+  const deltas = Array.from({ length: 5000 }, (_, i) => `slow${i} `);
+  server.enqueue({ deltas });
+  const sb = makeSandbox(server.url);
+  let pauses = 0;
+  const r = await sb.run(["run", "--headless", "--stream-deltas", "--model", MODEL, "count"], {
+    timeoutMs: 60_000,
+    onSpawn: (child) => {
+      // Stop reading far beyond the pipe's buffer (~850 KB of lines), three times.
+      const stall = () => {
+        child.stdout!.pause();
+        setTimeout(() => {
+          child.stdout!.resume();
+          if (++pauses < 3) setTimeout(stall, 50);
+        }, 700);
+      };
+      child.stdout!.once("data", stall);
+    },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(pauses, 3, "the run outlasted the pauses");
+  const lines = parseLines(r.stdout);
+  assertProtocolStream(lines, { deltas: true });
+  assert.deepEqual(lines.filter((l) => l.kind === "text-delta").map((l) => l.delta), deltas);
+  afterRun();
+});
+
+test("a reader that leaves after the first line (| head -1): quiet exit 141, session stored", async () => {
+  server.enqueue({ text: "word ".repeat(200), delayMs: 10 });
+  const sb = makeSandbox(server.url);
+  let first = "";
+  const r = await sb.run(["run", "--headless", "--stream-deltas", "--model", MODEL, "talk"], {
+    onSpawn: (child) => {
+      let seen = "";
+      const onData = (d: string) => {
+        seen += d;
+        if (!seen.includes("\n")) return;
+        first = seen.slice(0, seen.indexOf("\n"));
+        child.stdout!.off("data", onData);
+        child.stdout!.destroy();
+      };
+      child.stdout!.on("data", onData);
+    },
+  });
+  assert.equal(JSON.parse(first).kind, "session-start");
+  assert.equal(r.code, 141, r.stderr);
+  assert.doesNotMatch(r.stderr, /EPIPE|internal error|^\s+at /m, "no stack trace");
+  const id = JSON.parse(first).conversation_id;
+  const { session, events } = await sb.show(id);
+  assert.equal(session.status, "interrupted");
+  assert.deepEqual(events.filter((e) => e.kind === "text").map((e) => e.content), ["talk"]);
+  assert.ok(events.some((e) => e.kind === "turn-end" && e.status === "interrupted"));
+});

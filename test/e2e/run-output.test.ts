@@ -1,0 +1,151 @@
+import { after, before, beforeEach, test } from "node:test";
+import assert from "node:assert/strict";
+import { RunResultSchema } from "../../protocol/result.js";
+import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { makeSandbox } from "./harness.js";
+
+let server: MockLLMServer;
+before(async () => (server = await startMockLLMServer()));
+after(() => server.close());
+beforeEach(() => server.reset());
+
+const UUID7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** The result with its run-dependent fields checked and replaced by fixed values. */
+function normalise(result: Record<string, any>) {
+  assert.deepEqual(RunResultSchema.strict().parse(result), result);
+  assert.match(result.session_id, UUID7);
+  assert.equal(result.opencode_session_id, result.session_id.replaceAll("-", ""));
+  assert.ok(Number.isInteger(result.duration_ms) && result.duration_ms >= 0);
+  return { ...result, session_id: "<id>", opencode_session_id: "<id>", duration_ms: 0 };
+}
+
+function assertServerDone() {
+  assert.deepEqual(server.unexpected, []);
+  assert.deepEqual(server.rejected, []);
+  assert.equal(server.pending(), 0);
+}
+
+test("text prints exactly the final response's text", async () => {
+  const sb = makeSandbox(server.url);
+  server.enqueue({ text: "Let me look.", toolCalls: [{ name: "bash", input: { command: "echo hi" } }] }, { text: "All done." });
+  const r = await sb.run(["run", "--no-stdin", "say", "hi"]);
+  assert.deepEqual({ code: r.code, stdout: r.stdout, stderr: r.stderr }, { code: 0, stdout: "All done.\n", stderr: "" });
+  assertServerDone();
+  assert.deepEqual(server.requests[0]!.body.messages[0], {
+    role: "user",
+    content: [{ type: "text", text: "say hi", cache_control: { type: "ephemeral" } }],
+  });
+});
+
+test("json prints one RunResult with Anthropic usage summed over a two-step tool turn (cache included in input)", async () => {
+  const sb = makeSandbox(server.url);
+  server.enqueue(
+    { toolCalls: [{ name: "bash", input: { command: "echo hi" } }], usage: { input: 100, output: 20, cacheRead: 50, cacheWrite: 30 } },
+    { text: "The answer is hi.", usage: { input: 7, output: 5, cacheRead: 180, cacheWrite: 12 } },
+  );
+  const r = await sb.run(["run", "--format", "json", "--no-stdin", "run echo"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stderr, "");
+  assert.equal(r.stdout.endsWith("\n") && r.stdout.indexOf("\n"), r.stdout.length - 1, "exactly one line");
+  const result = JSON.parse(r.stdout);
+  assert.deepEqual(normalise(result), {
+    session_id: "<id>",
+    opencode_session_id: "<id>",
+    text: "The answer is hi.",
+    status: "success",
+    is_error: false,
+    errors: [],
+    num_turns: 2,
+    duration_ms: 0,
+    usage: {
+      input_tokens: 100 + 50 + 30 + 7 + 180 + 12,
+      cached_tokens: 50 + 180,
+      cache_write_tokens: 30 + 12,
+      output_tokens: 25,
+      reasoning_tokens: 0,
+      total_tokens: 379 + 25,
+    },
+  });
+  assertServerDone();
+  const [listed] = await sb.sessions();
+  assert.equal(listed!.id, result.session_id);
+});
+
+test("json with the OpenAI provider: usage normalised, reasoning counted", async () => {
+  const sb = makeSandbox(server.url);
+  server.enqueue(
+    { toolCalls: [{ name: "list", input: {} }], usage: { input: 40, output: 10, cacheRead: 20, reasoning: 4 } },
+    { text: "Two files.", usage: { input: 60, output: 3, cacheRead: 30 } },
+  );
+  const r = await sb.run(["run", "--model", "openai/gpt-4.1", "--format", "json", "--no-stdin", "list files"], {
+    env: { OPENAI_API_KEY: "test-openai", OPENAI_BASE_URL: server.openaiBaseURL, ANTHROPIC_API_KEY: undefined },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(normalise(JSON.parse(r.stdout)), {
+    session_id: "<id>",
+    opencode_session_id: "<id>",
+    text: "Two files.",
+    status: "success",
+    is_error: false,
+    errors: [],
+    num_turns: 2,
+    duration_ms: 0,
+    usage: {
+      input_tokens: 60 + 90,
+      cached_tokens: 50,
+      cache_write_tokens: 0,
+      output_tokens: 13,
+      reasoning_tokens: 4,
+      total_tokens: 163,
+    },
+  });
+  assertServerDone();
+  assert.deepEqual(server.requests.map((q) => [q.vendor, q.body.model, q.headers.authorization]), [
+    ["openai", "gpt-4.1", "Bearer test-openai"],
+    ["openai", "gpt-4.1", "Bearer test-openai"],
+  ]);
+});
+
+test("OpenAI thinking (<think> and reasoning_content) never reaches the visible text", async () => {
+  const sb = makeSandbox(server.url);
+  server.enqueue({ thinking: "hmm, secret plan", text: "Visible answer." });
+  const env = { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.openaiBaseURL, ANTHROPIC_API_KEY: undefined };
+  const r = await sb.run(["run", "--model", "openai/gpt-4.1", "--no-stdin", "hi"], { env });
+  assert.deepEqual({ code: r.code, stdout: r.stdout }, { code: 0, stdout: "Visible answer.\n" });
+  server.enqueue({ thinking: "field thoughts", reasoningField: true, text: "Also visible." });
+  const r2 = await sb.run(["run", "--model", "openai/gpt-4.1", "--no-stdin", "hi"], { env });
+  assert.deepEqual({ code: r2.code, stdout: r2.stdout }, { code: 0, stdout: "Also visible.\n" });
+  assertServerDone();
+});
+
+test("model ids keep their slashes; the default model is the first provider with a key", async () => {
+  const sb = makeSandbox(server.url);
+  server.enqueue({ text: "a" }, { text: "b" });
+  const withSlash = await sb.run(["run", "--model", "openai/vendor/model-x", "--no-stdin", "hi"], {
+    env: { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.openaiBaseURL },
+  });
+  assert.equal(withSlash.code, 0, withSlash.stderr);
+  const byDefault = await sb.run(["run", "--no-stdin", "hi"], { env: { OPENAI_API_KEY: "k" } });
+  assert.equal(byDefault.code, 0, byDefault.stderr);
+  assert.deepEqual(server.requests.map((q) => [q.vendor, q.body.model]), [
+    ["openai", "vendor/model-x"],
+    ["anthropic", "claude-sonnet-5-5"],
+  ]);
+  const models = (await sb.sessions()).map((s) => s.model).sort();
+  assert.deepEqual(models, ["anthropic/claude-sonnet-5-5", "openai/vendor/model-x"]);
+});
+
+test("a new session is titled by the prompt's first line and listed idle", async () => {
+  const sb = makeSandbox(server.url);
+  server.enqueue({ text: "ok" });
+  const r = await sb.run(["run", "--format", "json", "--no-stdin", "First line here\nsecond line"]);
+  assert.equal(r.code, 0, r.stderr);
+  const id = JSON.parse(r.stdout).session_id;
+  const [meta, ...rest] = await sb.sessions();
+  assert.deepEqual(rest, []);
+  assert.deepEqual({ ...meta, created: 0, updated: 0 }, {
+    id, title: "First line here", cwd: sb.workspace, model: "anthropic/claude-sonnet-5-5", created: 0, updated: 0, status: "idle",
+  });
+  assert.equal(server.requests.length, 1, "no extra model request for the title");
+});

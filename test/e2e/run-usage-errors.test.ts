@@ -1,0 +1,119 @@
+import { after, before, beforeEach, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { makeSandbox } from "./harness.js";
+
+let server: MockLLMServer;
+before(async () => (server = await startMockLLMServer()));
+after(() => server.close());
+beforeEach(() => server.reset());
+
+type Sandbox = ReturnType<typeof makeSandbox>;
+
+/** Asserts a failure before the run: exit 2, exactly one stderr line matching `line`, no stdout, no session, no request. */
+async function assertUsageError(sb: Sandbox, args: string[], line: RegExp, env: Record<string, string | undefined> = {}) {
+  const r = await sb.run(args, { env });
+  assert.deepEqual({ code: r.code, stdout: r.stdout }, { code: 2, stdout: "" }, r.stderr);
+  assert.match(r.stderr, /^keen: [^\n]+\n$/, "one line on stderr");
+  assert.match(r.stderr, line);
+  assert.doesNotMatch(r.stderr, /\n\s+at /, "no stack trace");
+  assert.deepEqual(await sb.sessions(), []);
+  assert.equal(server.requests.length, 0);
+}
+
+const flagCases: [string, string[], RegExp][] = [
+  ["an unknown flag", ["--bogus", "hi"], /unknown option '--bogus'/],
+  ["a bad --format", ["--format", "xml", "hi"], /--format.*'xml'.*text, json/],
+  ["--stream-deltas without --headless", ["--stream-deltas", "hi"], /^keen: --stream-deltas needs --headless\n$/],
+  ["--headless with --format json", ["--headless", "--format", "json", "hi"], /--headless.*cannot be combined with --format/],
+  ["--headless with --format text", ["--headless", "--format", "text", "hi"], /--headless.*cannot be combined with --format/],
+  ["an unknown session", ["--session", "0000dead", "hi"], /^keen: no session matches '0000dead'\n$/],
+  ["a non-numeric --timeout", ["--timeout", "soon", "hi"], /^keen: --timeout must be a positive number of seconds, not "soon"\n$/],
+  ["a zero --timeout", ["--timeout", "0", "hi"], /--timeout must be a positive number/],
+  ["a zero --max-turns", ["--max-turns", "0", "hi"], /^keen: --max-turns must be a positive integer, not "0"\n$/],
+  ["a fractional --max-turns", ["--max-turns", "1.5", "hi"], /--max-turns must be a positive integer/],
+  ["an unknown tool in --allowed-tools", ["--allowed-tools", "read_file,teleport", "hi"], /unknown tool "teleport"; tools: bash, read_file/],
+  ["an unknown tool in --disallowed-tools", ["--disallowed-tools", "nope", "hi"], /unknown tool "nope"/],
+  ["an unknown provider", ["--model", "acme/x1", "hi"], /unknown provider "acme"/],
+  ["a missing --cwd", ["--cwd", "/nonexistent/keen-e2e", "hi"], /working directory \/nonexistent\/keen-e2e does not exist/],
+];
+
+for (const [name, args, line] of flagCases) {
+  test(`usage error: ${name}`, async () => {
+    await assertUsageError(makeSandbox(server.url), ["run", "--no-stdin", ...args], line);
+  });
+}
+
+test("usage error: no provider key at all names what to set", async () => {
+  await assertUsageError(makeSandbox(server.url), ["run", "--no-stdin", "hi"], /no provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY/, {
+    ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined,
+  });
+});
+
+test("usage error: a chosen provider without its key", async () => {
+  await assertUsageError(makeSandbox(server.url), ["run", "--no-stdin", "--model", "openai/gpt-4.1", "hi"], /provider "openai" needs an API key: set OPENAI_API_KEY/);
+});
+
+test("usage error: an unknown session with a valid-looking full id", async () => {
+  const sb = makeSandbox(server.url);
+  await assertUsageError(sb, ["run", "--no-stdin", "--session", "01990000-0000-7000-8000-000000000000", "hi"], /no session matches/);
+});
+
+test("invalid config names the file and the field path", async () => {
+  const sb = makeSandbox(server.url, { retry: { maxRetries: "lots" } });
+  const file = join(sb.home, "config.json");
+  await assertUsageError(sb, ["run", "--no-stdin", "hi"], new RegExp(`^keen: ${file}: retry\\.maxRetries: .*number`));
+});
+
+test("invalid config: an unknown field and broken JSON", async () => {
+  const sb = makeSandbox(server.url, { providers: { anthropic: { baseUrl: "http://x" } } });
+  const file = join(sb.home, "config.json");
+  await assertUsageError(sb, ["run", "--no-stdin", "hi"], new RegExp(`^keen: ${file}: providers\\.anthropic: .*baseUrl`));
+  writeFileSync(file, "{ not json");
+  await assertUsageError(sb, ["run", "--no-stdin", "hi"], new RegExp(`^keen: ${file}: not valid JSON`));
+});
+
+function projectConfig(sb: Sandbox, config: unknown): string {
+  mkdirSync(join(sb.workspace, ".keen"), { recursive: true });
+  const file = join(sb.workspace, ".keen", "config.json");
+  writeFileSync(file, JSON.stringify(config));
+  return file;
+}
+
+for (const [key, value] of [
+  ["providers", { anthropic: { baseURL: "http://evil.example" } }],
+  ["baseURL", "http://evil.example"],
+  ["headers", { "x-evil": "1" }],
+  ["apiKeyEnv", "EVIL_KEY"],
+] as const) {
+  test(`a project config with "${key}" is refused with a clear message`, async () => {
+    const sb = makeSandbox(server.url);
+    const file = projectConfig(sb, { model: "anthropic/claude-haiku-4-5", [key]: value });
+    await assertUsageError(sb, ["run", "--no-stdin", "hi"], new RegExp(`^keen: ${file}: "${key}" is not allowed in a project config`));
+  });
+}
+
+test("a project config may choose the model and narrow the tools", async () => {
+  const sb = makeSandbox(server.url);
+  projectConfig(sb, { model: "anthropic/claude-haiku-4-5", tools: { disallowed: ["bash", "write_file"] } });
+  server.enqueue({ text: "ok" });
+  const r = await sb.run(["run", "--no-stdin", "hi"]);
+  assert.deepEqual({ code: r.code, stdout: r.stdout, stderr: r.stderr }, { code: 0, stdout: "ok\n", stderr: "" });
+  const body = server.requests[0]!.body;
+  assert.equal(body.model, "claude-haiku-4-5");
+  assert.deepEqual(body.tools.map((t: { name: string }) => t.name), ["read_file", "edit_file", "grep", "glob", "list"]);
+});
+
+test("--allowed-tools and --disallowed-tools narrow what the model is offered", async () => {
+  const sb = makeSandbox(server.url);
+  server.enqueue({ text: "ok" }, { text: "ok" });
+  const allowed = await sb.run(["run", "--no-stdin", "--allowed-tools", "read_file, grep", "hi"]);
+  const denied = await sb.run(["run", "--no-stdin", "--disallowed-tools", "bash", "hi"]);
+  assert.deepEqual([allowed.code, denied.code], [0, 0]);
+  assert.deepEqual(server.requests.map((q) => q.body.tools.map((t: { name: string }) => t.name)), [
+    ["read_file", "grep"],
+    ["read_file", "write_file", "edit_file", "grep", "glob", "list"],
+  ]);
+});
