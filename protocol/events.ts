@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { MessageSchema } from "./messages.js";
 import { RunResultSchema } from "./result.js";
 

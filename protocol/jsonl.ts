@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { PublicEventSchema } from "./events.js";
 
 /** One JSON line as written: a public event plus its position in the stream. */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** One block of a conversation message, provider-neutral. */
 export const ContentBlockSchema = z.discriminatedUnion("type", [

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { UsageSchema } from "./messages.js";
 
 /** How a run ended. `max_turns`: the step limit was reached (see README). */

@@ -13,7 +13,10 @@ export interface Recorder {
  * Appends completed events of one session as they happen. Deltas and tool
  * progress are not stored (the complete entries carry the same content).
  * Contract: never blocks the loop — events queue while one batch is written,
- * and the next batch takes everything queued; order is kept.
+ * and the next batch takes everything queued; order is kept. The one
+ * exception is a turn's `user-message`: its emit waits until it is stored
+ * (a few ms, before the model request), because a process killed before
+ * that write would lose the whole turn on resume, not just in-flight text.
  */
 export function createRecorder(store: SessionStore, sessionId: string): Recorder {
   let queue: KeenEvent[] = [];
@@ -31,14 +34,19 @@ export function createRecorder(store: SessionStore, sessionId: string): Recorder
     }
     writing = undefined;
   };
+  const settled = async () => {
+    while (writing) await writing;
+  };
   return {
     subscriber(event) {
       if (DELTA_KINDS.has(event.kind)) return;
       queue.push(event);
       writing ??= pump();
+      // Write errors surface through flush(); here only the wait matters.
+      if (event.kind === "user-message") return settled();
     },
     async flush() {
-      while (writing) await writing;
+      await settled();
       if (failure) throw failure;
     },
   };

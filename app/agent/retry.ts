@@ -58,7 +58,9 @@ async function* oneAttempt(
 ): AsyncGenerator<AttemptEvent, ProviderFailure | undefined> {
   const controller = new AbortController();
   const onAbort = () => controller.abort(runSignal.reason);
-  runSignal.addEventListener("abort", onAbort, { once: true });
+  // A run aborted before this attempt started (SIGINT, a reader gone) fires no more `abort` events.
+  if (runSignal.aborted) onAbort();
+  else runSignal.addEventListener("abort", onAbort, { once: true });
   let stalled = false;
   const iterator = provider.stream(request, controller.signal)[Symbol.asyncIterator]();
   try {

@@ -90,7 +90,7 @@ function createUpdateThrottle(call: ToolCall, emit: (event: EventDraft) => Promi
   return {
     push(chunk: string) {
       total += Buffer.byteLength(chunk);
-      tail = (tail + chunk).slice(-TAIL_BYTES);
+      tail = lastBytes(tail + chunk, TAIL_BYTES);
       dirty = true;
       if (timer) return;
       timer = setTimeout(flush, Math.max(0, last + UPDATE_INTERVAL_MS - Date.now()));
@@ -102,4 +102,14 @@ function createUpdateThrottle(call: ToolCall, emit: (event: EventDraft) => Promi
       await chain;
     },
   };
+}
+
+/** The end of `text`, at most `max` UTF-8 bytes, never splitting a character. */
+function lastBytes(text: string, max: number): string {
+  if (text.length * 3 <= max) return text;
+  const bytes = Buffer.from(text);
+  if (bytes.length <= max) return text;
+  let start = bytes.length - max;
+  while ((bytes[start]! & 0xc0) === 0x80) start++;
+  return bytes.subarray(start).toString();
 }

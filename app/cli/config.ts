@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { BUILTIN_PROVIDERS, type ProviderPreset } from "../providers/registry.js";
 import { UsageError } from "./errors.js";
 

@@ -2,11 +2,11 @@ import { EventBus } from "../../protocol/bus.js";
 import { protocolJsonSchema } from "../../protocol/jsonl.js";
 import type { KeenEvent } from "../../protocol/events.js";
 import { openStore } from "../../storage/level-store.js";
-import { UnknownSessionError, type SessionMeta } from "../../storage/store.js";
+import { SessionBusyError, UnknownSessionError, type SessionMeta } from "../../storage/store.js";
 import { createJsonlWriter } from "../headless/jsonl-writer.js";
 import { createStreamSink } from "../headless/sink.js";
 import { keenPaths } from "./config.js";
-import { UsageError } from "./errors.js";
+import { ExitError, UsageError } from "./errors.js";
 
 /** Kinds a replay shows: the complete entries, as a live run prints them. */
 const REPLAY_KINDS = new Set(["text", "thinking", "tool-use", "tool-result", "memory", "error"]);
@@ -54,7 +54,12 @@ export async function showSession(idOrPrefix: string, flags: { json?: boolean; j
 export async function removeSession(idOrPrefix: string): Promise<number> {
   const store = openStore(keenPaths().dataDir);
   const meta = await resolveOrUsage(store, idOrPrefix);
-  await store.remove(meta.id);
+  try {
+    await store.remove(meta.id);
+  } catch (error) {
+    if (error instanceof SessionBusyError) throw new ExitError(error.message, 1);
+    throw error;
+  }
   process.stderr.write(`keen: removed session ${meta.id}\n`);
   return 0;
 }

@@ -1,6 +1,7 @@
 import type { Anthropic } from "@anthropic-ai/sdk";
 import type { ContentBlock, Message, Usage } from "../../protocol/messages.js";
 import type { Provider, ProviderEvent, ProviderRequest } from "../../protocol/provider.js";
+import type { createMessagesClient, MessagesClient } from "./anthropic-client.js";
 import { createFetch } from "./http.js";
 import { abortedFailure, classifyFailure, parseToolInput, type ProviderOptions } from "./options.js";
 
@@ -15,9 +16,11 @@ const EPHEMERAL = { type: "ephemeral" } as const;
  * Contract: `stream()` never throws; it ends with exactly one `done` or `error`.
  */
 export function createAnthropicProvider(options: ProviderOptions): Provider {
-  let client: Promise<Anthropic> | undefined;
-  // The SDK costs ~85 ms to import; only a session that uses it pays.
-  const getClient = () => (client ??= import("@anthropic-ai/sdk").then((sdk) => makeClient(sdk.Anthropic, options)));
+  let client: Promise<MessagesClient> | undefined;
+  // The SDK costs tens of ms to import; only a session that uses it pays.
+  const getClient = () => (client ??= import("./anthropic-client.js").then((sdk) => makeClient(sdk.createMessagesClient, options)));
+  // Start loading now, so it overlaps the session store's disk work before the first request; a failure surfaces there.
+  getClient().catch(() => {});
 
   return {
     providerId: options.providerId ?? "anthropic",
@@ -42,14 +45,14 @@ export function createAnthropicProvider(options: ProviderOptions): Provider {
   };
 }
 
-function makeClient(AnthropicClass: typeof Anthropic, options: ProviderOptions): Anthropic {
+function makeClient(create: typeof createMessagesClient, options: ProviderOptions): MessagesClient {
   // 1.x sends `Authorization: Bearer` and a new anthropic-version; many
   // Anthropic-compatible proxies only know the classic x-api-key handshake.
   const auth: Record<string, string | null> =
     (options.authStyle ?? "x-api-key") === "x-api-key"
       ? { "x-api-key": options.apiKey, "anthropic-version": "2023-06-01", authorization: null }
       : {};
-  return new AnthropicClass({
+  return create({
     apiKey: options.apiKey,
     baseURL: options.baseURL ?? null,
     fetch: createFetch(),

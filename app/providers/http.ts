@@ -1,3 +1,5 @@
+import { setFlagsFromString } from "node:v8";
+
 /** The fetch signature both SDKs accept. */
 export type SdkFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -11,22 +13,45 @@ const PROXY_VARS = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"];
  * proxy variable this is the plain global fetch.
  */
 export function createFetch(env: NodeJS.ProcessEnv = process.env): SdkFetch {
+  baselineWasmOnly();
   const proxied = PROXY_VARS.some((name) => (env[name] ?? "").trim() !== "");
-  if (!proxied) return globalThis.fetch;
+  if (!proxied) {
+    // Node loads its fetch implementation (undici, tens of ms) on the first call; touching one of
+    // its lazy globals loads it now instead, while the caller still waits on other work (the store's disk I/O).
+    void globalThis.Headers;
+    return globalThis.fetch;
+  }
   let loading: Promise<{ fetch: SdkFetch; dispatcher: unknown }> | undefined;
   const load = () =>
-    (loading ??= import("undici").then((undici) => ({
-      // undici's own fetch, not the global one: the global fetch is a different
-      // bundled undici whose dispatcher interface need not match this one.
-      fetch: undici.fetch as unknown as SdkFetch,
-      dispatcher: new undici.EnvHttpProxyAgent({
-        httpProxy: env.HTTP_PROXY ?? env.http_proxy,
-        httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
-        noProxy: env.NO_PROXY ?? env.no_proxy,
-      }),
-    })));
+    (loading ??= import("undici").then((mod) => {
+      // Bundled by esbuild, undici (CommonJS) arrives as the default export only.
+      const undici = mod.EnvHttpProxyAgent ? mod : (mod as unknown as { default: typeof mod }).default;
+      return {
+        // undici's own fetch, not the global one: the global fetch is a different
+        // bundled undici whose dispatcher interface need not match this one.
+        fetch: undici.fetch as unknown as SdkFetch,
+        dispatcher: new undici.EnvHttpProxyAgent({
+          httpProxy: env.HTTP_PROXY ?? env.http_proxy,
+          httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
+          noProxy: env.NO_PROXY ?? env.no_proxy,
+        }),
+      };
+    }));
   return async (input, init) => {
     const { fetch, dispatcher } = await load();
     return fetch(input, { ...init, dispatcher } as RequestInit);
   };
+}
+
+/**
+ * Both fetches parse HTTP with llhttp compiled to WebAssembly. Once the parser
+ * runs hot, V8 recompiles it with TurboFan on a background thread, and process
+ * exit waits for that compile (~100 ms on a 2-core machine) although a run
+ * never needs the faster code: Liftoff's baseline code parses SSE quickly
+ * enough. Wasm flags are read when a module compiles, and no fetch has run
+ * before a client is built, so setting them here takes effect.
+ */
+function baselineWasmOnly(): void {
+  setFlagsFromString("--no-wasm-tier-up");
+  setFlagsFromString("--no-wasm-dynamic-tiering");
 }

@@ -25,6 +25,8 @@ const STOP_REASONS: Record<string, string> = {
 export function createOpenAIProvider(options: ProviderOptions): Provider {
   let client: Promise<OpenAI> | undefined;
   const getClient = () => (client ??= import("openai").then((sdk) => makeClient(sdk.OpenAI, options)));
+  // Start loading now, so it overlaps the session store's disk work before the first request; a failure surfaces there.
+  getClient().catch(() => {});
 
   return {
     providerId: options.providerId ?? "openai",

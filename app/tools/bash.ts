@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, fail } from "./define.js";
 import type { Tool, ToolContext, ToolResult } from "./tool.js";
 

@@ -1,5 +1,5 @@
 import { relative, resolve, sep } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { realResolve } from "../permissions/file-guard.js";
 import type { Tool, ToolCallContext, ToolContext, ToolResult } from "./tool.js";
 

@@ -1,5 +1,5 @@
 import { readFileSync, statSync, writeFileSync } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, fail, pathHelpers } from "./define.js";
 import type { Tool, ToolContext } from "./tool.js";
 import { unifiedDiff } from "./write-file.js";

@@ -1,6 +1,6 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, fail, pathHelpers } from "./define.js";
 import type { Tool, ToolContext } from "./tool.js";
 

@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, fail, pathHelpers } from "./define.js";
 import type { Tool, ToolContext } from "./tool.js";
 

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { createPatch } from "diff";
-import { z } from "zod";
+import * as z from "zod";
 import { countLines, defineTool, fail, pathHelpers, plural } from "./define.js";
 import type { Tool, ToolContext } from "./tool.js";
 

@@ -16,14 +16,14 @@ function afterRun() {
   assert.equal(server.pending(), 0);
 }
 
-/** A bash loop that prints ~7.5 KB (with multibyte characters) over ~0.6 s. */
-const LOOP = "for i in $(seq 1 30); do printf 'line %s é ü %0230d\\n' $i 0; sleep 0.02; done";
-const loopOutput = Array.from({ length: 30 }, (_, i) => `line ${i + 1} é ü ${"0".repeat(230)}\n`).join("");
+/** A bash loop that prints 100 lines, ~25 KB with multibyte characters, over ~0.5 s or more. */
+const LOOP = "for i in $(seq 1 100); do printf 'line %s é ü %0230d\\n' $i 0; sleep 0.005; done";
+const loopOutput = Array.from({ length: 100 }, (_, i) => `line ${i + 1} é ü ${"0".repeat(230)}\n`).join("");
 
 function toolScript() {
   server.enqueue(
     { thinking: "Let me run the loop.", text: "Running it.", toolCalls: [{ id: "toolu_loop", name: "bash", input: { command: LOOP } }] },
-    { text: "The loop printed 30 lines.", chunkSize: 4 },
+    { text: "The loop printed 100 lines.", chunkSize: 4 },
   );
 }
 
@@ -46,7 +46,7 @@ test("without --stream-deltas: only complete kinds, in order", async () => {
     ["text", "user", "run the loop"],
     ["thinking", "assistant", "Let me run the loop."],
     ["text", "assistant", "Running it."],
-    ["text", "assistant", "The loop printed 30 lines."],
+    ["text", "assistant", "The loop printed 100 lines."],
   ]);
   const use = lines.find((l) => l.kind === "tool-use")!;
   assert.deepEqual(JSON.parse(use.input), { command: LOOP });
@@ -55,41 +55,47 @@ test("without --stream-deltas: only complete kinds, in order", async () => {
   assert.equal(toolResult.is_error, false);
   assert.equal(toolResult.result, loopOutput);
   assert.equal(result.status, "success");
-  assert.equal(result.text, "The loop printed 30 lines.");
+  assert.equal(result.text, "The loop printed 100 lines.");
   assert.equal(result.num_turns, 2);
   afterRun();
 });
 
-test("with --stream-deltas: every delta kind, complete entries equal their deltas, bounded tool updates", async () => {
-  toolScript();
-  const sb = makeSandbox(server.url);
-  const r = await sb.run(["run", "--headless", "--stream-deltas", "--model", MODEL, "run the loop"]);
-  assert.equal(r.code, 0, r.stderr);
-  const lines = parseLines(r.stdout);
-  assertProtocolStream(lines, { deltas: true });
-  assert.deepEqual(kindSequence(lines), [
-    "session-start", "text",
-    "thinking-start", "thinking-delta", "thinking-end", "text-delta", "content-end", "thinking", "text", "tool-use",
-    "tool-update", "tool-result",
-    "text-delta", "content-end", "text", "result",
-  ]);
-  assert.equal(joinDeltas(lines, "thinking-delta"), "Let me run the loop.");
-  assert.ok(lines.filter((l) => l.kind === "text-delta").length > 5, "the final answer arrives in several deltas");
+const providers = [
+  { name: "anthropic", model: MODEL, env: {} },
+  { name: "openai (thinking in <think> tags)", model: "openai/gpt-4.1", env: { OPENAI_API_KEY: "test-key" } },
+];
+for (const p of providers) {
+  test(`${p.name} with --stream-deltas: every delta kind, complete entries equal their deltas, bounded tool updates`, async () => {
+    toolScript();
+    const sb = makeSandbox(server.url);
+    const r = await sb.run(["run", "--headless", "--stream-deltas", "--model", p.model, "run the loop"], { env: p.env });
+    assert.equal(r.code, 0, r.stderr);
+    const lines = parseLines(r.stdout);
+    assertProtocolStream(lines, { deltas: true });
+    assert.deepEqual(kindSequence(lines), [
+      "session-start", "text",
+      "thinking-start", "thinking-delta", "thinking-end", "text-delta", "content-end", "thinking", "text", "tool-use",
+      "tool-update", "tool-result",
+      "text-delta", "content-end", "text", "result",
+    ]);
+    assert.equal(joinDeltas(lines, "thinking-delta"), "Let me run the loop.");
+    assert.ok(lines.filter((l) => l.kind === "text-delta").length > 5, "the final answer arrives in several deltas");
 
-  const updates = lines.filter((l) => l.kind === "tool-update");
-  // Rate-limited: the loop writes 30 chunks over ~0.6 s; one update per chunk would be 30.
-  assert.ok(updates.length >= 1 && updates.length < 20, `${updates.length} tool-update lines`);
-  let previous = 0;
-  for (const u of updates) {
-    assert.equal(u.tool_call_id, "toolu_loop");
-    assert.ok(Buffer.byteLength(u.tail) <= 4096, `tail of ${Buffer.byteLength(u.tail)} bytes`);
-    assert.ok(u.total_bytes >= previous && u.total_bytes <= Buffer.byteLength(loopOutput));
-    previous = u.total_bytes;
-    const soFar = Buffer.from(loopOutput).subarray(0, u.total_bytes).toString();
-    assert.ok(u.tail.length > 0 && soFar.endsWith(u.tail), "the tail is the end of the output so far");
-  }
-  afterRun();
-});
+    const updates = lines.filter((l) => l.kind === "tool-update");
+    // Rate-limited (~10 per second): one update per printed line would be 100.
+    assert.ok(updates.length >= 1 && updates.length < 50, `${updates.length} tool-update lines`);
+    let previous = 0;
+    for (const u of updates) {
+      assert.equal(u.tool_call_id, "toolu_loop");
+      assert.ok(Buffer.byteLength(u.tail) <= 4096, `tail of ${Buffer.byteLength(u.tail)} bytes`);
+      assert.ok(u.total_bytes >= previous && u.total_bytes <= Buffer.byteLength(loopOutput));
+      previous = u.total_bytes;
+      const soFar = Buffer.from(loopOutput).subarray(0, u.total_bytes).toString();
+      assert.ok(u.tail.length > 0 && soFar.endsWith(u.tail), "the tail is the end of the output so far");
+    }
+    afterRun();
+  });
+}
 
 test("5,000 deltas arrive complete and in order", async () => {
   const deltas = Array.from({ length: 5000 }, (_, i) => `d${i} `);

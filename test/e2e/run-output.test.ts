@@ -149,3 +149,31 @@ test("a new session is titled by the prompt's first line and listed idle", async
   });
   assert.equal(server.requests.length, 1, "no extra model request for the title");
 });
+
+test("a local OpenAI-compatible server from config, and Ollama, need no key", async () => {
+  const sb = makeSandbox(server.url, {
+    providers: { local: { kind: "openai", baseURL: server.openaiBaseURL, keyOptional: true, defaultModel: "qwen" } },
+  });
+  const noKeys = { ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined };
+  server.enqueue({ text: "local" }, { text: "ollama" });
+  const local = await sb.run(["run", "--model", "local", "--no-stdin", "hi"], { env: noKeys });
+  const ollama = await sb.run(["run", "--model", "ollama/qwen3:8b", "--no-stdin", "hi"], {
+    env: { ...noKeys, OLLAMA_BASE_URL: server.openaiBaseURL },
+  });
+  assert.deepEqual([local.code, local.stdout, ollama.code, ollama.stdout], [0, "local\n", 0, "ollama\n"], local.stderr + ollama.stderr);
+  assert.deepEqual(server.requests.map((q) => [q.vendor, q.body.model]), [["openai", "qwen"], ["openai", "qwen3:8b"]]);
+  assertServerDone();
+});
+
+test("HTTPS_PROXY / HTTP_PROXY are honoured, NO_PROXY bypasses them", async () => {
+  const sb = makeSandbox(server.url);
+  server.enqueue({ text: "via proxy" }, { text: "direct" });
+  const target = "http://keen-e2e.invalid:4321";
+  const proxied = await sb.run(["run", "--no-stdin", "hi"], { env: { ANTHROPIC_BASE_URL: target, HTTP_PROXY: server.url } });
+  assert.deepEqual({ code: proxied.code, stdout: proxied.stdout }, { code: 0, stdout: "via proxy\n" }, proxied.stderr);
+  assert.deepEqual(server.tunnels, ["keen-e2e.invalid:4321"]);
+  const bypass = await sb.run(["run", "--no-stdin", "hi"], { env: { HTTPS_PROXY: "http://127.0.0.1:9", NO_PROXY: "127.0.0.1" } });
+  assert.deepEqual({ code: bypass.code, stdout: bypass.stdout }, { code: 0, stdout: "direct\n" }, bypass.stderr);
+  assert.deepEqual(server.tunnels, ["keen-e2e.invalid:4321"]);
+  assertServerDone();
+});

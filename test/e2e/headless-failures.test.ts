@@ -1,0 +1,193 @@
+import { after, before, beforeEach, test } from "node:test";
+import assert from "node:assert/strict";
+import type { ChildProcess } from "node:child_process";
+import { startMockLLMServer, type MockLLMServer, type MockReplyStep } from "../fakes/mock-llm-server.js";
+import { makeSandbox, parseLines } from "./harness.js";
+import { assertProtocolStream, joinDeltas, kindSequence } from "./protocol-check.js";
+
+const MODEL = "anthropic/claude-test";
+let server: MockLLMServer;
+before(async () => (server = await startMockLLMServer()));
+after(() => server.close());
+beforeEach(() => server.reset());
+
+const headless = (...args: string[]) => ["run", "--headless", "--stream-deltas", "--model", MODEL, ...args];
+
+// Anthropic chunks: message_start, ping, content_block_start, then one text delta per word.
+const failures: [string, Partial<MockReplyStep>][] = [
+  ["an in-stream overloaded error", { errorAfterChunks: 5 }],
+  // A reset may drop what the client had not read yet: pace the chunks so the first deltas are read.
+  ["a connection reset", { cutAfterChunks: 5, delayMs: 30 }],
+];
+for (const [name, failure] of failures) {
+  test(`a retried attempt after ${name}: old deltas marked attempt 1, complete text from attempt 2 only`, async () => {
+    server.enqueue({ text: "doomed first try ", ...failure }, { text: "The good answer.", chunkSize: 5 });
+    const sb = makeSandbox(server.url);
+    const r = await sb.run(headless("answer"));
+    assert.equal(r.code, 0, r.stderr);
+    const lines = parseLines(r.stdout);
+    const result = assertProtocolStream(lines, { deltas: true });
+    assert.deepEqual(kindSequence(lines), ["session-start", "text", "text-delta", "retry", "text-delta", "content-end", "text", "result"]);
+    const doomed = joinDeltas(lines, "text-delta", 1);
+    assert.ok(doomed.length > 0 && "doomed first ".startsWith(doomed), doomed);
+    assert.equal(joinDeltas(lines, "text-delta", 2), "The good answer.");
+    const retry = lines.find((l) => l.kind === "retry")!;
+    assert.equal(retry.attempt, 2);
+    assert.ok(retry.delay_ms >= 0 && retry.reason.length > 0);
+    assert.deepEqual(lines.filter((l) => l.kind === "text" && l.role === "assistant").map((l) => l.content), ["The good answer."]);
+    assert.equal(result.text, "The good answer.");
+    assert.equal(result.num_turns, 1);
+    assert.equal(server.requests.length, 2);
+    assert.equal(server.pending(), 0);
+  });
+}
+
+test("a provider failure: error line, then result with is_error, exit 1", async () => {
+  server.enqueue({ kind: "http-error", status: 400, body: { type: "error", error: { type: "invalid_request_error", message: "prompt is too long" } } });
+  const sb = makeSandbox(server.url);
+  const r = await sb.run(headless("answer"));
+  assert.equal(r.code, 1);
+  const lines = parseLines(r.stdout);
+  const result = assertProtocolStream(lines, { deltas: true });
+  assert.deepEqual(kindSequence(lines), ["session-start", "text", "error", "result"]);
+  assert.match(lines[2]!.message, /prompt is too long/);
+  assert.equal(result.status, "error");
+  assert.equal(result.is_error, true);
+  assert.deepEqual(result.errors, [lines[2]!.message]);
+  assert.match(r.stderr, /prompt is too long/);
+  assert.equal(server.requests.length, 1, "a 400 is not retried");
+});
+
+/** Sends `signal` once the first text-delta line has been read. */
+function signalAfterFirstDelta(signal: NodeJS.Signals) {
+  return (child: ChildProcess) => {
+    let seen = "";
+    const onData = (d: string) => {
+      seen += d;
+      if (!seen.includes('"kind":"text-delta"')) return;
+      child.stdout!.off("data", onData);
+      child.kill(signal);
+    };
+    child.stdout!.on("data", onData);
+  };
+}
+
+for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+  test(`${signal} mid-stream: result status interrupted, exit ${code}`, async () => {
+    server.enqueue({ text: "word ".repeat(500), delayMs: 20 });
+    const sb = makeSandbox(server.url);
+    const r = await sb.run(headless("talk for long"), { onSpawn: signalAfterFirstDelta(signal) });
+    assert.equal(r.code, code, r.stderr);
+    const lines = parseLines(r.stdout);
+    const result = assertProtocolStream(lines, { deltas: true });
+    assert.deepEqual(kindSequence(lines), ["session-start", "text", "text-delta", "result"]);
+    assert.equal(result.status, "interrupted");
+    assert.equal(result.is_error, true);
+    assert.ok(joinDeltas(lines, "text-delta").length < "word ".repeat(500).length, "the reply was cut short");
+    assert.doesNotMatch(r.stderr, /^\s+at /m);
+    const { session } = await sb.show(result.session_id);
+    assert.equal(session.status, "interrupted");
+  });
+}
+
+test("SIGINT while a tool runs: the call is killed, the next one is not run, one result ends the stream", async () => {
+  server.enqueue({
+    toolCalls: [
+      { id: "t_sleep", name: "bash", input: { command: "echo started; sleep 30" } },
+      { id: "t_next", name: "bash", input: { command: "echo never" } },
+    ],
+  });
+  const sb = makeSandbox(server.url);
+  const r = await sb.run(headless("sleep"), {
+    onSpawn: (child) => {
+      // Once: a second SIGINT exits at once, without a result line.
+      const onData = (d: string) => {
+        if (!d.includes('"kind":"tool-update"')) return;
+        child.stdout!.off("data", onData);
+        child.kill("SIGINT");
+      };
+      child.stdout!.on("data", onData);
+    },
+  });
+  assert.equal(r.code, 130, r.stderr);
+  const lines = parseLines(r.stdout);
+  const result = assertProtocolStream(lines, { deltas: true });
+  assert.deepEqual(kindSequence(lines), ["session-start", "text", "tool-use", "tool-use", "tool-update", "tool-result", "tool-result", "result"]);
+  const results = lines.filter((l) => l.kind === "tool-result");
+  assert.deepEqual(results.map((l) => [l.tool_call_id, l.is_error]), [["t_sleep", true], ["t_next", true]]);
+  assert.match(results[0]!.result, /^started/);
+  assert.doesNotMatch(results[1]!.result, /never/);
+  assert.equal(result.status, "interrupted");
+});
+
+test("--timeout: error line, result with is_error, exit 1", async () => {
+  server.enqueue({ text: "slow ".repeat(200), delayMs: 50 });
+  const sb = makeSandbox(server.url);
+  const r = await sb.run(["run", "--headless", "--timeout", "0.5", "--model", MODEL, "slow"]);
+  assert.equal(r.code, 1, r.stderr);
+  const lines = parseLines(r.stdout);
+  const result = assertProtocolStream(lines, { deltas: false });
+  assert.deepEqual(kindSequence(lines), ["session-start", "text", "error", "result"]);
+  assert.match(lines[2]!.message, /timed out/);
+  assert.equal(result.status, "error");
+  assert.equal(result.is_error, true);
+});
+
+test("failing tools become error tool-results and the loop goes on", async () => {
+  server.enqueue(
+    {
+      toolCalls: [
+        { id: "t_missing", name: "read_file", input: { path: "no-such-file.txt" } },
+        { id: "t_unknown", name: "teleport", input: { to: "mars" } },
+        { id: "t_badinput", name: "bash", input: { cmd: "ls" } },
+        { id: "t_exit", name: "bash", input: { command: "echo partial; exit 3" } },
+      ],
+    },
+    { text: "Recovered anyway." },
+  );
+  const sb = makeSandbox(server.url);
+  const r = await sb.run(headless("try tools"));
+  assert.equal(r.code, 0, r.stderr);
+  const lines = parseLines(r.stdout);
+  const result = assertProtocolStream(lines, { deltas: true });
+  const results = lines.filter((l) => l.kind === "tool-result");
+  assert.deepEqual(results.map((l) => [l.tool_call_id, l.is_error]), [
+    ["t_missing", true], ["t_unknown", true], ["t_badinput", true], ["t_exit", true],
+  ]);
+  assert.match(results[1]!.result, /Unknown tool "teleport"/);
+  assert.match(results[3]!.result, /partial[\s\S]*exit code 3/);
+  assert.equal(result.status, "success");
+  assert.equal(result.text, "Recovered anyway.");
+  const answers = server.requests[1]!.body.messages.at(-1).content;
+  assert.deepEqual(answers.map((b: any) => [b.type, b.tool_use_id, b.is_error]), [
+    ["tool_result", "t_missing", true], ["tool_result", "t_unknown", true],
+    ["tool_result", "t_badinput", true], ["tool_result", "t_exit", true],
+  ]);
+});
+
+test("bad flags and failures before the run: exit 2, one line on stderr, nothing on stdout, no session", async () => {
+  const sb = makeSandbox(server.url);
+  const cases: [string[], RegExp][] = [
+    [["run", "--stream-deltas", "hi"], /--stream-deltas needs --headless/],
+    [["run", "--headless", "--format", "json", "hi"], /--format/],
+    [["run", "--headless", "--format", "text", "hi"], /--format/],
+    [["run", "--headless", "--session", "0000dead", "hi"], /no session matches/],
+    [["run", "--headless", "--no-stdin"], /empty prompt/],
+    [["run", "--headless", "--timeout", "soon", "hi"], /--timeout/],
+  ];
+  for (const [args, message] of cases) {
+    const r = await sb.run(args);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.equal(r.stdout, "", args.join(" "));
+    assert.match(r.stderr, message);
+    assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+  }
+  const bad = makeSandbox(server.url, { retry: { maxRetries: "many" } });
+  const r = await bad.run(["run", "--headless", "hi"]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stdout, "");
+  assert.match(r.stderr, /config\.json/);
+  assert.deepEqual(await sb.sessions(), []);
+  assert.deepEqual(await bad.sessions(), []);
+  assert.deepEqual(server.requests, []);
+});

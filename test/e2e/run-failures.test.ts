@@ -1,0 +1,185 @@
+import { after, before, beforeEach, test } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { makeSandbox, parseLines, waitForStdout } from "./harness.js";
+
+let server: MockLLMServer;
+before(async () => (server = await startMockLLMServer()));
+after(() => server.close());
+beforeEach(() => server.reset());
+
+const RETRY = { retry: { maxRetries: 1, baseDelayMs: 10 } };
+const ZERO_USAGE = { input_tokens: 0, cached_tokens: 0, cache_write_tokens: 0, output_tokens: 0, reasoning_tokens: 0, total_tokens: 0 };
+
+/** The JSON result with run-dependent fields fixed. */
+function resultOf(stdout: string) {
+  const lines = stdout.split("\n").filter(Boolean);
+  assert.equal(lines.length, 1, `exactly one object on stdout: ${stdout}`);
+  const r = JSON.parse(lines[0]!);
+  assert.equal(r.opencode_session_id, r.session_id.replaceAll("-", ""));
+  return { ...r, session_id: "<id>", opencode_session_id: "<id>", duration_ms: 0 };
+}
+
+function failed(errors: string[], usage = ZERO_USAGE, num_turns = 0) {
+  return {
+    session_id: "<id>", opencode_session_id: "<id>", text: "", status: "error", is_error: true,
+    errors, num_turns, duration_ms: 0, usage,
+  };
+}
+
+test("provider 400 → exit 1, the message on stderr, an error result, the session failed", async () => {
+  const sb = makeSandbox(server.url, RETRY);
+  server.enqueue({ kind: "http-error", status: 400, body: { type: "error", error: { type: "invalid_request_error", message: "prompt is too long" } } });
+  const r = await sb.run(["run", "--format", "json", "--no-stdin", "hi"]);
+  assert.equal(r.code, 1);
+  assert.equal(r.stderr, "keen: error: 400 invalid_request_error: prompt is too long\n");
+  assert.deepEqual(resultOf(r.stdout), failed(["400 invalid_request_error: prompt is too long"]));
+  assert.equal(server.requests.length, 1, "a 400 is not retried");
+  assert.deepEqual((await sb.sessions()).map((s) => s.status), ["failed"]);
+
+  server.enqueue({ kind: "http-error", status: 401 });
+  const text = await sb.run(["run", "--no-stdin", "hi"]);
+  assert.deepEqual({ code: text.code, stdout: text.stdout }, { code: 1, stdout: "" });
+  assert.match(text.stderr, /^keen: error: 401 authentication_error: mock HTTP 401\n$/);
+});
+
+test("429 with retry-after, then a cut stream, then success: retried, only the good attempt's text counts", async () => {
+  const sb = makeSandbox(server.url);
+  server.enqueue(
+    { kind: "http-error", status: 429, headers: { "retry-after": "0" } },
+    { text: "Broken attempt text that must vanish", cutAfterChunks: 5 },
+    { text: "Good answer.", usage: { input: 10, output: 3 } },
+  );
+  const r = await sb.run(["run", "--format", "json", "--no-stdin", "hi"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(resultOf(r.stdout), {
+    session_id: "<id>", opencode_session_id: "<id>", text: "Good answer.", status: "success", is_error: false,
+    errors: [], num_turns: 1, duration_ms: 0,
+    usage: { input_tokens: 10, cached_tokens: 0, cache_write_tokens: 0, output_tokens: 3, reasoning_tokens: 0, total_tokens: 13 },
+  });
+  assert.equal(server.requests.length, 3);
+  assert.deepEqual(server.unexpected, []);
+  const retries = r.stderr.split("\n").filter(Boolean);
+  assert.equal(retries.length, 2, r.stderr);
+  assert.match(retries[0]!, /^keen: retrying in 0\.0s \(attempt 2\): 429 rate_limit_error/);
+  assert.match(retries[1]!, /^keen: retrying in [\d.]+s \(attempt 3\): /);
+  const { events } = await sb.show(JSON.parse(r.stdout).session_id);
+  assert.deepEqual(events.filter((e) => e.kind === "text" && e.role === "assistant").map((e) => e.content), ["Good answer."]);
+});
+
+test("5xx until retries are exhausted → exit 1 with the last error", async () => {
+  const sb = makeSandbox(server.url, RETRY);
+  server.enqueue({ kind: "http-error", status: 500 }, { kind: "http-error", status: 529 });
+  const r = await sb.run(["run", "--format", "json", "--no-stdin", "hi"]);
+  assert.equal(r.code, 1);
+  assert.deepEqual(resultOf(r.stdout), failed(["529 overloaded_error: mock HTTP 529"]));
+  assert.equal(server.requests.length, 2);
+  assert.equal(server.pending(), 0);
+});
+
+test("an in-stream overloaded error is retried", async () => {
+  const sb = makeSandbox(server.url, RETRY);
+  server.enqueue({ text: "half of it", errorAfterChunks: 4 }, { text: "whole answer" });
+  const r = await sb.run(["run", "--no-stdin", "hi"]);
+  assert.deepEqual({ code: r.code, stdout: r.stdout }, { code: 0, stdout: "whole answer\n" });
+  assert.equal(server.requests.length, 2);
+});
+
+test("the stall watchdog aborts a silent stream and retries it", async () => {
+  const sb = makeSandbox(server.url, { retry: { maxRetries: 1, baseDelayMs: 10, idleTimeoutMs: 400 } });
+  server.enqueue({ text: "never finished", stallAfterChunks: 4 }, { text: "after the stall" });
+  const r = await sb.run(["run", "--no-stdin", "hi"]);
+  assert.deepEqual({ code: r.code, stdout: r.stdout }, { code: 0, stdout: "after the stall\n" });
+  assert.match(r.stderr, /^keen: retrying in [\d.]+s \(attempt 2\): stream stalled: no data for \d+s\n$/);
+  assert.equal(server.requests.length, 2);
+  assert.equal(server.pending(), 0);
+});
+
+test("--timeout bounds the whole run → exit 1 with 'timed out', the session failed", async () => {
+  const sb = makeSandbox(server.url);
+  server.enqueue({ text: "slow", stallAfterChunks: 3 });
+  const r = await sb.run(["run", "--format", "json", "--no-stdin", "--timeout", "0.5", "hi"]);
+  assert.equal(r.code, 1);
+  assert.equal(r.stderr, "keen: error: timed out after 0.5s\n");
+  assert.deepEqual(resultOf(r.stdout), failed(["timed out after 0.5s"]));
+  assert.deepEqual((await sb.sessions()).map((s) => s.status), ["failed"]);
+});
+
+const LONG = Array.from({ length: 300 }, (_, i) => `word${i} `).join("");
+
+for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+  test(`${signal} mid-stream → exit ${code}, partial text stored, the session interrupted`, async () => {
+    const sb = makeSandbox(server.url);
+    server.enqueue({ text: LONG, delayMs: 20 });
+    let deltas = 0;
+    const r = await sb.run(["run", "--headless", "--stream-deltas", "--no-stdin", "tell me"], {
+      onSpawn: (child) => {
+        child.stdout!.on("data", (d: string) => {
+          deltas += (d.match(/"text-delta"/g) ?? []).length;
+          if (deltas >= 3 && !child.killed) child.kill(signal);
+        });
+      },
+    });
+    assert.equal(r.code, code, r.stderr);
+    assert.doesNotMatch(r.stderr, /\n\s+at /);
+    const lines = parseLines(r.stdout);
+    const result = lines.at(-1)!;
+    assert.deepEqual([result.kind, result.status, result.is_error], ["result", "interrupted", true]);
+    const [meta] = await sb.sessions();
+    assert.equal(meta!.status, "interrupted");
+    const { events } = await sb.show(meta!.id);
+    const stored = events.filter((e) => e.kind === "assistant-message").map((e) => e.message.content[0].text);
+    assert.equal(stored.length, 1);
+    assert.ok(stored[0].startsWith("word0 word1 word2 "), stored[0]);
+    assert.ok(stored[0].length < LONG.length);
+    assert.deepEqual(events.filter((e) => e.kind === "turn-end").map((e) => e.status), ["interrupted"]);
+  });
+}
+
+test("SIGINT during a bash tool call kills the command's process group and stores the aborted result", async () => {
+  const sb = makeSandbox(server.url);
+  const marker = "31.4159";
+  server.enqueue({ toolCalls: [{ name: "bash", input: { command: `sleep ${marker}; echo finished` } }] });
+  const r = await sb.run(["run", "--headless", "--no-stdin", "wait"], {
+    onSpawn: (child) => void waitForStdout(child, (out) => out.includes('"tool-use"')).then(() => child.kill("SIGINT"), () => {}),
+  });
+  assert.equal(r.code, 130, r.stderr);
+  const sleeping = readdirSync("/proc").filter((pid) => {
+    try {
+      return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker);
+    } catch {
+      return false;
+    }
+  });
+  assert.deepEqual(sleeping, []);
+  const [meta] = await sb.sessions();
+  const { events } = await sb.show(meta!.id);
+  const result = events.find((e) => e.kind === "tool-result")!;
+  assert.deepEqual([result.is_error, result.result.includes("finished")], [true, false]);
+  assert.deepEqual([meta!.status, events.at(-1)!.kind, events.at(-1)!.status], ["interrupted", "result", "interrupted"]);
+});
+
+test("`| head -1`: the reader leaves after the first line → quiet exit, session stored", async () => {
+  const sb = makeSandbox(server.url);
+  server.enqueue({ text: LONG, delayMs: 5 });
+  const r = await sb.run(["run", "--headless", "--stream-deltas", "--no-stdin", "stream a lot"], {
+    onSpawn: (child) => {
+      let seen = "";
+      const onData = (d: string) => {
+        seen += d;
+        if (seen.includes("\n")) {
+          child.stdout!.off("data", onData);
+          child.stdout!.destroy();
+        }
+      };
+      child.stdout!.on("data", onData);
+    },
+  });
+  assert.deepEqual({ code: r.code, stderr: r.stderr }, { code: 141, stderr: "" });
+  const [meta] = await sb.sessions();
+  assert.equal(meta!.status, "interrupted");
+  const { events } = await sb.show(meta!.id);
+  assert.deepEqual(events.slice(0, 3).map((e) => e.kind), ["session-start", "user-message", "text"]);
+  assert.equal(events.at(-1)!.kind, "result");
+});

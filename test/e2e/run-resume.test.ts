@@ -1,0 +1,178 @@
+import { after, before, beforeEach, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { makeSandbox, parseLines, waitForStdout } from "./harness.js";
+
+let server: MockLLMServer;
+before(async () => (server = await startMockLLMServer()));
+after(() => server.close());
+beforeEach(() => server.reset());
+
+type Sandbox = ReturnType<typeof makeSandbox>;
+
+/** The messages of request `i`, without cache breakpoints (they move with the latest message). */
+function messagesOf(i: number): unknown[] {
+  return JSON.parse(JSON.stringify(server.requests[i]!.body.messages, (k, v) => (k === "cache_control" ? undefined : v)));
+}
+const user = (text: string) => ({ role: "user", content: [{ type: "text", text }] });
+const assistant = (text: string) => ({ role: "assistant", content: [{ type: "text", text }] });
+
+/** A successful `--format json` run; returns the result. */
+async function runJson(sb: Sandbox, args: string[], options: Parameters<Sandbox["run"]>[1] = {}) {
+  const r = await sb.run(["run", "--format", "json", "--no-stdin", ...args], options);
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+/** The content of the first tool_result block the model received in request `i`. */
+function toolResultSent(i: number): string {
+  const last = server.requests[i]!.body.messages.at(-1);
+  const block = last.content.find((b: { type: string }) => b.type === "tool_result");
+  return typeof block.content === "string" ? block.content : block.content.map((c: { text: string }) => c.text).join("");
+}
+
+test("resume by full id and by unique prefix: later turns see user messages and assistant text, not raw tool I/O", async () => {
+  const sb = makeSandbox(server.url);
+  server.enqueue(
+    { text: "Checking.", toolCalls: [{ name: "bash", input: { command: "echo RAW_TOOL_OUTPUT_42" } }] },
+    { text: "Found it." },
+  );
+  const first = await runJson(sb, ["first question"]);
+  assert.match(toolResultSent(1), /RAW_TOOL_OUTPUT_42/);
+
+  server.enqueue({ text: "Second answer." });
+  const second = await runJson(sb, ["--session", first.session_id, "second question"]);
+  assert.equal(second.session_id, first.session_id);
+  assert.equal(second.text, "Second answer.");
+  assert.deepEqual(messagesOf(2), [user("first question"), assistant("Checking.\n\nFound it."), user("second question")]);
+  assert.doesNotMatch(JSON.stringify(server.requests[2]!.body.messages), /RAW_TOOL_OUTPUT_42|tool_use|tool_result/);
+
+  server.enqueue({ text: "Third answer." });
+  const third = await runJson(sb, ["--session", first.session_id.slice(0, 10), "third question"]);
+  assert.equal(third.session_id, first.session_id);
+  assert.deepEqual(messagesOf(3), [
+    user("first question"), assistant("Checking.\n\nFound it."),
+    user("second question"), assistant("Second answer."),
+    user("third question"),
+  ]);
+  const sessions = await sb.sessions();
+  assert.deepEqual(sessions.map((s) => [s.id, s.status, s.title]), [[first.session_id, "idle", "first question"]]);
+  assert.deepEqual(server.unexpected, []);
+  assert.equal(server.pending(), 0);
+});
+
+test("an ambiguous prefix is a usage error listing the matches", async () => {
+  const sb = makeSandbox(server.url);
+  server.enqueue({ text: "a" }, { text: "b" });
+  const a = await runJson(sb, ["one"]);
+  const b = await runJson(sb, ["two"]);
+  const r = await sb.run(["run", "--no-stdin", "--session", a.session_id.slice(0, 4), "three"]);
+  assert.deepEqual({ code: r.code, stdout: r.stdout }, { code: 2, stdout: "" });
+  assert.match(r.stderr, /^keen: '[0-9a-f]{4}' matches 2 sessions: [^\n]*give more characters\n$/);
+  assert.ok(r.stderr.includes(a.session_id) && r.stderr.includes(b.session_id));
+  assert.equal(server.requests.length, 2);
+});
+
+test("resumed from another directory, tools run in the session's cwd; --cwd overrides", async () => {
+  const sb = makeSandbox(server.url);
+  const elsewhere = join(sb.root, "elsewhere");
+  mkdirSync(elsewhere);
+  server.enqueue({ text: "hi" });
+  const first = await runJson(sb, ["start here"]);
+
+  server.enqueue({ toolCalls: [{ name: "bash", input: { command: "pwd" } }] }, { text: "done" });
+  await runJson(sb, ["--session", first.session_id, "where are you?"], { cwd: elsewhere });
+  assert.equal(toolResultSent(2).trim(), sb.workspace);
+
+  server.enqueue({ toolCalls: [{ name: "bash", input: { command: "pwd" } }] }, { text: "done" });
+  await runJson(sb, ["--session", first.session_id, "--cwd", elsewhere, "and now?"]);
+  assert.equal(toolResultSent(4).trim(), elsewhere);
+  assert.deepEqual(server.unexpected, []);
+});
+
+test("a resumed session keeps its model unless --model says otherwise", async () => {
+  const sb = makeSandbox(server.url);
+  server.enqueue({ text: "one" }, { text: "two" }, { text: "three" });
+  const first = await runJson(sb, ["--model", "anthropic/claude-haiku-4-5", "hello"]);
+  await runJson(sb, ["--session", first.session_id, "again"]);
+  await runJson(sb, ["--session", first.session_id, "--model", "openai/gpt-4.1", "switch"], {
+    env: { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.openaiBaseURL },
+  });
+  assert.deepEqual(server.requests.map((q) => [q.vendor, q.body.model]), [
+    ["anthropic", "claude-haiku-4-5"],
+    ["anthropic", "claude-haiku-4-5"],
+    ["openai", "gpt-4.1"],
+  ]);
+  // The conversation carries over to the other provider.
+  const sent = server.requests[2]!.body.messages.map((m: { role: string; content: unknown }) => [m.role, m.content]);
+  assert.deepEqual(sent.slice(1), [
+    ["user", "hello"], ["assistant", "one"], ["user", "again"], ["assistant", "two"], ["user", "switch"],
+  ]);
+});
+
+test("resume after a failed turn: the broken turn is closed with its stored text and [turn failed]", async () => {
+  const sb = makeSandbox(server.url, { retry: { maxRetries: 0, baseDelayMs: 10 } });
+  server.enqueue({ text: "Partial answer that breaks", errorAfterChunks: 5 });
+  const failed = await sb.run(["run", "--format", "json", "--no-stdin", "doomed"]);
+  assert.equal(failed.code, 1);
+  const result = JSON.parse(failed.stdout);
+  assert.deepEqual([result.status, result.is_error], ["error", true]);
+  assert.deepEqual((await sb.sessions()).map((s) => s.status), ["failed"]);
+
+  server.enqueue({ text: "Recovered." });
+  const resumed = await runJson(sb, ["--session", result.session_id, "try again"]);
+  assert.equal(resumed.text, "Recovered.");
+  assert.deepEqual(messagesOf(1), [user("doomed"), assistant("Partial answer \n\n[turn failed]"), user("try again")]);
+
+  // A turn that failed before any text is closed with the marker alone.
+  server.enqueue({ kind: "http-error", status: 400 });
+  assert.equal((await sb.run(["run", "--no-stdin", "--session", result.session_id, "bad"])).code, 1);
+  server.enqueue({ text: "ok" });
+  await runJson(sb, ["--session", result.session_id, "last"]);
+  assert.deepEqual(messagesOf(3).slice(-3), [user("bad"), assistant("[turn failed]"), user("last")]);
+  assert.deepEqual(server.unexpected, []);
+});
+
+test("resume after kill -9 mid-stream: the session opens, is listed interrupted, and resumes", async () => {
+  const sb = makeSandbox(server.url);
+  const words = Array.from({ length: 200 }, (_, i) => `w${i} `).join("");
+  server.enqueue({ text: words, delayMs: 20 });
+  const killed = await sb.run(["run", "--headless", "--stream-deltas", "--no-stdin", "long story"], {
+    onSpawn: (child) => {
+      void waitForStdout(child, (out) => out.includes('"text-delta"')).then(() => child.kill("SIGKILL"), () => {});
+    },
+  });
+  assert.equal(killed.signal, "SIGKILL");
+  const id = parseLines(killed.stdout.slice(0, killed.stdout.lastIndexOf("\n") + 1))[0]!.conversation_id;
+
+  const [listed] = await sb.sessions();
+  assert.deepEqual([listed!.id, listed!.status], [id, "interrupted"]);
+  // The prompt is stored before the model is asked, so the killed turn is not lost.
+  const shown = await sb.show(id);
+  assert.deepEqual(shown.events.slice(0, 2).map((e) => e.kind), ["session-start", "user-message"]);
+
+  server.enqueue({ text: "Back again." });
+  const resumed = await runJson(sb, ["--session", id, "continue"]);
+  assert.equal(resumed.text, "Back again.");
+  assert.deepEqual(messagesOf(1), [user("long story"), assistant("[turn interrupted]"), user("continue")]);
+  assert.deepEqual((await sb.sessions()).map((s) => s.status), ["idle"]);
+});
+
+test("with extended thinking on, a tool turn and a resumed turn pass the API's rules", async () => {
+  const sb = makeSandbox(server.url, { providers: { anthropic: { models: { "claude-sonnet-5-5": { thinkingBudget: 2000 } } } } });
+  server.enqueue(
+    { thinking: "plan", signature: "sig-1", toolCalls: [{ name: "bash", input: { command: "echo x" } }] },
+    { thinking: "conclude", redactedThinking: "opaque", text: "Answer one." },
+    { thinking: "again", text: "Answer two." },
+  );
+  const first = await runJson(sb, ["think first"]);
+  const second = await runJson(sb, ["--session", first.session_id, "think again"]);
+  assert.deepEqual([first.text, second.text], ["Answer one.", "Answer two."]);
+  assert.deepEqual(server.rejected, []);
+  assert.deepEqual(server.requests.map((q) => q.body.thinking), Array(3).fill({ type: "enabled", budget_tokens: 2000 }));
+  // Within the turn the signed thinking goes back unchanged; across turns only the text is replayed.
+  assert.deepEqual(server.requests[1]!.body.messages[1].content[0], { type: "thinking", thinking: "plan", signature: "sig-1" });
+  assert.deepEqual(messagesOf(2), [user("think first"), assistant("Answer one."), user("think again")]);
+});

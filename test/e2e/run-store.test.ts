@@ -1,0 +1,157 @@
+import { after, before, beforeEach, test } from "node:test";
+import assert from "node:assert/strict";
+import type { ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { makeSandbox, waitForStdout, type KeenRun } from "./harness.js";
+
+let server: MockLLMServer;
+before(async () => (server = await startMockLLMServer()));
+after(() => server.close());
+beforeEach(() => server.reset());
+
+type Sandbox = ReturnType<typeof makeSandbox>;
+
+/** Starts `keen run --headless --stream-deltas` on a reply that stalls, and resolves once it streams. */
+async function holdSession(sb: Sandbox, args: string[]): Promise<{ child: ChildProcess; done: Promise<KeenRun> }> {
+  server.enqueue({ text: "streaming then silence", stallAfterChunks: 4 });
+  let child!: ChildProcess;
+  let streaming!: Promise<string>;
+  const done = sb.run(["run", "--headless", "--stream-deltas", "--no-stdin", ...args], {
+    onSpawn: (c) => {
+      child = c;
+      streaming = waitForStdout(c, (out) => out.includes('"text-delta"'));
+    },
+  });
+  await streaming;
+  return { child, done };
+}
+
+test("8 parallel `keen run` on one store, each its own session, while `sessions list` runs alongside", async () => {
+  const sb = makeSandbox(server.url);
+  for (let i = 0; i < 8; i++) server.enqueue({ text: "parallel answer", delayMs: 5 });
+  let running = true;
+  const listings: Promise<KeenRun[]> = (async () => {
+    const seen: KeenRun[] = [];
+    while (running) seen.push(await sb.run(["sessions", "list", "--json"]));
+    return seen;
+  })();
+  const runs = await Promise.all(
+    Array.from({ length: 8 }, (_, i) => sb.run(["run", "--format", "json", "--no-stdin", `task ${i}`], { timeoutMs: 60_000 })),
+  );
+  running = false;
+  for (const r of runs) {
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, "");
+    assert.equal(JSON.parse(r.stdout).text, "parallel answer");
+  }
+  for (const l of await listings) {
+    assert.deepEqual([l.code, l.stderr], [0, ""]);
+    assert.ok(Array.isArray(JSON.parse(l.stdout)));
+  }
+  const ids = runs.map((r) => JSON.parse(r.stdout).session_id);
+  assert.equal(new Set(ids).size, 8);
+  const sessions = await sb.sessions();
+  assert.deepEqual(
+    sessions.map((s) => [s.id, s.title, s.status]).sort(),
+    ids.map((id, i) => [id, `task ${i}`, "idle"]).sort(),
+  );
+  for (const [i, id] of ids.entries()) {
+    const { events } = await sb.show(id);
+    assert.deepEqual(
+      events.filter((e) => e.kind === "text").map((e) => [e.role, e.content]),
+      [["user", `task ${i}`], ["assistant", "parallel answer"]],
+    );
+  }
+  assert.deepEqual(server.unexpected, []);
+  assert.equal(server.pending(), 0);
+});
+
+test("a second process on a busy session fails fast; reading and listing it while written work", async () => {
+  const sb = makeSandbox(server.url);
+  server.enqueue({ text: "first" });
+  const first = await sb.run(["run", "--format", "json", "--no-stdin", "start"]);
+  const id = JSON.parse(first.stdout).session_id;
+
+  const holder = await holdSession(sb, ["--session", id, "hold it"]);
+  const second = await sb.run(["run", "--format", "json", "--no-stdin", "--session", id, "me too"]);
+  assert.deepEqual(second, { code: 1, signal: null, stdout: "", stderr: `keen: session ${id} is busy\n` });
+
+  const shown = await sb.show(id.slice(0, 12));
+  assert.deepEqual(shown.session.status, "running");
+  assert.deepEqual(
+    shown.events.filter((e) => e.kind === "text").map((e) => e.content),
+    ["start", "first", "hold it"],
+  );
+  const text = await sb.run(["sessions", "show", id]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, new RegExp(`^${id}  .*running .*  start\\n\\n> start\\n\\nfirst\\n\\n> hold it\\n\\n$`));
+  const removing = await sb.run(["sessions", "rm", id]);
+  assert.deepEqual(removing, { code: 1, signal: null, stdout: "", stderr: `keen: session ${id} is busy\n` });
+
+  holder.child.kill("SIGINT");
+  assert.equal((await holder.done).code, 130);
+  server.enqueue({ text: "free again" });
+  const third = await sb.run(["run", "--no-stdin", "--session", id, "now?"]);
+  assert.deepEqual({ code: third.code, stdout: third.stdout }, { code: 0, stdout: "free again\n" });
+  assert.deepEqual(server.unexpected, []);
+});
+
+test("sessions list and rm", async () => {
+  const sb = makeSandbox(server.url);
+  const empty = await sb.run(["sessions", "list"]);
+  assert.deepEqual({ code: empty.code, stdout: empty.stdout }, { code: 0, stdout: "" });
+  server.enqueue({ text: "a" }, { text: "b" });
+  const a = JSON.parse((await sb.run(["run", "--format", "json", "--no-stdin", "alpha"])).stdout).session_id;
+  const b = JSON.parse((await sb.run(["run", "--format", "json", "--no-stdin", "beta"])).stdout).session_id;
+
+  const listed = await sb.run(["sessions", "list"]);
+  assert.equal(listed.code, 0);
+  const rows = listed.stdout.split("\n").filter(Boolean);
+  assert.equal(rows.length, 2);
+  assert.match(rows[0]!, new RegExp(`^${b}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d  idle +anthropic/claude-sonnet-5-5  beta$`));
+  assert.match(rows[1]!, new RegExp(`^${a}  .*  alpha$`));
+
+  const rm = await sb.run(["sessions", "rm", a.slice(0, 13)]);
+  assert.deepEqual({ code: rm.code, stdout: rm.stdout, stderr: rm.stderr }, { code: 0, stdout: "", stderr: `keen: removed session ${a}\n` });
+  assert.deepEqual((await sb.sessions()).map((s) => s.id), [b]);
+  for (const args of [["sessions", "show", a], ["sessions", "rm", a], ["run", "--no-stdin", "--session", a, "x"]]) {
+    const gone = await sb.run(args);
+    assert.deepEqual(gone, { code: 2, signal: null, stdout: "", stderr: `keen: no session matches '${a}'\n` });
+  }
+});
+
+test("two processes resuming one session at the same moment: exactly one wins the claim", async () => {
+  const sb = makeSandbox(server.url);
+  server.enqueue({ text: "first" });
+  const id = JSON.parse((await sb.run(["run", "--format", "json", "--no-stdin", "start"])).stdout).session_id;
+  // One stalled reply: the winner holds the session until interrupted; the loser never reaches the server.
+  server.enqueue({ text: "held", stallAfterChunks: 4 });
+  const children: ChildProcess[] = [];
+  const runs = [0, 1].map((i) =>
+    sb.run(["run", "--format", "json", "--no-stdin", "--session", id, `racer ${i}`], { onSpawn: (c) => void children.push(c) }),
+  );
+  const loser = await Promise.race(runs);
+  assert.deepEqual(loser, { code: 1, signal: null, stdout: "", stderr: `keen: session ${id} is busy\n` });
+  while (server.requests.length < 2) await new Promise((r) => setTimeout(r, 20));
+  for (const child of children) if (child.exitCode === null) child.kill("SIGINT");
+  const [a, b] = await Promise.all(runs);
+  assert.deepEqual([a!.code, b!.code].sort(), [1, 130]);
+  assert.deepEqual([server.requests.length, server.pending(), server.unexpected], [2, 0, []]);
+});
+
+test("without KEEN_HOME, config and data follow XDG_CONFIG_HOME and XDG_DATA_HOME", async () => {
+  const sb = makeSandbox(server.url);
+  const xdg = { KEEN_HOME: undefined, XDG_CONFIG_HOME: join(sb.root, "cfg"), XDG_DATA_HOME: join(sb.root, "data") };
+  mkdirSync(join(sb.root, "cfg", "keen"), { recursive: true });
+  writeFileSync(join(sb.root, "cfg", "keen", "config.json"), JSON.stringify({ model: "anthropic/claude-haiku-4-5" }));
+  server.enqueue({ text: "xdg" });
+  const r = await sb.run(["run", "--no-stdin", "where"], { env: xdg });
+  assert.deepEqual({ code: r.code, stdout: r.stdout }, { code: 0, stdout: "xdg\n" }, r.stderr);
+  assert.equal(server.requests[0]!.body.model, "claude-haiku-4-5");
+  assert.ok(existsSync(join(sb.root, "data", "keen")));
+  const listed = JSON.parse((await sb.run(["sessions", "list", "--json"], { env: xdg })).stdout);
+  assert.deepEqual(listed.map((s: { title: string }) => s.title), ["where"]);
+  assert.deepEqual(await sb.sessions(), [], "nothing under KEEN_HOME");
+});
