@@ -2,8 +2,7 @@ import * as z from "zod";
 import { MessageSchema } from "./messages.js";
 import { RunResultSchema } from "./result.js";
 
-/** Version of the JSON-lines protocol; bumped on incompatible changes. */
-export const PROTOCOL_VERSION = 1;
+export { DELTA_KINDS, isInternal, PROTOCOL_VERSION } from "./kinds.js";
 
 const base = { conversation_id: z.string(), ts: z.number() };
 const assistant = { ...base, role: z.literal("assistant") };
@@ -64,11 +63,6 @@ export const PublicEventSchema = z.discriminatedUnion("kind", [
 ]);
 export type PublicEvent = z.infer<typeof PublicEventSchema>;
 
-/** Kinds printed only with `--stream-deltas`. */
-export const DELTA_KINDS = new Set<string>([
-  "text-delta", "thinking-start", "thinking-delta", "thinking-end", "content-end", "tool-update",
-]);
-
 /** A user message as stored (raw, with its headless flag). Internal. */
 export const UserMessageEvent = z.object({ kind: z.literal("user-message"), ...base, turn_id: z.string(), message: MessageSchema });
 /** The raw assistant message of one step (memory block, thinking signatures, tool calls). Internal. */
@@ -92,11 +86,6 @@ export type InternalEvent = z.infer<typeof InternalEventSchema>;
 /** Everything on the bus. */
 export type KeenEvent = PublicEvent | InternalEvent;
 export type EventOf<K extends KeenEvent["kind"]> = Extract<KeenEvent, { kind: K }>;
-
-const internalKinds = new Set<string>(["user-message", "assistant-message", "turn-end", "prompt-injection"]);
-export function isInternal(event: KeenEvent): event is InternalEvent {
-  return internalKinds.has(event.kind);
-}
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** An event before the emitter stamps `conversation_id` and `ts`. */

@@ -36,20 +36,7 @@ export const UsageSchema = z.object({
 });
 export type Usage = z.infer<typeof UsageSchema>;
 
-export function emptyUsage(): Usage {
-  return { input_tokens: 0, cached_tokens: 0, cache_write_tokens: 0, output_tokens: 0, reasoning_tokens: 0, total_tokens: 0 };
-}
-
-export function addUsage(a: Usage, b: Usage): Usage {
-  return {
-    input_tokens: a.input_tokens + b.input_tokens,
-    cached_tokens: a.cached_tokens + b.cached_tokens,
-    cache_write_tokens: a.cache_write_tokens + b.cache_write_tokens,
-    output_tokens: a.output_tokens + b.output_tokens,
-    reasoning_tokens: a.reasoning_tokens + b.reasoning_tokens,
-    total_tokens: a.total_tokens + b.total_tokens,
-  };
-}
+export { addUsage, emptyUsage } from "./usage.js";
 
 export function textOf(message: Message): string {
   return message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");

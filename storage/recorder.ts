@@ -1,5 +1,6 @@
 import type { Subscriber } from "../protocol/bus.js";
-import { DELTA_KINDS, type KeenEvent } from "../protocol/events.js";
+import type { KeenEvent } from "../protocol/events.js";
+import { DELTA_KINDS } from "../protocol/kinds.js";
 import type { SessionStore } from "./store.js";
 
 /** The storage subscriber and a way to wait until everything is written. */

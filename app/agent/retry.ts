@@ -83,7 +83,7 @@ async function* oneAttempt(
       }
       let event = next.value;
       if (event.type === "error" && stalled) {
-        event = { type: "error", failure: { message: `stream stalled: no data for ${Math.round(policy.idleTimeoutMs / 1000)}s`, retryable: true } };
+        event = { type: "error", failure: { message: `stream stalled: no data for ${+(policy.idleTimeoutMs / 1000).toFixed(1)}s`, retryable: true } };
       }
       yield { type: "event", attempt, event };
       if (event.type === "done") return undefined;

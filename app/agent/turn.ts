@@ -1,5 +1,6 @@
 import type { EventDraft } from "../../protocol/events.js";
-import { addUsage, emptyUsage, type Message, type Usage } from "../../protocol/messages.js";
+import type { Message, Usage } from "../../protocol/messages.js";
+import { addUsage, emptyUsage } from "../../protocol/usage.js";
 import type { Provider } from "../../protocol/provider.js";
 import type { PermissionRequester } from "../permissions/requester.js";
 import type { Tool } from "../tools/tool.js";

@@ -1,7 +1,8 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { EventBus } from "../../protocol/bus.js";
-import { PROTOCOL_VERSION, type EventDraft, type KeenEvent } from "../../protocol/events.js";
+import type { EventDraft, KeenEvent } from "../../protocol/events.js";
+import { PROTOCOL_VERSION } from "../../protocol/kinds.js";
 import type { Message } from "../../protocol/messages.js";
 import type { RunResult } from "../../protocol/result.js";
 import { newSessionId } from "../../storage/ids.js";

@@ -1,5 +1,5 @@
 import type { Subscriber } from "../../protocol/bus.js";
-import { DELTA_KINDS, isInternal } from "../../protocol/events.js";
+import { DELTA_KINDS, isInternal } from "../../protocol/kinds.js";
 import type { OutputSink } from "./sink.js";
 
 /** Which kinds a JSONL stream carries. */

@@ -1,3 +1,4 @@
+import { homedir } from "node:os";
 import { relative, resolve, sep } from "node:path";
 import * as z from "zod";
 import { realResolve } from "../permissions/file-guard.js";
@@ -41,7 +42,8 @@ export interface PathHelpers {
 export function pathHelpers(ctx: ToolContext): PathHelpers {
   const bases = [...new Set([resolve(ctx.cwd), realResolve(resolve(ctx.cwd))])];
   return {
-    resolve: (input) => resolve(ctx.cwd, input),
+    // Models write `~/…` for the home directory, as in a shell; never a directory named `~`.
+    resolve: (input) => resolve(ctx.cwd, input === "~" || input.startsWith("~/") ? homedir() + input.slice(1) : input),
     show(abs) {
       for (const base of bases) {
         if (abs === base) return ".";

@@ -50,6 +50,7 @@ test("the guard refuses secrets for reading, whatever the path says; the run goe
     { name: "read_file", input: { path: "sub/../.env" } },
     { name: "read_file", input: { path: join(home, ".ssh", "id_rsa") } },
     { name: "read_file", input: { path: "innocent.txt" } },
+    { name: "read_file", input: { path: "~/.ssh/id_rsa" } },
     { name: "read_file", input: { path: ".env.example" } },
   ]);
   const envFile = "an environment file (.env.example, .env.sample, .env.template and .env.dist are allowed)";
@@ -57,12 +58,13 @@ test("the guard refuses secrets for reading, whatever the path says; the run goe
     { tool: "read_file", is_error: true, result: refusedSecret(join(sb.workspace, ".env"), envFile) },
     { tool: "read_file", is_error: true, result: refusedSecret(join(sb.workspace, ".env"), envFile) },
   ]);
-  for (const r of results.slice(2, 4)) {
+  for (const r of results.slice(2, 5)) {
     assert.equal(r.is_error, true);
     assert.match(r.result, /^Refused: .*\.ssh\/id_rsa/);
   }
-  assert.equal(results[4]!.is_error, false);
-  assert.match(results[4]!.result, /API_TOKEN=/);
+  assert.ok(results[4]!.result.startsWith(`Refused: ${join(home, ".ssh", "id_rsa")} `), results[4]!.result);
+  assert.equal(results[5]!.is_error, false);
+  assert.match(results[5]!.result, /API_TOKEN=/);
   assert.doesNotMatch(JSON.stringify(server.requests), /super-secret|PRIVATE KEY MATERIAL/);
 });
 

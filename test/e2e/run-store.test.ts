@@ -39,8 +39,7 @@ test("8 parallel `keen run` on one store, each its own session, while `sessions 
   })();
   const runs = await Promise.all(
     Array.from({ length: 8 }, (_, i) => sb.run(["run", "--format", "json", "--no-stdin", `task ${i}`], { timeoutMs: 60_000 })),
-  );
-  running = false;
+  ).finally(() => (running = false));
   for (const r of runs) {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, "");
@@ -134,7 +133,7 @@ test("two processes resuming one session at the same moment: exactly one wins th
   );
   const loser = await Promise.race(runs);
   assert.deepEqual(loser, { code: 1, signal: null, stdout: "", stderr: `keen: session ${id} is busy\n` });
-  while (server.requests.length < 2) await new Promise((r) => setTimeout(r, 20));
+  while (server.requests.length < 2 && children.some((c) => c.exitCode === null)) await new Promise((r) => setTimeout(r, 20));
   for (const child of children) if (child.exitCode === null) child.kill("SIGINT");
   const [a, b] = await Promise.all(runs);
   assert.deepEqual([a!.code, b!.code].sort(), [1, 130]);
