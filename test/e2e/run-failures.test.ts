@@ -91,7 +91,7 @@ test("the stall watchdog aborts a silent stream and retries it", async () => {
   server.enqueue({ text: "never finished", stallAfterChunks: 4 }, { text: "after the stall" });
   const r = await sb.run(["run", "--no-stdin", "hi"]);
   assert.deepEqual({ code: r.code, stdout: r.stdout }, { code: 0, stdout: "after the stall\n" });
-  assert.match(r.stderr, /^keen: retrying in [\d.]+s \(attempt 2\): stream stalled: no data for \d+s\n$/);
+  assert.match(r.stderr, /^keen: retrying in [\d.]+s \(attempt 2\): stream stalled: no data for [\d.]+s\n$/);
   assert.equal(server.requests.length, 2);
   assert.equal(server.pending(), 0);
 });
