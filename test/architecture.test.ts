@@ -1,0 +1,47 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dirname, "..");
+
+/** Layers (by folder) and the layers each must never import (STYLE.md "Arrows point one way"). */
+const FORBIDDEN: Record<string, string[]> = {
+  protocol: ["app", "storage"],
+  "app/headless": ["app/agent", "app/providers", "storage"],
+  "app/tui": ["app/agent", "app/providers", "storage"],
+  "app/agent": ["app/tui", "app/headless", "app/cli"],
+  "app/providers": ["app/agent", "storage", "app/tui", "app/headless", "app/cli"],
+  storage: ["app"],
+};
+
+function sourceFiles(dir: string): string[] {
+  if (!existsSync(join(ROOT, dir))) return [];
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith(".ts") ? [path] : [];
+  });
+}
+
+function localImports(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), "utf8");
+  const specs = [...text.matchAll(/(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)].map((m) => m[1]!);
+  return specs.map((spec) => relative(ROOT, resolve(ROOT, dirname(file), spec)));
+}
+
+test("imports point one way between layers", () => {
+  const violations: string[] = [];
+  for (const [layer, banned] of Object.entries(FORBIDDEN)) {
+    for (const file of sourceFiles(layer)) {
+      for (const target of localImports(file)) {
+        if (banned.some((b) => target === b || target.startsWith(`${b}/`))) violations.push(`${file} imports ${target}`);
+      }
+    }
+  }
+  assert.deepEqual(violations, []);
+});
+
+test("the checker sees imports (it would catch a violation)", () => {
+  assert.ok(localImports("app/agent/turn.ts").includes("app/agent/step.js"));
+});
