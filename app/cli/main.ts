@@ -49,7 +49,7 @@ export async function main(argv: string[]): Promise<number> {
   sessions.command("rm").argument("<id>", "session id or unique prefix").action((id: string) => {
     pending = async () => (await import("./sessions.js")).removeSession(id);
   });
-  program.command("protocol").command("schema").description("print the JSON Schema of a --headless line").action(() => {
+  program.command("protocol").description("the --headless JSON-lines protocol").command("schema").description("print the JSON Schema of a --headless line").action(() => {
     pending = async () => (await import("./sessions.js")).printSchema();
   });
 
