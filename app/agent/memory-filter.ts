@@ -1,11 +1,6 @@
 const OPEN = "<keen_memory>";
 const CLOSE = "</keen_memory>";
 
-/** What one `push` releases: text safe to show now, and memory text found so far. */
-export interface FilterOutput {
-  visible: string;
-}
-
 /**
  * Streaming filter that hides one `<keen_memory>…</keen_memory>` block from
  * visible text. Contract: it holds back only a suffix that could still be the
@@ -68,10 +63,4 @@ function partialTagSuffix(text: string, tag: string): number {
     if (tag.startsWith(text.slice(text.length - n))) return n;
   }
   return 0;
-}
-
-/** Visible text of a whole raw string (what the filter would release). */
-export function visibleText(raw: string): string {
-  const filter = new MemoryFilter();
-  return filter.push(raw) + filter.flush();
 }
