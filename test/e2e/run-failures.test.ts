@@ -87,7 +87,7 @@ test("an in-stream overloaded error is retried", async () => {
 });
 
 test("the stall watchdog aborts a silent stream and retries it", async () => {
-  const sb = makeSandbox(server.url, { retry: { maxRetries: 1, baseDelayMs: 10, idleTimeoutMs: 400 } });
+  const sb = makeSandbox(server.url, { retry: { maxRetries: 1, baseDelayMs: 10, idleTimeoutMs: 1000 } });
   server.enqueue({ text: "never finished", stallAfterChunks: 4 }, { text: "after the stall" });
   const r = await sb.run(["run", "--no-stdin", "hi"]);
   assert.deepEqual({ code: r.code, stdout: r.stdout }, { code: 0, stdout: "after the stall\n" });
