@@ -37,7 +37,3 @@ export const UsageSchema = z.object({
 export type Usage = z.infer<typeof UsageSchema>;
 
 export { addUsage, emptyUsage } from "./usage.js";
-
-export function textOf(message: Message): string {
-  return message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
-}

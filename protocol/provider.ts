@@ -36,7 +36,6 @@ export type ProviderEvent =
   | { type: "thinking-delta"; text: string }
   | { type: "thinking-end" }
   | { type: "tool-call"; id: string; name: string; input: unknown }
-  | { type: "usage"; usage: Usage }
   | { type: "done"; message: Message; usage: Usage; stopReason: string }
   | { type: "error"; failure: ProviderFailure };
 

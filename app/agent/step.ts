@@ -72,8 +72,6 @@ export async function runStep(options: StepOptions): Promise<StepOutcome> {
       case "tool-call":
         state.calls.push({ id: event.id, name: event.name, input: event.input });
         break;
-      case "usage":
-        break;
       case "done": {
         const tail = state.filter.flush();
         if (tail) {
