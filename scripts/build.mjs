@@ -1,44 +1,99 @@
-// Bundles app/cli/entry.ts into dist/ with esbuild: one ESM entry plus lazily
-// loaded chunks, so start-up pays only for the command that runs.
+// Builds dist/: keen.cjs, one esbuild bundle of app/cli/entry.ts, and keen.blob,
+// a V8 start-up snapshot of it (`node --build-snapshot`) that bin/keen starts
+// from. See app/cli/entry.ts for what the snapshot holds and bin/keen for when
+// it is used.
 import { build } from "esbuild";
-import { readFileSync, renameSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
 /**
- * classic-level loads its native prebuild relative to its own directory
- * (`require('node-gyp-build')(__dirname)` in binding.js), so only that file
- * stays external; its JavaScript and abstract-level's ~40 small CommonJS files
- * are bundled, which saves resolving and compiling each of them on every run.
+ * classic-level's binding.js finds its native prebuild at run time
+ * (`require('node-gyp-build')(__dirname)`: module resolution, two small files
+ * and a directory scan), and a native addon cannot live in a snapshot. So
+ * `./binding` becomes a stand-in that, on first use, dlopens the prebuild that
+ * node-gyp-build picks here, by its path relative to dist/; if that file is
+ * gone or does not load, it falls back to classic-level's own binding.js. The
+ * rest of classic-level and abstract-level's ~40 small files are bundled.
  */
+const levelRequire = createRequire(createRequire(import.meta.url).resolve("level"));
+const classicLevelDir = dirname(levelRequire.resolve("classic-level/package.json"));
+const prebuild = relative(fileURLToPath(new URL("../dist", import.meta.url)), levelRequire("node-gyp-build").resolve(classicLevelDir));
 const levelBinding = {
   name: "level-binding",
   setup(build) {
     build.onResolve({ filter: /^\.\/binding(\.js)?$/ }, (args) =>
-      /[\\/]node_modules[\\/]classic-level[\\/]/.test(args.importer) ? { path: "classic-level/binding.js", external: true } : undefined,
+      /[\\/]node_modules[\\/]classic-level[\\/]/.test(args.importer) ? { path: "level-binding", namespace: "keen" } : undefined,
     );
+    build.onLoad({ filter: /^level-binding$/, namespace: "keen" }, () => ({
+      loader: "js",
+      contents: `
+        function load() {
+          try {
+            const module = { exports: {} };
+            process.dlopen(module, require("node:path").join(__keenDist(), ${JSON.stringify(prebuild)}));
+            return module.exports;
+          } catch {
+            return require("node:module").createRequire(__keenImportMeta.url)("classic-level/binding.js");
+          }
+        }
+        let binding;
+        module.exports = new Proxy({}, { get: (_, key) => (binding ??= load())[key] });
+      `,
+    }));
   },
 };
+
+/**
+ * Where the bundle is at run time. Started from the snapshot, __filename is
+ * where the bundle was built, and `require` only loads node's built-ins; the
+ * blob's own path says where dist/ is now. Bundled ESM that asks for
+ * `import.meta.url` (fdir's createRequire) gets that place too.
+ */
+const RUNTIME_PATHS = `
+var __keenDist = () => {
+  const i = process.execArgv.indexOf("--snapshot-blob");
+  return require("node:path").dirname(i >= 0 ? require("node:path").resolve(process.execArgv[i + 1]) : __filename);
+};
+var __keenImportMeta = { get url() { return require("node:url").pathToFileURL(require("node:path").join(__keenDist(), "keen.cjs")).href; } };
+`;
 
 // Built aside and swapped in, so a keen started meanwhile (tests, another build) never finds dist/ half-written.
 const dist = new URL("../dist", import.meta.url);
 const staging = new URL(`../dist.tmp-${process.pid}`, import.meta.url);
+const stagingDir = fileURLToPath(staging);
 rmSync(staging, { recursive: true, force: true });
 await build({
   entryPoints: { keen: "app/cli/entry.ts" },
-  outdir: fileURLToPath(staging),
+  outdir: stagingDir,
+  outExtension: { ".js": ".cjs" },
   bundle: true,
-  splitting: true,
-  format: "esm",
+  format: "cjs",
   platform: "node",
   target: "node20",
   minify: true,
   sourcemap: "linked",
   plugins: [levelBinding],
-  define: { KEEN_VERSION: JSON.stringify(pkg.version) },
-  banner: { js: "import { createRequire as __keenCreateRequire } from 'node:module'; const require = __keenCreateRequire(import.meta.url);" },
+  define: { KEEN_VERSION: JSON.stringify(pkg.version), "import.meta": "__keenImportMeta" },
+  banner: { js: RUNTIME_PATHS },
   logLevel: "warning",
 });
+execFileSync(process.execPath, ["--snapshot-blob", `${stagingDir}/keen.blob`, "--build-snapshot", `${stagingDir}/keen.cjs`], {
+  stdio: ["ignore", "inherit", "pipe"],
+});
+// A blob loads only into the node binary that built it. bin/keen checks that
+// with shell builtins alone (no process to spawn): `node` on PATH must be the
+// file this symlink names, and still carry the modification time copied here.
+symlinkSync(process.execPath, `${stagingDir}/blob-node`);
+writeFileSync(`${stagingDir}/blob-node.mtime`, `the mtime of ${process.execPath} (${process.version}) when keen.blob was built\n`);
+const mtime = statSync(process.execPath, { bigint: true }).mtimeNs;
+execFileSync("touch", ["-r", process.execPath, `${stagingDir}/blob-node.mtime`]);
+if (statSync(`${stagingDir}/blob-node.mtime`, { bigint: true }).mtimeNs !== mtime) {
+  throw new Error("could not copy the node binary's mtime to dist/blob-node.mtime");
+}
 rmSync(dist, { recursive: true, force: true });
 renameSync(staging, dist);

@@ -67,8 +67,10 @@ export function openStore(dataDir: string, options: LevelStoreOptions = {}): Ses
   const withIndex = <T>(work: (db: Db) => Promise<T>) => withDb(indexPath, { create: true, busyTimeoutMs }, work);
 
   return {
-    async create(meta) {
-      await withIndex((db) => commitIndex(db, [{ type: "put", key: `s:${meta.id}`, value: meta }]));
+    async create(meta, options) {
+      const ops: Put[] = [{ type: "put", key: `s:${meta.id}`, value: meta }];
+      if (options?.claim) ops.push({ type: "put", key: `c:${meta.id}`, value: ownClaim() });
+      await withIndex((db) => commitIndex(db, ops));
     },
 
     async claim(id) {

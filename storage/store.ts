@@ -30,7 +30,12 @@ export class UnknownSessionError extends Error {}
  * surfaces LevelDB lock errors; `append` keeps order within a session.
  */
 export interface SessionStore {
-  create(meta: SessionMeta): Promise<void>;
+  /**
+   * Add a session to the index. With `claim`, also claim it for this process in
+   * the same write: a new id cannot be held by anyone else, and a run saves a
+   * round trip to the index before its first request.
+   */
+  create(meta: SessionMeta, options?: { claim?: boolean }): Promise<void>;
   /** Claim a session for writing; throws SessionBusyError if a live process holds it. */
   claim(id: string): Promise<void>;
   /** Release the claim and record the final status. */

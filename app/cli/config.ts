@@ -56,6 +56,30 @@ const ProjectConfigSchema = z.strictObject({
 });
 const PROJECT_FORBIDDEN = ["providers", "baseURL", "apiKeyEnv", "apiKey", "headers", "guard", "retry"];
 
+/**
+ * Runs zod's first parse of both config schemas on a config that uses every
+ * field, which compiles their fast paths. Called when the start-up snapshot is
+ * built (app/cli/warm.ts), so a run's config check starts warm.
+ */
+export function warmConfigSchemas(): void {
+  const tools = { allowed: ["read_file"], disallowed: ["bash"] };
+  const models = { m: { contextWindow: 1000, maxOutputTokens: 100, thinkingBudget: 10, refuses: ["temperature"] } };
+  UserConfigSchema.parse({
+    model: "p/m",
+    providers: {
+      p: {
+        kind: "openai", baseURL: "http://localhost:1/v1", apiKeyEnv: "P_KEY", keyOptional: true, authStyle: "bearer",
+        headers: { "x-h": "v" }, defaultModel: "m", models,
+      },
+    },
+    tools,
+    retry: { maxRetries: 1, maxWaitMs: 1, idleTimeoutMs: 1, baseDelayMs: 0 },
+    stdinGraceMs: 0,
+    maxTurns: 1,
+  });
+  ProjectConfigSchema.parse({ model: "p/m", tools, maxTurns: 1 });
+}
+
 /** Where config and data live. */
 export interface KeenPaths {
   configFile: string;

@@ -1,11 +1,38 @@
+import { startupSnapshot } from "node:v8";
 import { main } from "./main.js";
 
-// A closed stdout must never crash with a stack trace; writers notice it themselves.
-process.stdout.on("error", () => {});
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error) => {
-    process.stderr.write(`keen: internal error: ${String(error)}\n`);
+/**
+ * The bundle's entry. `npm run build` runs it once under `node --build-snapshot`
+ * (see scripts/build.mjs): it then evaluates what `keen run` needs before its
+ * first request — commander, zod schemas, the agent, storage, the SDK clients —
+ * and V8 serialises that heap into dist/keen.blob. bin/keen starts node from
+ * that blob, so a run skips compiling and evaluating them. Started as a plain
+ * script (no usable blob), it is the same program, only slower to start.
+ *
+ * Nothing here may touch the process's environment at build time: the argv,
+ * env, cwd and stdio that a run sees are the ones it was started with.
+ */
+function start(argv: string[]): void {
+  process.env.KEEN_TRACE && process.stderr.write("T main " + performance.now().toFixed(1) + "\n");
+  // A closed stdout must never crash with a stack trace; writers notice it themselves.
+  process.stdout.on("error", () => {});
+  main(argv).then(
+    (code) => process.exit(code),
+    (error) => {
+      process.stderr.write(`keen: internal error: ${String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}
+
+if (startupSnapshot?.isBuildingSnapshot()) {
+  // The builder serialises the heap once this has settled and the event loop is empty.
+  import("./warm.js").then((warm) => warm.warmUp()).catch((error) => {
+    process.stderr.write(`keen: building the start-up snapshot failed: ${String(error?.stack ?? error)}\n`);
     process.exit(1);
-  },
-);
+  });
+  // Started from the blob, node puts the arguments after `--` at argv[1].
+  startupSnapshot.setDeserializeMainFunction(() => start(process.argv.slice(1)));
+} else {
+  start(process.argv.slice(2));
+}

@@ -80,8 +80,7 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
     await store.updateMeta(sessionId, { status: "running", updated: Date.now(), model: modelRef, cwd });
   } else {
     const now = Date.now();
-    await store.create({ id: sessionId, title: titleOf(prompt), cwd, model: modelRef, created: now, updated: now, status: "running" });
-    await claim(store, sessionId);
+    await store.create({ id: sessionId, title: titleOf(prompt), cwd, model: modelRef, created: now, updated: now, status: "running" }, { claim: true });
   }
 
   const control = createRunControl(settings.timeoutMs);

@@ -19,8 +19,9 @@ export function createAnthropicProvider(options: ProviderOptions): Provider {
   let client: Promise<MessagesClient> | undefined;
   // The SDK costs tens of ms to import; only a session that uses it pays.
   const getClient = () => (client ??= import("./anthropic-client.js").then((sdk) => makeClient(sdk.createMessagesClient, options)));
-  // Start loading now, so it overlaps the session store's disk work before the first request; a failure surfaces there.
-  getClient().catch(() => {});
+  // Build the client (which loads node's fetch, tens of ms of CPU) on the next turn of the event loop: the
+  // session store's disk I/O, issued meanwhile, then runs in the background instead of after it. A failure surfaces at the request.
+  setImmediate(() => getClient().catch(() => {}));
 
   return {
     providerId: options.providerId ?? "anthropic",

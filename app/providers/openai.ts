@@ -25,8 +25,9 @@ const STOP_REASONS: Record<string, string> = {
 export function createOpenAIProvider(options: ProviderOptions): Provider {
   let client: Promise<OpenAI> | undefined;
   const getClient = () => (client ??= import("openai").then((sdk) => makeClient(sdk.OpenAI, options)));
-  // Start loading now, so it overlaps the session store's disk work before the first request; a failure surfaces there.
-  getClient().catch(() => {});
+  // Build the client (which loads node's fetch, tens of ms of CPU) on the next turn of the event loop: the
+  // session store's disk I/O, issued meanwhile, then runs in the background instead of after it. A failure surfaces at the request.
+  setImmediate(() => getClient().catch(() => {}));
 
   return {
     providerId: options.providerId ?? "openai",

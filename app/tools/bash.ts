@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import * as z from "zod";
-import { defineTool, fail } from "./define.js";
+import { defineTool, fail, toolInput } from "./define.js";
 import type { Tool, ToolContext, ToolResult } from "./tool.js";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -66,7 +66,7 @@ class CappedOutput {
   }
 }
 
-const schema = z.object({
+const schema = toolInput(z.object({
   command: z.string().min(1).describe("The bash command line to run."),
   timeout_ms: z
     .number()
@@ -75,7 +75,7 @@ const schema = z.object({
     .max(MAX_TIMEOUT_MS)
     .optional()
     .describe(`Timeout in milliseconds (default ${DEFAULT_TIMEOUT_MS}, max ${MAX_TIMEOUT_MS}).`),
-});
+}));
 
 const description = `Run a command with \`bash -c\` in the session's working directory; returns stdout and stderr interleaved.
 Each call starts a fresh shell: cd, exported variables and shell functions do NOT persist between calls (chain with && or use absolute paths).

@@ -14,16 +14,46 @@ export function defineTool<S extends z.ZodType>(
   schema: S,
   run: (input: z.output<S>, call: ToolCallContext) => Promise<ToolResult>,
 ): Tool {
-  const inputSchema = z.toJSONSchema(schema) as Record<string, unknown>;
-  delete inputSchema.$schema;
   return {
-    definition: { name, description, inputSchema },
+    definition: { name, description, inputSchema: inputJsonSchema(schema) },
     async run(input, call) {
       const parsed = schema.safeParse(input);
       if (!parsed.success) return fail(`Invalid input for ${name}:\n${z.prettifyError(parsed.error)}`);
       return run(parsed.data, call);
     },
   };
+}
+
+const declared: z.ZodType[] = [];
+const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
+
+/** Declares a tool's input schema (at module level), so `warmToolSchemas` knows it. */
+export function toolInput<S extends z.ZodType>(schema: S): S {
+  declared.push(schema);
+  return schema;
+}
+
+/** The JSON Schema the model sees, converted once per schema. Callers must not mutate it. */
+function inputJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  let json = jsonSchemas.get(schema);
+  if (!json) {
+    json = z.toJSONSchema(schema) as Record<string, unknown>;
+    delete json.$schema;
+    jsonSchemas.set(schema, json);
+  }
+  return json;
+}
+
+/**
+ * Converts every declared input schema and runs zod's first parse of each (which
+ * compiles its fast path). The start-up snapshot build calls this (app/cli/warm.ts),
+ * so a run starts with the results instead of computing them.
+ */
+export function warmToolSchemas(): void {
+  for (const schema of declared) {
+    inputJsonSchema(schema);
+    schema.safeParse({});
+  }
 }
 
 /** An error result for the model. */

@@ -1,15 +1,15 @@
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import * as z from "zod";
-import { defineTool, fail, pathHelpers } from "./define.js";
+import { defineTool, fail, pathHelpers, toolInput } from "./define.js";
 import type { Tool, ToolContext } from "./tool.js";
 import { unifiedDiff } from "./write-file.js";
 
-const schema = z.object({
+const schema = toolInput(z.object({
   path: z.string().min(1).describe("File path, absolute or relative to the working directory."),
   old_string: z.string().min(1).describe("The exact text to replace, including whitespace and indentation."),
   new_string: z.string().describe("The replacement text."),
   replace_all: z.boolean().optional().describe("Replace every occurrence instead of exactly one (default false)."),
-});
+}));
 
 const description = `Replace exact text in an existing file. old_string must match the file exactly (whitespace and indentation included) and, unless replace_all is true, exactly once: include enough surrounding lines to make it unique.
 Read the file first to copy the text exactly. Do not include read_file's line-number prefixes. To create a file use write_file.`;

@@ -1,15 +1,15 @@
 import { statSync } from "node:fs";
 import * as z from "zod";
-import { defineTool, fail, pathHelpers } from "./define.js";
+import { defineTool, fail, pathHelpers, toolInput } from "./define.js";
 import type { Tool, ToolContext } from "./tool.js";
 
 /** At most this many paths come back. */
 export const GLOB_MAX_RESULTS = 500;
 
-const schema = z.object({
+const schema = toolInput(z.object({
   pattern: z.string().min(1).describe('Glob pattern, e.g. "**/*.ts" or "src/**/test_*.py".'),
   path: z.string().optional().describe("Directory to search from (default: the working directory)."),
-});
+}));
 
 const description = `Find files by name with a glob pattern (** crosses directories; "*.ts" matches only the top level, "**/*.ts" all levels).
 Returns file paths relative to the working directory, most recently modified first, at most ${GLOB_MAX_RESULTS}.

@@ -5,7 +5,7 @@ import { basename, delimiter, dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import * as z from "zod";
 import type { FileGuard } from "../permissions/guard.js";
-import { defineTool, fail, pathHelpers } from "./define.js";
+import { defineTool, fail, pathHelpers, toolInput } from "./define.js";
 import type { Tool, ToolContext } from "./tool.js";
 
 const DEFAULT_MAX_RESULTS = 200;
@@ -170,13 +170,13 @@ export async function grepFallback(search: GrepSearch): Promise<GrepOutcome> {
   return { matches, more: false };
 }
 
-const schema = z.object({
+const schema = toolInput(z.object({
   pattern: z.string().min(1).describe("Regular expression (ripgrep syntax) to search file contents for."),
   path: z.string().optional().describe("Directory or file to search (default: the working directory)."),
   glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.py".'),
   case_insensitive: z.boolean().optional().describe("Match case-insensitively (default false)."),
   max_results: z.number().int().min(1).max(2000).optional().describe(`Maximum matching lines (default ${DEFAULT_MAX_RESULTS}, max 2000).`),
-});
+}));
 
 const description = `Search file contents with a regular expression (ripgrep syntax; escape literal ( ) [ ] { } . * + ?).
 Returns matching lines as path:line:text, paths relative to the working directory; lines over ${MAX_LINE_CHARS} characters are shortened.

@@ -1,15 +1,15 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import * as z from "zod";
-import { defineTool, fail, pathHelpers } from "./define.js";
+import { defineTool, fail, pathHelpers, toolInput } from "./define.js";
 import type { Tool, ToolContext } from "./tool.js";
 
 /** At most this many entries come back. */
 export const LIST_MAX_ENTRIES = 1000;
 
-const schema = z.object({
+const schema = toolInput(z.object({
   path: z.string().optional().describe("Directory to list (default: the working directory)."),
-});
+}));
 
 const description = `List the entries of one directory (not recursive): directories first with a trailing /, then files, each group sorted by name.
 Dotfiles are shown; gitignored entries and .git are not. At most ${LIST_MAX_ENTRIES} entries. To find files deeper down use glob.`;

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import * as z from "zod";
-import { defineTool, fail, pathHelpers } from "./define.js";
+import { defineTool, fail, pathHelpers, toolInput } from "./define.js";
 import type { Tool, ToolContext } from "./tool.js";
 
 /** Files larger than this are refused outright. */
@@ -12,11 +12,11 @@ export const READ_MAX_BYTES = 100 * 1024;
 const MAX_LINE_CHARS = 2000;
 const BINARY_SNIFF_BYTES = 8192;
 
-const schema = z.object({
+const schema = toolInput(z.object({
   path: z.string().min(1).describe("File path, absolute or relative to the working directory."),
   offset: z.number().int().min(1).optional().describe("First line to read, 1-based (default 1)."),
   limit: z.number().int().min(1).optional().describe(`Number of lines to read (default and max ${READ_MAX_LINES}).`),
-});
+}));
 
 const description = `Read a text file. Returns lines numbered like \`cat -n\` (number, tab, text).
 At most ${READ_MAX_LINES} lines or ${READ_MAX_BYTES / 1024} KB per call; use offset and limit to read further. Lines over ${MAX_LINE_CHARS} characters are shortened.

@@ -2,13 +2,13 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { createPatch } from "diff";
 import * as z from "zod";
-import { countLines, defineTool, fail, pathHelpers, plural } from "./define.js";
+import { countLines, defineTool, fail, pathHelpers, plural, toolInput } from "./define.js";
 import type { Tool, ToolContext } from "./tool.js";
 
-const schema = z.object({
+const schema = toolInput(z.object({
   path: z.string().min(1).describe("File path, absolute or relative to the working directory."),
   content: z.string().describe("The complete new content of the file."),
-});
+}));
 
 const description = `Create a file, or replace a whole file, with the given content. Parent directories are created.
 Only inside the workspace; secrets (.env, keys, credentials) are refused. To change part of an existing file, prefer edit_file.`;

@@ -56,7 +56,7 @@ const isKeenDelta = (line: string) => line.includes('"kind":"text-delta"');
 const anyLine = () => true;
 
 const keen = (args: string[], options: Partial<TimeOptions> = {}) =>
-  timeProcess([NODE, KEEN_BIN, ...args], { env: keenEnv, cwd: sandbox.workspace, ...options });
+  timeProcess([KEEN_BIN, ...args], { env: keenEnv, cwd: sandbox.workspace, ...options });
 const floor = (options: Partial<TimeOptions> = {}) => timeProcess([NODE, FLOOR, "hello"], { env: floorEnv, ...options });
 
 /**

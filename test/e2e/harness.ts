@@ -23,6 +23,8 @@ export interface SpawnOptions {
   /** Called with the child once spawned (send signals, read live stdout). */
   onSpawn?: (child: import("node:child_process").ChildProcess) => void;
   timeoutMs?: number;
+  /** The launcher to spawn (default: KEEN_BIN). */
+  bin?: string;
 }
 
 /** A fresh KEEN_HOME, a workspace dir, and env pointing both SDKs at a mock server. */
@@ -84,7 +86,7 @@ export function runKeen(args: string[], options: SpawnOptions = {}): Promise<Kee
     else env[k] = v;
   }
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [KEEN_BIN, ...args], { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(options.bin ?? KEEN_BIN, args, { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d) => (stdout += d));

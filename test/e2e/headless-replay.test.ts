@@ -89,8 +89,8 @@ test("the jq recipes in docs/PROTOCOL.md work on real output", async (t) => {
     server.reset();
     scriptToolTurn();
     // The recipe's exact pipeline, with `keen` being this checkout's launcher.
-    const script = `"$KEEN_NODE" "$KEEN_BIN" run --model ${MODEL} ${recipe.keenArgs} > stream.jsonl; ${recipe.jq} < stream.jsonl`;
-    const out = await exec("bash", ["-c", script], { cwd: sb.workspace, env: childEnv({ ...sb.env, KEEN_NODE: process.execPath, KEEN_BIN }) });
+    const script = `"$KEEN_BIN" run --model ${MODEL} ${recipe.keenArgs} > stream.jsonl; ${recipe.jq} < stream.jsonl`;
+    const out = await exec("bash", ["-c", script], { cwd: sb.workspace, env: childEnv({ ...sb.env, KEEN_BIN }) });
     assert.equal(out.status, 0, `${recipe.jq}: ${out.stderr}`);
     const lines = parseLines(readFileSync(join(sb.workspace, "stream.jsonl"), "utf8"));
     assertProtocolStream(lines, { deltas: recipe.keenArgs.includes("--stream-deltas") });
@@ -126,8 +126,8 @@ for (const c of consumers) {
     const code = recipeBlock(c.heading, c.lang);
     assert.ok(code.includes(c.keen), `the ${c.name} recipe spawns keen`);
     const launcher = c.lang === "js"
-      ? `spawn(${JSON.stringify(process.execPath)}, [${JSON.stringify(KEEN_BIN)}, `
-      : `[${JSON.stringify(process.execPath)}, ${JSON.stringify(KEEN_BIN)}, `;
+      ? `spawn(${JSON.stringify(KEEN_BIN)}, [`
+      : `[${JSON.stringify(KEEN_BIN)}, `;
     const sb = makeSandbox(server.url, { model: MODEL });
     writeFileSync(join(sb.root, c.file), code.replace(c.keen, launcher));
     scriptToolTurn();

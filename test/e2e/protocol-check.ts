@@ -13,7 +13,7 @@ let validateLine: ReturnType<InstanceType<typeof Ajv2020>["compile"]> | undefine
 /** The schema `keen protocol schema` prints, compiled once per test process. */
 function schemaValidator() {
   if (validateLine) return validateLine;
-  const out = spawnSync(process.execPath, [KEEN_BIN, "protocol", "schema"], { encoding: "utf8" });
+  const out = spawnSync(KEEN_BIN, ["protocol", "schema"], { encoding: "utf8" });
   assert.equal(out.status, 0, `keen protocol schema failed: ${out.stderr}`);
   const schema = JSON.parse(out.stdout);
   assert.equal(schema.$schema, "https://json-schema.org/draft/2020-12/schema", "the schema generator changed drafts: pick the matching Ajv");

@@ -102,6 +102,18 @@ test("claim, busy within the process, release records status, claim again", asyn
   await store.release(id, "idle");
 });
 
+test("create with claim holds the new session in the same write", async () => {
+  const store = openStore(freshDir());
+  const id = newSessionId();
+  await store.create(meta(id, 1, { status: "running" }), { claim: true });
+  assert.equal((await store.resolve(id)).status, "running", "held by this live process, so not interrupted");
+  await assert.rejects(store.claim(id), SessionBusyError);
+  await assert.rejects(store.remove(id), SessionBusyError);
+  await store.release(id, "idle");
+  await store.claim(id);
+  await store.release(id, "idle");
+});
+
 test("running without a live claim is reported as interrupted", async () => {
   const store = openStore(freshDir());
   const id = newSessionId();
