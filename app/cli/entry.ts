@@ -13,7 +13,6 @@ import { main } from "./main.js";
  * env, cwd and stdio that a run sees are the ones it was started with.
  */
 function start(argv: string[]): void {
-  process.env.KEEN_TRACE && process.stderr.write("T main " + performance.now().toFixed(1) + "\n");
   // A closed stdout must never crash with a stack trace; writers notice it themselves.
   process.stdout.on("error", () => {});
   main(argv).then(

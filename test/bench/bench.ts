@@ -9,7 +9,7 @@
  * 10 events each).
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { makeSandbox } from "../e2e/harness.js";
@@ -24,12 +24,14 @@ const ROOT = resolve(import.meta.dirname, "../..");
 const FLOOR = resolve(import.meta.dirname, "floor-fetch.mjs");
 const NODE = process.execPath;
 const WASM_FLAGS = ["--no-wasm-tier-up", "--no-wasm-dynamic-tiering"];
-// A snapshot of bin/ and dist/ inside the repo (node_modules still resolves):
-// a rebuild started elsewhere while the bench runs cannot pull chunks from under it.
+// A copy of bin/ and dist/ (links and mtimes kept, so bin/keen still trusts the
+// start-up snapshot) beside a link to node_modules: a rebuild started elsewhere
+// while the bench runs cannot swap files from under it.
 const SNAPSHOT = join(ROOT, ".bench", "snapshot");
 rmSync(SNAPSHOT, { recursive: true, force: true });
 cpSync(join(ROOT, "bin"), join(SNAPSHOT, "bin"), { recursive: true });
-cpSync(join(ROOT, "dist"), join(SNAPSHOT, "dist"), { recursive: true });
+cpSync(join(ROOT, "dist"), join(SNAPSHOT, "dist"), { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+symlinkSync(join(ROOT, "node_modules"), join(SNAPSHOT, "node_modules"));
 const KEEN_BIN = join(SNAPSHOT, "bin", "keen");
 
 /** One row of the table. */
@@ -49,6 +51,7 @@ const keenEnv = sandbox.env;
 const floorEnv = { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "test-key" };
 const rows: Row[] = [];
 const notes: string[] = [];
+notes.push(snapshotInUse() ? "bin/keen started from the start-up snapshot" : "bin/keen did NOT use the start-up snapshot (node on PATH is not the one that built dist/)");
 
 const reply200: MockStep = { deltas: Array.from({ length: 200 }, (_, i) => `word${i} `) };
 const toolThenText: MockStep[] = [{ toolCalls: [{ name: "bash", input: { command: "echo bench" } }] }, { text: "The command printed bench." }];
@@ -79,6 +82,19 @@ async function alternate(steps: MockStep[], ...runners: Array<() => Promise<Proc
 async function paired(steps: MockStep[], runFloor: () => Promise<ProcessSample>, runKeen: () => Promise<ProcessSample>) {
   const [floors = [], keens = []] = await alternate(steps, runFloor, runKeen);
   return { floors, keens };
+}
+
+/** bin/keen's own test, redone here: is `node` on PATH the binary (same file and mtime) that built dist/keen.blob? */
+function snapshotInUse(): boolean {
+  const dist = join(SNAPSHOT, "dist");
+  try {
+    const onPath = execFileSync("sh", ["-c", "command -v node"], { encoding: "utf8" }).trim();
+    const node = statSync(onPath, { bigint: true });
+    return node.ino === statSync(join(dist, "blob-node"), { bigint: true }).ino
+      && node.mtimeNs === statSync(join(dist, "blob-node.mtime"), { bigint: true }).mtimeNs;
+  } catch {
+    return false;
+  }
 }
 
 function progress(what: string) {
