@@ -50,6 +50,8 @@ type Put = { type: "put"; key: string; value: unknown };
 type Del = { type: "del"; key: string };
 
 const SAFE_ID = /^[A-Za-z0-9_-]+$/;
+/** Events per LevelDB read when loading a session (abstract-level's own `all()` reads 1,000 at a time). */
+const READ_BATCH = 1000;
 const MAX_LISTED = 5;
 
 /** The LevelDB session store rooted at `dataDir`; opening it touches no file. */
@@ -147,9 +149,7 @@ export function openStore(dataDir: string, options: LevelStoreOptions = {}): Ses
       const path = sessionPath(id);
       // A session with no events yet has no database; do not create one just to read it.
       if (!existsSync(join(path, "CURRENT"))) return [];
-      return withDb(path, { create: false, busyTimeoutMs }, async (db) =>
-        (await db.values({ gte: "e:", lt: "e;" }).all()) as KeenEvent[],
-      );
+      return withDb(path, { create: false, busyTimeoutMs }, readEvents);
     },
 
     async remove(id) {
@@ -165,6 +165,31 @@ export function openStore(dataDir: string, options: LevelStoreOptions = {}): Ses
       await serialise(path, () => rm(path, { recursive: true, force: true }));
     },
   };
+}
+
+/**
+ * Every event of a session database, in order. LevelDB reads a batch on libuv's
+ * thread pool while this thread parses the batch before it, so a long session
+ * resumes in about the time of the slower of the two rather than their sum.
+ */
+async function readEvents(db: Db): Promise<KeenEvent[]> {
+  const iterator = db.values({ gte: "e:", lt: "e;", valueEncoding: "utf8" });
+  const events: KeenEvent[] = [];
+  let next: Promise<string[]> | undefined;
+  try {
+    let batch = (await iterator.nextv(READ_BATCH)) as string[];
+    while (batch.length > 0) {
+      next = iterator.nextv(READ_BATCH) as Promise<string[]>;
+      for (const text of batch) events.push(JSON.parse(text) as KeenEvent);
+      batch = await next;
+      next = undefined;
+    }
+  } finally {
+    // A parse error leaves a read in flight; the iterator closes once it settles.
+    await next?.catch(() => {});
+    await iterator.close();
+  }
+  return events;
 }
 
 /** One index batch; it also rewrites the tail key and merges small tables once they pile up (see compactTail). */

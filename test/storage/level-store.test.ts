@@ -102,6 +102,23 @@ test("claim, busy within the process, release records status, claim again", asyn
   await store.release(id, "idle");
 });
 
+test("load reads a session longer than one read batch, in order; a corrupt event rejects instead of hanging", async () => {
+  const dir = freshDir();
+  const store = openStore(dir);
+  const id = newSessionId();
+  await store.create(meta(id, 1));
+  const written = Array.from({ length: 2_345 }, (_, i) => textEvent(id, `event ${i}`));
+  for (let i = 0; i < written.length; i += 500) await store.append(id, written.slice(i, i + 500));
+  assert.deepEqual(await store.load(id), written);
+
+  const { Level } = await import("level");
+  const db = new Level<string, string>(join(dir, "sessions", id), { valueEncoding: "utf8" });
+  await db.put("e:000000001500", "{not json");
+  await db.close();
+  await assert.rejects(store.load(id), SyntaxError);
+  await store.append(id, [textEvent(id, "after")]);
+});
+
 test("create with claim holds the new session in the same write", async () => {
   const store = openStore(freshDir());
   const id = newSessionId();
