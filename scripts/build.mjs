@@ -98,18 +98,28 @@ await build({
   banner: { js: RUNTIME_PATHS },
 });
 await build({ ...common, entryPoints: SIDE_BUNDLES, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
-execFileSync(process.execPath, ["--snapshot-blob", `${stagingDir}/keen.blob`, "--build-snapshot", `${stagingDir}/keen.cjs`], {
-  stdio: ["ignore", "inherit", "pipe"],
-});
-// A blob loads only into the node binary that built it. bin/keen checks that
-// with shell builtins alone (no process to spawn): `node` on PATH must be the
-// file this symlink names, and still carry the modification time copied here.
-symlinkSync(process.execPath, `${stagingDir}/blob-node`);
-writeFileSync(`${stagingDir}/blob-node.mtime`, `the mtime of ${process.execPath} (${process.version}) when keen.blob was built\n`);
-const mtime = statSync(process.execPath, { bigint: true }).mtimeNs;
-execFileSync("touch", ["-r", process.execPath, `${stagingDir}/blob-node.mtime`]);
-if (statSync(`${stagingDir}/blob-node.mtime`, { bigint: true }).mtimeNs !== mtime) {
-  throw new Error("could not copy the node binary's mtime to dist/blob-node.mtime");
+try {
+  buildSnapshot();
+} catch (error) {
+  // Keen works without the blob (bin/keen then runs keen.cjs as a plain script), only slower to start.
+  rmSync(`${stagingDir}/keen.blob`, { force: true });
+  process.stderr.write(`keen build: no start-up snapshot (${String(error.stderr || error.message).trim()}); bin/keen will start slower\n`);
 }
 rmSync(dist, { recursive: true, force: true });
 renameSync(staging, dist);
+
+function buildSnapshot() {
+  execFileSync(process.execPath, ["--snapshot-blob", `${stagingDir}/keen.blob`, "--build-snapshot", `${stagingDir}/keen.cjs`], {
+    stdio: ["ignore", "inherit", "pipe"],
+  });
+  // A blob loads only into the node binary that built it. bin/keen checks that
+  // with shell builtins alone (no process to spawn): `node` on PATH must be the
+  // file this symlink names, and still carry the modification time copied here.
+  symlinkSync(process.execPath, `${stagingDir}/blob-node`);
+  writeFileSync(`${stagingDir}/blob-node.mtime`, `the mtime of ${process.execPath} (${process.version}) when keen.blob was built\n`);
+  execFileSync("touch", ["-r", process.execPath, `${stagingDir}/blob-node.mtime`], { stdio: ["ignore", "ignore", "pipe"] });
+  if (statSync(`${stagingDir}/blob-node.mtime`, { bigint: true }).mtimeNs !== statSync(process.execPath, { bigint: true }).mtimeNs) {
+    throw new Error("could not copy the node binary's mtime to dist/blob-node.mtime");
+  }
+}
+

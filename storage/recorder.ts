@@ -24,6 +24,9 @@ export function createRecorder(store: SessionStore, sessionId: string): Recorder
   let writing: Promise<void> | undefined;
   let failure: unknown;
   const pump = async () => {
+    // Start after the rest of this turn of the event loop: events emitted together (a run's session-start
+    // and its user-message) reach the disk in one write, one open of the session's database instead of one each.
+    await new Promise((resolve) => setImmediate(resolve));
     while (queue.length) {
       const batch = queue;
       queue = [];

@@ -4,7 +4,7 @@
  * budgets of issue 6. Prints a table, writes `.bench/latest.json`. It reports;
  * it never fails on a missed budget (only on a broken measurement).
  *
- * Env: BENCH_RUNS (default 9) runs per figure; BENCH_LATENCY_RUNS (default 5)
+ * Env: BENCH_RUNS (default 9) runs per figure; BENCH_LATENCY_RUNS (default 9)
  * runs of the 1,000-delta latency stream; BENCH_RESUME_TURNS (default 1000,
  * 10 events each).
  */
@@ -18,7 +18,7 @@ import { percentile, RSS_METHOD, stats, timeProcess, type ProcessSample, type St
 import { buildSession, timeFloorRead, timeResume } from "./resume-10k.js";
 
 const RUNS = positive("BENCH_RUNS", 9);
-const LATENCY_RUNS = positive("BENCH_LATENCY_RUNS", 5);
+const LATENCY_RUNS = positive("BENCH_LATENCY_RUNS", 9);
 const RESUME_TURNS = positive("BENCH_RESUME_TURNS", 1000);
 const ROOT = resolve(import.meta.dirname, "../..");
 const FLOOR = resolve(import.meta.dirname, "floor-fetch.mjs");
