@@ -87,6 +87,13 @@ test("without a snapshot the bundle still runs; without the bundle the launcher 
   assert.equal(missing.stdout, "");
 });
 
+test("without node on PATH the launcher says so", async () => {
+  const run = await runKeen(["--version"], { env: { PATH: "/nonexistent" } });
+  assert.equal(run.code, 127);
+  assert.equal(run.stderr, "keen: node is not on PATH (Keen needs Node.js 20 or newer)\n");
+  assert.equal(run.stdout, "");
+});
+
 test("started through a symlink (as npm links bin/keen), the launcher finds dist/", async () => {
   const copy = copyCheckout();
   const link = join(mkdtempSync(join(tmpdir(), "keen-link-")), "keen");
