@@ -24,22 +24,22 @@ export function defineTool<S extends z.ZodType>(
   };
 }
 
-const declared: z.ZodType[] = [];
-const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
+/** Every tool input schema, with its JSON Schema once converted. */
+const inputs = new Map<z.ZodType, Record<string, unknown> | undefined>();
 
 /** Declares a tool's input schema (at module level), so `warmToolSchemas` knows it. */
 export function toolInput<S extends z.ZodType>(schema: S): S {
-  declared.push(schema);
+  inputs.set(schema, undefined);
   return schema;
 }
 
 /** The JSON Schema the model sees, converted once per schema. Callers must not mutate it. */
 function inputJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  let json = jsonSchemas.get(schema);
+  let json = inputs.get(schema);
   if (!json) {
     json = z.toJSONSchema(schema) as Record<string, unknown>;
     delete json.$schema;
-    jsonSchemas.set(schema, json);
+    inputs.set(schema, json);
   }
   return json;
 }
@@ -50,7 +50,7 @@ function inputJsonSchema(schema: z.ZodType): Record<string, unknown> {
  * so a run starts with the results instead of computing them.
  */
 export function warmToolSchemas(): void {
-  for (const schema of declared) {
+  for (const schema of inputs.keys()) {
     inputJsonSchema(schema);
     schema.safeParse({});
   }
