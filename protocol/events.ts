@@ -2,9 +2,11 @@ import * as z from "zod";
 import { MessageSchema } from "./messages.js";
 import { RunResultSchema } from "./result.js";
 
-export { DELTA_KINDS, isInternal, PROTOCOL_VERSION } from "./kinds.js";
-
-const base = { conversation_id: z.string(), ts: z.number() };
+const base = {
+  conversation_id: z.string(), ts: z.number(),
+  /** Set on stored events the engine re-emits when a front end resumes a session (history, not live). */
+  replay: z.boolean().optional(),
+};
 const assistant = { ...base, role: z.literal("assistant") };
 /** Deltas carry the attempt that produced them: a `retry` line voids earlier attempts' deltas. */
 const delta = { ...assistant, attempt: z.number().int() };
@@ -14,6 +16,10 @@ export const SessionStartEvent = z.object({
   kind: z.literal("session-start"), ...base,
   model: z.string(), cwd: z.string(), tools: z.array(z.string()), protocol_version: z.number().int(),
   resumed: z.boolean(),
+  /** The engine's permission mode for this session (absent in one-shot runs before version 1.1). */
+  permission_mode: z.enum(["ask", "accept-edits", "auto", "read-only"]).optional(),
+  /** True when turns of this front end are headless (keen run, keen stdio); false for the TUI and ACP. */
+  headless: z.boolean().optional(),
 });
 /** A complete text block: the user's prompt (role user) or visible assistant text. */
 export const TextEvent = z.object({ kind: z.literal("text"), ...base, role: z.enum(["user", "assistant"]), content: z.string() });
@@ -55,31 +61,62 @@ export const ToolUpdateEvent = z.object({
   tail: z.string(), total_bytes: z.number().int(),
 });
 
+/** A tool call waits for the user: answer with a `permission-response` command carrying `request_id`. */
+export const PermissionRequestEvent = z.object({
+  kind: z.literal("permission-request"), ...assistant, request_id: z.string(), tool_name: z.string(), tool_call_id: z.string(),
+  /** The tool input as a JSON string, as in `tool-use`. */
+  input: z.string(),
+  /** For writes and edits: the unified diff the change would make. */
+  diff: z.string().optional(),
+  /** The file a write or edit would change. */
+  path: z.string().optional(),
+});
+/** A tool actually began to run (after any permission answer): front ends start spinners and clocks here. */
+export const ToolStartEvent = z.object({
+  kind: z.literal("tool-start"), ...assistant, tool_name: z.string(), tool_call_id: z.string(),
+});
+/** The engine's answer to one command: `id` echoes the command's id; `data` for list commands. */
+export const ResponseEvent = z.object({
+  kind: z.literal("response"), ...base, id: z.string().optional(), command: z.string(), ok: z.boolean(),
+  error: z.string().optional(), data: z.unknown().optional(),
+});
+
 /** Every event a JSONL consumer can see. */
 export const PublicEventSchema = z.discriminatedUnion("kind", [
   SessionStartEvent, TextEvent, ThinkingEvent, ToolUseEvent, ToolResultEvent, MemoryEvent, RetryEvent,
   ErrorEvent, ResultEvent, TextDeltaEvent, ThinkingStartEvent, ThinkingDeltaEvent, ThinkingEndEvent,
-  ContentEndEvent, ToolUpdateEvent,
+  ContentEndEvent, ToolUpdateEvent, PermissionRequestEvent, ToolStartEvent, ResponseEvent,
 ]);
 export type PublicEvent = z.infer<typeof PublicEventSchema>;
 
 /** A user message as stored (raw, with its headless flag). Internal. */
 export const UserMessageEvent = z.object({ kind: z.literal("user-message"), ...base, turn_id: z.string(), message: MessageSchema });
 /** The raw assistant message of one step (memory block, thinking signatures, tool calls). Internal. */
-export const AssistantMessageEvent = z.object({ kind: z.literal("assistant-message"), ...base, turn_id: z.string(), message: MessageSchema });
+export const AssistantMessageEvent = z.object({
+  kind: z.literal("assistant-message"), ...base, turn_id: z.string(), message: MessageSchema,
+  /** The provider's stop reason for this step. */
+  stop_reason: z.string().optional(),
+});
 /** A turn ended; status says how. Internal. */
 export const TurnEndEvent = z.object({
   kind: z.literal("turn-end"), ...base, turn_id: z.string(),
   status: z.enum(["success", "error", "interrupted", "max_turns"]), steps: z.number().int(),
+  /** The provider's stop reason of the turn's last step (end_turn, max_tokens, refusal, tool_use, ...). */
+  stop_reason: z.string().optional(),
 });
 /** A prompt added to one outgoing request only (max-turns); kept for audit, never replayed. Internal. */
 export const PromptInjectionEvent = z.object({
   kind: z.literal("prompt-injection"), ...base, turn_id: z.string(), step: z.number().int(), name: z.string(), text: z.string(),
 });
 
+/** A standing permission answer (`allow-always`, `deny-always`) for one tool; stored so it holds after resume. Internal. */
+export const PermissionRuleEvent = z.object({
+  kind: z.literal("permission-rule"), ...base, tool_name: z.string(), decision: z.enum(["allow", "deny"]),
+});
+
 /** Events the loop emits for storage and in-process use; never printed. */
 export const InternalEventSchema = z.discriminatedUnion("kind", [
-  UserMessageEvent, AssistantMessageEvent, TurnEndEvent, PromptInjectionEvent,
+  UserMessageEvent, AssistantMessageEvent, TurnEndEvent, PromptInjectionEvent, PermissionRuleEvent,
 ]);
 export type InternalEvent = z.infer<typeof InternalEventSchema>;
 

@@ -1,23 +1,75 @@
-import type { InternalEvent, KeenEvent } from "./events.js";
+import type { KeenEvent } from "./events.js";
 
 /*
  * The protocol's runtime constants, apart from its zod schemas: a `keen run`
  * needs these, not the schemas (constructing them costs ~15 ms of start-up),
- * so the run path imports this module and never evaluates events.ts.
- * events.ts re-exports everything here.
+ * so the run path imports this module and never evaluates events.ts. Only
+ * types come from events.ts, so there is no import cycle at run time or in
+ * the module graph's values.
  */
 
 /** Version of the JSON-lines protocol; bumped on incompatible changes. */
 export const PROTOCOL_VERSION = 1;
 
-/** Kinds printed only with `--stream-deltas`. */
-export const DELTA_KINDS = new Set<string>([
-  "text-delta", "thinking-start", "thinking-delta", "thinking-end", "content-end", "tool-update",
-]);
+/**
+ * How an event kind travels:
+ * - `complete`: printed in every JSONL stream, stored, replayed by `sessions show --jsonl`;
+ * - `run`: printed in every JSONL stream, not replayed (session-start, retry, result);
+ * - `delta`: printed only with `--stream-deltas` (and by `keen stdio`), never stored;
+ * - `control`: printed only by the two-way protocol (`keen stdio`), never stored;
+ * - `internal`: stored or in-process only, never printed.
+ */
+export type KindClass = "complete" | "run" | "delta" | "control" | "internal";
 
-const internalKinds = new Set<string>(["user-message", "assistant-message", "turn-end", "prompt-injection"]);
+/** The one table of kinds; the type checker holds it to the event union. */
+export const KIND_CLASS = {
+  "session-start": "run",
+  text: "complete",
+  thinking: "complete",
+  "tool-use": "complete",
+  "tool-result": "complete",
+  memory: "complete",
+  retry: "run",
+  error: "complete",
+  result: "run",
+  "text-delta": "delta",
+  "thinking-start": "delta",
+  "thinking-delta": "delta",
+  "thinking-end": "delta",
+  "content-end": "delta",
+  "tool-update": "delta",
+  "tool-start": "delta",
+  "permission-request": "control",
+  response: "control",
+  "user-message": "internal",
+  "assistant-message": "internal",
+  "turn-end": "internal",
+  "prompt-injection": "internal",
+  "permission-rule": "internal",
+} as const satisfies Record<KeenEvent["kind"], KindClass>;
+
+/** The class of a kind; an unknown kind (from a newer store) counts as internal and is never printed. */
+export function kindClass(kind: string): KindClass {
+  return (KIND_CLASS as Record<string, KindClass>)[kind] ?? "internal";
+}
+
+/** True for kinds printed only with `--stream-deltas`. */
+export function isDelta(kind: string): boolean {
+  return kindClass(kind) === "delta";
+}
 
 /** Events for storage and in-process use, never printed. */
-export function isInternal(event: KeenEvent): event is InternalEvent {
-  return internalKinds.has(event.kind);
+export function isInternal(event: { kind: string }): boolean {
+  return kindClass(event.kind) === "internal";
+}
+
+/** Kinds the store keeps: everything but deltas and control lines. */
+export function isStored(kind: string): boolean {
+  const c = kindClass(kind);
+  return c !== "delta" && c !== "control";
+}
+
+/** Kinds a replay of a stored session writes (`sessions show --jsonl`, a resumed UI's history). */
+export function isReplayed(kind: string): boolean {
+  return kindClass(kind) === "complete";
 }

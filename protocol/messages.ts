@@ -35,5 +35,3 @@ export const UsageSchema = z.object({
   total_tokens: z.number().int(),
 });
 export type Usage = z.infer<typeof UsageSchema>;
-
-export { addUsage, emptyUsage } from "./usage.js";

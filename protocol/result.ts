@@ -18,6 +18,10 @@ export const RunResultSchema = z.object({
   num_turns: z.number().int(),
   duration_ms: z.number().int(),
   usage: UsageSchema,
+  /** Context used by the turn's last request (its input plus output tokens) and the model's window. */
+  context: z.object({ used: z.number().int(), window: z.number().int() }).optional(),
+  /** The provider's stop reason of the last step (end_turn, max_tokens, refusal, ...). */
+  stop_reason: z.string().optional(),
   /** With `--output-schema`: the validated value. */
   structured_output: z.unknown().optional(),
 });

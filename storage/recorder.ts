@@ -1,6 +1,6 @@
 import type { Subscriber } from "../protocol/bus.js";
 import type { KeenEvent } from "../protocol/events.js";
-import { DELTA_KINDS } from "../protocol/kinds.js";
+import { isStored } from "../protocol/kinds.js";
 import type { SessionStore } from "./store.js";
 
 /** The storage subscriber and a way to wait until everything is written. */
@@ -43,7 +43,7 @@ export function createRecorder(store: SessionStore, sessionId: string): Recorder
   };
   return {
     subscriber(event) {
-      if (DELTA_KINDS.has(event.kind)) return;
+      if (!isStored(event.kind) || event.replay) return;
       queue.push(event);
       writing ??= pump();
       // Write errors surface through flush(); here only the wait matters.

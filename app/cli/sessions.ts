@@ -1,6 +1,7 @@
 import { EventBus } from "../../protocol/bus.js";
 import { protocolJsonSchema } from "../../protocol/jsonl.js";
 import type { KeenEvent } from "../../protocol/events.js";
+import { isReplayed } from "../../protocol/kinds.js";
 import { openStore } from "../../storage/level-store.js";
 import { SessionBusyError, UnknownSessionError, type SessionMeta } from "../../storage/store.js";
 import { createJsonlWriter } from "../headless/jsonl-writer.js";
@@ -8,8 +9,6 @@ import { createStreamSink } from "../headless/sink.js";
 import { keenPaths } from "./config.js";
 import { ExitError, UsageError } from "./errors.js";
 
-/** Kinds a replay shows: the complete entries, as a live run prints them. */
-const REPLAY_KINDS = new Set(["text", "thinking", "tool-use", "tool-result", "memory", "error"]);
 
 /** `keen sessions list [--json]` */
 export async function listSessions(flags: { json?: boolean }): Promise<number> {
@@ -36,7 +35,7 @@ export async function showSession(idOrPrefix: string, flags: { json?: boolean; j
     // The replay goes through the same writer as a live run.
     const bus = new EventBus();
     bus.subscribe(createJsonlWriter(sink, { deltas: false }));
-    for (const event of events) if (REPLAY_KINDS.has(event.kind)) await bus.emit(event);
+    for (const event of events) if (isReplayed(event.kind)) await bus.emit(event);
   } else if (flags.json) {
     await sink.write(`${JSON.stringify({ session: meta, events })}\n`);
   } else {

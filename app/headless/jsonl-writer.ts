@@ -1,11 +1,13 @@
 import type { Subscriber } from "../../protocol/bus.js";
-import { DELTA_KINDS, isInternal } from "../../protocol/kinds.js";
+import { kindClass } from "../../protocol/kinds.js";
 import type { OutputSink } from "./sink.js";
 
 /** Which kinds a JSONL stream carries. */
 export interface JsonlOptions {
   /** `--stream-deltas`: also the delta kinds. */
   deltas: boolean;
+  /** The two-way protocol (`keen stdio`): also `permission-request` and `response`. */
+  control?: boolean;
 }
 
 /**
@@ -16,8 +18,8 @@ export interface JsonlOptions {
 export function createJsonlWriter(sink: OutputSink, options: JsonlOptions): Subscriber {
   let seq = 0;
   return (event) => {
-    if (isInternal(event)) return;
-    if (!options.deltas && DELTA_KINDS.has(event.kind)) return;
+    const c = kindClass(event.kind);
+    if (c === "internal" || (c === "delta" && !options.deltas) || (c === "control" && !options.control)) return;
     return sink.write(`${JSON.stringify({ ...event, seq: seq++ })}\n`);
   };
 }
