@@ -32,6 +32,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("--disallowed-tools <list>", "comma-separated tools the model may not call")
     .option("--max-turns <n>", "limit the model requests of this run")
     .option("--output-schema <file>", "JSON Schema the answer must satisfy")
+    .option("--permission-mode <mode>", "auto (default), accept-edits or read-only; ask needs keen stdio or the TUI")
     .action((message: string[], flags) => {
       const formatGiven = run.getOptionValueSource("format") === "cli";
       pending = async () => (await import("./run.js")).runCommand(message, flags, formatGiven);

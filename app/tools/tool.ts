@@ -33,4 +33,6 @@ export interface ToolCallContext {
 export interface Tool {
   definition: ToolDefinition;
   run(input: unknown, call: ToolCallContext): Promise<ToolResult>;
+  /** Writes and edits: the change a call would make (`{ path, diff }`), computed without writing. */
+  preview?(input: unknown): Promise<{ path: string; diff: string } | string | undefined>;
 }
