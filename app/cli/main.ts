@@ -33,9 +33,30 @@ export async function main(argv: string[]): Promise<number> {
     .option("--max-turns <n>", "limit the model requests of this run")
     .option("--output-schema <file>", "JSON Schema the answer must satisfy")
     .option("--permission-mode <mode>", "auto (default), accept-edits or read-only; ask needs keen stdio or the TUI")
+    .addOption(new Option("--input-format <format>", "with --headless: jsonl reads commands from stdin (= keen stdio)").choices(["text", "jsonl"]))
     .action((message: string[], flags) => {
       const formatGiven = run.getOptionValueSource("format") === "cli";
+      if (flags.inputFormat === "jsonl") {
+        pending = async () => (await import("./stdio-entry.js")).stdioFromRun(message, flags, formatGiven);
+        return;
+      }
       pending = async () => (await import("./run.js")).runCommand(message, flags, formatGiven);
+    });
+
+  program
+    .command("stdio")
+    .description("two-way JSON lines: commands on stdin, events on stdout (see docs/PROTOCOL.md)")
+    .option("-s, --session <id>", "start in a stored session (id or unique prefix)")
+    .option("-m, --model <provider/model>", "model to use, e.g. anthropic/claude-sonnet-5-5")
+    .option("--cwd <dir>", "working directory of new sessions")
+    .option("--timeout <seconds>", "bound each turn")
+    .option("--allowed-tools <list>", "comma-separated tools the model may call")
+    .option("--disallowed-tools <list>", "comma-separated tools the model may not call")
+    .option("--max-turns <n>", "limit the model requests of each turn")
+    .option("--output-schema <file>", "JSON Schema every answer must satisfy")
+    .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only")
+    .action((flags) => {
+      pending = async () => (await import("./stdio-entry.js")).stdioFromFlags(flags);
     });
 
   const sessions = program.command("sessions").description("list, show and remove stored sessions");
@@ -50,9 +71,12 @@ export async function main(argv: string[]): Promise<number> {
   sessions.command("rm").argument("<id>", "session id or unique prefix").action((id: string) => {
     pending = async () => (await import("./sessions.js")).removeSession(id);
   });
-  program.command("protocol").description("the --headless JSON-lines protocol").command("schema").description("print the JSON Schema of a --headless line").action(() => {
-    pending = async () => (await import("./sessions.js")).printSchema();
-  });
+  program.command("protocol").description("the --headless JSON-lines protocol").command("schema")
+    .description("print the JSON Schema of a --headless line (or, with --commands, of a keen stdio command)")
+    .option("--commands", "the schema of the commands keen stdio reads")
+    .action((flags: { commands?: boolean }) => {
+      pending = async () => (await import("./sessions.js")).printSchema(flags);
+    });
 
   try {
     await program.parseAsync(argv, { from: "user" });

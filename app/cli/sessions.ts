@@ -1,4 +1,5 @@
 import { EventBus } from "../../protocol/bus.js";
+import { commandJsonSchema } from "../../protocol/commands.js";
 import { protocolJsonSchema } from "../../protocol/jsonl.js";
 import type { KeenEvent } from "../../protocol/events.js";
 import { isReplayed } from "../../protocol/kinds.js";
@@ -63,10 +64,11 @@ export async function removeSession(idOrPrefix: string): Promise<number> {
   return 0;
 }
 
-/** `keen protocol schema` */
-export async function printSchema(): Promise<number> {
+/** `keen protocol schema [--commands]` */
+export async function printSchema(flags: { commands?: boolean } = {}): Promise<number> {
   const sink = createStreamSink();
-  await sink.write(`${JSON.stringify(protocolJsonSchema(), null, 2)}\n`);
+  const schema = flags.commands ? commandJsonSchema() : protocolJsonSchema();
+  await sink.write(`${JSON.stringify(schema, null, 2)}\n`);
   await sink.flush();
   return 0;
 }
