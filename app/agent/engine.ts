@@ -205,6 +205,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       : undefined;
     recorder = createRecorder(store, current.id);
     let status: "idle" | "failed" | "interrupted" = "interrupted";
+    let answer: { session_id: string; status: string } | undefined;
     try {
       const loaded = await loadSession(store, current);
       gate.restore(loaded.events);
@@ -229,7 +230,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       await emit({ kind: "result", ...result.result });
       status = result.result.status === "error" ? "failed" : result.result.status === "interrupted" ? "interrupted" : "idle";
       await recorder.flush();
-      await respond(prompt, true, { data: { session_id: current.id, status: result.result.status } });
+      answer = { session_id: current.id, status: result.result.status };
     } finally {
       clearTimeout(timer);
       running = undefined;
@@ -238,6 +239,8 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       await flushing.flush().catch((error) => process.stderr.write(`keen: could not store the session: ${messageOf(error)}\n`));
       await store.release(current.id, status).catch(() => {});
     }
+    // Answered once the claim is released: a client may hand the session to another process at once.
+    await respond(prompt, true, { data: answer });
   }
 
   async function setupFor(current: CurrentSession): Promise<EngineSetup> {
