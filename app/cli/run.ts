@@ -23,7 +23,7 @@ import { createFileGuard } from "../permissions/file-guard.js";
 import { createAutoApproveRequester } from "../permissions/requester.js";
 import { createTools, toolEnv } from "../tools/index.js";
 import { findWorkspace } from "../tools/workspace.js";
-import { keenPaths, loadConfig } from "./config.js";
+import { keenPaths, limitsFor, loadConfig } from "./config.js";
 import { ExitError, UsageError } from "./errors.js";
 import { chooseModel, createProvider } from "./provider-setup.js";
 import { loadOutputSchema } from "./output-schema.js";
@@ -56,16 +56,13 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   const choice = chooseModel(settings.model ?? meta?.model, config, process.env);
   const guard = createFileGuard({ workspace });
   const allTools = createTools({ cwd, workspace, guard, env: toolEnv(process.env) });
-  const names = selectToolNames(
-    allTools.map((t) => t.definition.name),
-    settings.allowedTools ?? config.tools?.allowed,
-    settings.disallowedTools ?? config.tools?.disallowed,
-  );
+  const limits = limitsFor(config, { allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns });
+  const names = selectToolNames(allTools.map((t) => t.definition.name), limits.allowedTools, limits.disallowedTools);
   const tools = allTools.filter((t) => names.includes(t.definition.name));
   const schema = settings.outputSchema ? await loadOutputSchema(resolve(settings.outputSchema)) : undefined;
   const structured = schema ? createStructuredOutput(schema.schema, schema.check) : undefined;
   if (structured) tools.push(structured.tool);
-  const maxTurns = settings.maxTurns ?? config.maxTurns;
+  const maxTurns = limits.maxTurns;
   const { prompt, note } = await readPrompt(args, { skip: !settings.stdin, graceMs: config.stdinGraceMs ?? 3000 });
   if (note) process.stderr.write(`${note}\n`);
   if (!prompt.trim()) throw new UsageError('empty prompt: pass a message (keen run "…") or pipe one on stdin');
