@@ -20,6 +20,7 @@ import { createJsonlWriter } from "../headless/jsonl-writer.js";
 import { createStreamSink } from "../headless/sink.js";
 import { readPrompt } from "../headless/stdin.js";
 import { createFileGuard } from "../permissions/file-guard.js";
+import { redactingEmit } from "../permissions/redact.js";
 import { createAutoApproveRequester } from "../permissions/requester.js";
 import { createTools, toolEnv } from "../tools/index.js";
 import { findWorkspace } from "../tools/workspace.js";
@@ -28,6 +29,7 @@ import { ExitError, UsageError } from "./errors.js";
 import { chooseModel, createProvider } from "./provider-setup.js";
 import { loadOutputSchema } from "./output-schema.js";
 import { selectToolNames, validateRunFlags, type RunFlags } from "./run-flags.js";
+import { secretsRedactor } from "./secrets.js";
 import { createRunControl } from "./run-control.js";
 
 /**
@@ -55,7 +57,8 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   const config = loadConfig(paths, workspace);
   const choice = chooseModel(settings.model ?? meta?.model, config, process.env);
   const guard = createFileGuard({ workspace });
-  const allTools = createTools({ cwd, workspace, guard, env: toolEnv(process.env) });
+  const redactor = secretsRedactor(process.env, config.providers); // issue 10: known secrets never leave in clear
+  const allTools = createTools({ cwd, workspace, guard, env: toolEnv(process.env), redactor });
   const limits = limitsFor(config, { allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns });
   const names = selectToolNames(allTools.map((t) => t.definition.name), limits.allowedTools, limits.disallowedTools);
   const tools = allTools.filter((t) => names.includes(t.definition.name));
@@ -77,7 +80,7 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
     await store.updateMeta(sessionId, { status: "running", updated: Date.now(), model: modelRef, cwd });
   } else {
     const now = Date.now();
-    await store.create({ id: sessionId, title: titleOf(prompt), cwd, model: modelRef, created: now, updated: now, status: "running" }, { claim: true });
+    await store.create({ id: sessionId, title: titleOf(redactor.redact(prompt)), cwd, model: modelRef, created: now, updated: now, status: "running" }, { claim: true });
   }
 
   const control = createRunControl(settings.timeoutMs);
@@ -89,7 +92,7 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   if (settings.output === "jsonl") bus.subscribe(createJsonlWriter(sink, { deltas: settings.deltas }));
   else if (settings.output === "json") bus.subscribe(createJsonOutput(sink));
   else bus.subscribe(createTextOutput(sink));
-  const emit = (draft: EventDraft) => bus.emit({ ...draft, conversation_id: sessionId, ts: Date.now() } as KeenEvent);
+  const emit = redactingEmit(redactor, (draft: EventDraft) => bus.emit({ ...draft, conversation_id: sessionId, ts: Date.now() } as KeenEvent));
 
   let status: SessionStatus = "interrupted";
   try {
