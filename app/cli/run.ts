@@ -91,7 +91,7 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   bus.subscribe(createStderrReporter());
   if (settings.output === "jsonl") bus.subscribe(createJsonlWriter(sink, { deltas: settings.deltas }));
   else if (settings.output === "json") bus.subscribe(createJsonOutput(sink));
-  else bus.subscribe(createTextOutput(sink));
+  else bus.subscribe(createTextOutput(sink, process.stdout.isTTY === true));
   const emit = redactingEmit(redactor, (draft: EventDraft) => bus.emit({ ...draft, conversation_id: sessionId, ts: Date.now() } as KeenEvent));
 
   let status: SessionStatus = "interrupted";

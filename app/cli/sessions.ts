@@ -6,6 +6,7 @@ import { openStore } from "../../storage/level-store.js";
 import { SessionBusyError, UnknownSessionError, type SessionMeta } from "../../storage/store.js";
 import { createJsonlWriter } from "../headless/jsonl-writer.js";
 import { createStreamSink } from "../headless/sink.js";
+import { terminalText } from "../headless/terminal-text.js";
 import { keenPaths } from "./config.js";
 import { ExitError, UsageError } from "./errors.js";
 
@@ -19,7 +20,8 @@ export async function listSessions(flags: { json?: boolean }): Promise<number> {
   } else if (sessions.length === 0) {
     process.stderr.write("keen: no sessions yet\n");
   } else {
-    for (const s of sessions) await sink.write(`${formatRow(s)}\n`);
+    // Text for a person: a title or transcript from a hostile prompt or tool must not drive the terminal.
+    for (const s of sessions) await sink.write(`${terminalText(formatRow(s))}\n`);
   }
   await sink.flush();
   return 0;
@@ -39,10 +41,10 @@ export async function showSession(idOrPrefix: string, flags: { json?: boolean; j
   } else if (flags.json) {
     await sink.write(`${JSON.stringify({ session: meta, events })}\n`);
   } else {
-    await sink.write(`${formatRow(meta)}\n\n`);
+    await sink.write(`${terminalText(formatRow(meta))}\n\n`);
     for (const event of events) {
       const line = transcriptLine(event);
-      if (line) await sink.write(`${line}\n`);
+      if (line) await sink.write(`${terminalText(line)}\n`);
     }
   }
   await sink.flush();

@@ -105,3 +105,12 @@ test("a key with a newline in it: neither the whole key nor a line of it is show
   for (const piece of [second, "third-line-of-the-token"]) assert.ok(!seen.includes(piece), piece);
   rmSync(sb.root, { recursive: true, force: true });
 });
+
+test("an error Keen prints before the run starts does not quote a key either", async () => {
+  const sb = sandbox();
+  const r = await sb.run(["run", "--no-stdin", "--model", `${GH}/model`, "hi"]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^keen: unknown provider "\[redacted\]" in model "\[redacted\]\/model"/);
+  assertNoSecret(r.stderr);
+  rmSync(sb.root, { recursive: true, force: true });
+});
