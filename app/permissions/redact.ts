@@ -20,7 +20,7 @@ export interface Redactor {
   stream(): StreamRedactor;
 }
 
-/** Redacts a chunked stream; holds back at most the longest secret's length minus one. */
+/** Redacts a chunked stream; holds back only a tail that could be the start of a secret (shorter than the longest one). */
 export interface StreamRedactor {
   /** The redacted text that is safe to pass on now. */
   push(chunk: string): string;
@@ -60,6 +60,8 @@ export function createRedactor(values: Iterable<string | undefined>): Redactor {
   const global = new RegExp(source, "g");
   const probe = new RegExp(source);
   const longest = sorted[0]!.length;
+  const byFirstChar = new Map<string, string[]>();
+  for (const form of sorted) byFirstChar.set(form[0]!, [...(byFirstChar.get(form[0]!) ?? []), form]);
 
   const redact = (text: string) => (text.length >= MIN_SECRET_LENGTH && probe.test(text) ? text.replace(global, REDACTED) : text);
   const holds = (value: unknown): boolean => {
@@ -85,14 +87,13 @@ export function createRedactor(values: Iterable<string | undefined>): Redactor {
       return {
         push(chunk) {
           held += chunk;
-          // A secret starting before `safe` ends inside `held`, so it is matched whole now.
-          const safe = held.length - (longest - 1);
-          if (safe <= 0) return "";
+          const keep = possibleSecretStart(held);
           let out = "";
           let pos = 0;
-          let cut = safe;
+          let cut = keep;
           global.lastIndex = 0;
-          for (let m = global.exec(held); m && m.index < safe; m = global.exec(held)) {
+          // Matches that start before `keep` are complete: redact them, even one that runs past it.
+          for (let m = global.exec(held); m && m.index < keep; m = global.exec(held)) {
             out += held.slice(pos, m.index) + REDACTED;
             pos = m.index + m[0].length;
             if (pos > cut) cut = pos;
@@ -110,6 +111,21 @@ export function createRedactor(values: Iterable<string | undefined>): Redactor {
       };
     },
   };
+
+  /**
+   * The first index from which `text` could be the beginning of a secret that
+   * has not fully arrived (text.length when none). Only that part is held back,
+   * so progress output that cannot start a secret is passed on at once.
+   */
+  function possibleSecretStart(text: string): number {
+    for (let p = Math.max(0, text.length - longest + 1); p < text.length; p++) {
+      const candidates = byFirstChar.get(text[p]!);
+      if (!candidates) continue;
+      const rest = text.length - p;
+      for (const form of candidates) if (form.length > rest && text.startsWith(form.slice(0, rest), p)) return p;
+    }
+    return text.length;
+  }
 }
 
 const INACTIVE: Redactor = {
