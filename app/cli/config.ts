@@ -14,7 +14,7 @@ const ModelInfoSchema = z.strictObject({
 
 const ProviderSchema = z.strictObject({
   kind: z.enum(["anthropic", "openai"]).optional(),
-  baseURL: z.url().optional(),
+  baseURL: z.url({ protocol: /^https?$/, error: "not an http(s) URL" }).optional(),
   apiKeyEnv: z.string().optional(),
   keyOptional: z.boolean().optional(),
   authStyle: z.enum(["bearer", "x-api-key"]).optional(),
