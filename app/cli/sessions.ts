@@ -9,11 +9,13 @@ import { createStreamSink } from "../headless/sink.js";
 import { terminalText } from "../headless/terminal-text.js";
 import { keenPaths } from "./config.js";
 import { ExitError, UsageError } from "./errors.js";
+import { secretsRedactor } from "./secrets.js";
 
 
 /** `keen sessions list [--json]` */
 export async function listSessions(flags: { json?: boolean }): Promise<number> {
-  const sessions = await openStore(keenPaths().dataDir).list();
+  // Stored events are redacted when written; redacting again here also covers sessions an older Keen stored.
+  const sessions = secretsRedactor().redactDeep(await openStore(keenPaths().dataDir).list());
   const sink = createStreamSink();
   if (flags.json) {
     await sink.write(`${JSON.stringify(sessions)}\n`);
@@ -30,8 +32,9 @@ export async function listSessions(flags: { json?: boolean }): Promise<number> {
 /** `keen sessions show <id> [--json | --jsonl]` */
 export async function showSession(idOrPrefix: string, flags: { json?: boolean; jsonl?: boolean }): Promise<number> {
   const store = openStore(keenPaths().dataDir);
-  const meta = await resolveOrUsage(store, idOrPrefix);
-  const events = await store.load(meta.id);
+  const redactor = secretsRedactor();
+  const meta = redactor.redactDeep(await resolveOrUsage(store, idOrPrefix));
+  const events = redactor.redactDeep(await store.load(meta.id));
   const sink = createStreamSink();
   if (flags.jsonl) {
     // The replay goes through the same writer as a live run.

@@ -114,3 +114,21 @@ test("an error Keen prints before the run starts does not quote a key either", a
   assertNoSecret(r.stderr);
   rmSync(sb.root, { recursive: true, force: true });
 });
+
+test("sessions list and show also redact what was stored before the value was known as a secret", async () => {
+  const sb = sandbox();
+  const later = "value-that-became-a-secret-42";
+  server.enqueue({ toolCalls: [{ name: "bash", input: { command: `echo ${later}` } }] }, { text: `it printed ${later}` });
+  const r = await sb.run(["run", "--no-stdin", `print ${later}`]);
+  assert.equal(r.code, 0, r.stderr);
+  const env = { DEPLOY_TOKEN: later };
+  const [session] = JSON.parse((await sb.run(["sessions", "list", "--json"], { env })).stdout);
+  assert.equal(session.title, "print [redacted]");
+  const views = [(await sb.run(["sessions", "list"], { env })).stdout];
+  for (const flags of [[], ["--json"], ["--jsonl"]]) views.push((await sb.run(["sessions", "show", session.id, ...flags], { env })).stdout);
+  for (const view of views) {
+    assert.ok(!view.includes(later), view);
+    assert.match(view, /\[redacted\]/);
+  }
+  rmSync(sb.root, { recursive: true, force: true });
+});
