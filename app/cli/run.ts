@@ -29,8 +29,8 @@ import { ExitError, UsageError } from "./errors.js";
 import { chooseModel, createProvider } from "./provider-setup.js";
 import { loadOutputSchema } from "./output-schema.js";
 import { selectToolNames, validateRunFlags, type RunFlags } from "./run-flags.js";
-import { secretsRedactor } from "./secrets.js";
 import { createRunControl } from "./run-control.js";
+import { secretsRedactor } from "./secrets.js";
 
 /**
  * `keen run`: one turn, non-interactive. Everything that can fail before the
@@ -57,7 +57,7 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   const config = loadConfig(paths, workspace);
   const choice = chooseModel(settings.model ?? meta?.model, config, process.env);
   const guard = createFileGuard({ workspace });
-  const redactor = secretsRedactor(process.env, config.providers); // issue 10: known secrets never leave in clear
+  const redactor = secretsRedactor(process.env, config.providers); // hides known secrets from the model (tools) and from every output (emit below)
   const allTools = createTools({ cwd, workspace, guard, env: toolEnv(process.env), redactor });
   const limits = limitsFor(config, { allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns });
   const names = selectToolNames(allTools.map((t) => t.definition.name), limits.allowedTools, limits.disallowedTools);
