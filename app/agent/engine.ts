@@ -6,7 +6,8 @@ import { PROTOCOL_VERSION } from "../../protocol/kinds.js";
 import type { Provider } from "../../protocol/provider.js";
 import { createRecorder, type Recorder } from "../../storage/recorder.js";
 import { SessionBusyError, type SessionStore } from "../../storage/store.js";
-import { MODE_ORDER } from "../permissions/policy.js";
+import { MODE_ORDER, stricterMode } from "../permissions/policy.js";
+import type { Redactor } from "../permissions/redact.js";
 import type { Tool } from "../tools/tool.js";
 import { countStored, historyEvents, loadSession, titleOf, type CurrentSession } from "./engine-session.js";
 import { createPermissionGate } from "./permission-gate.js";
@@ -24,6 +25,10 @@ export interface EngineSetup {
   tools: Tool[];
   system: string;
   contextWindow: number;
+  /** The mode this session starts in: flags, else config, else the front end's default; narrowed by the project. */
+  permissionMode?: PermissionMode;
+  /** The project config's mode: `set-permission-mode` never goes looser than this. */
+  projectMode?: PermissionMode;
   /** Retry settings of this session's config, over the engine's defaults. */
   retry?: Partial<RetryPolicy>;
   /** A fresh list per turn (policies keep per-turn state), with any tools they add. */
@@ -38,9 +43,8 @@ export interface EngineOptions {
   headless: boolean;
   /** Directory of new sessions. */
   cwd: string;
+  /** The mode before the first session setup says otherwise. */
   permissionMode: PermissionMode;
-  /** The least strict mode `set-permission-mode` may choose (a project config may only tighten). */
-  loosestMode?: PermissionMode;
   /** False when nobody can answer a permission request (one-shot keen run). */
   interactive: boolean;
   /** Builds provider, tools and prompt for a session; throws an Error whose message is shown. */
@@ -54,8 +58,8 @@ export interface EngineOptions {
   newId(): string;
   /** The first session: a stored one to continue (`meta`) or a fresh id. */
   initial?: Pick<CurrentSession, "id" | "meta" | "cwd" | "model">;
-  /** Applied to every event before the bus (redaction). */
-  transform?(event: KeenEvent): KeenEvent;
+  /** Hides known secrets in every event before the bus (so in the store and every output) and in titles. */
+  redactor?: Pick<Redactor, "redact" | "redactDeep">;
 }
 
 /** The engine as its composition root holds it: a client, plus what only the process may do. */
@@ -93,12 +97,13 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   let closed = false;
   let pump: Promise<void> | undefined;
   let early: { reason: StopReason; message?: string } | undefined;
+  let chosenMode: PermissionMode | undefined;
   let resolveDone!: () => void;
   const done = new Promise<void>((resolve) => (resolveDone = resolve));
 
   const emit = async (draft: EventDraft): Promise<void> => {
     let event = { ...draft, conversation_id: session.id, ts: Date.now() } as KeenEvent;
-    if (options.transform) event = options.transform(event);
+    if (options.redactor) event = options.redactor.redactDeep(event);
     if (recorder) {
       countStored(session, event);
       // Storage first: what a reader saw on stdout is already in the store.
@@ -135,10 +140,11 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         return respond(command, !error, error ? { error } : {});
       }
       case "set-permission-mode": {
-        const loosest = options.loosestMode ?? "auto";
-        if (MODE_ORDER.indexOf(command.mode) < MODE_ORDER.indexOf(loosest)) {
-          return respond(command, false, { error: `permission mode ${command.mode} is wider than your config allows (${loosest})` });
+        const floor = setup?.value.projectMode;
+        if (floor && MODE_ORDER.indexOf(command.mode) < MODE_ORDER.indexOf(floor)) {
+          return respond(command, false, { error: `permission mode ${command.mode} is wider than this project's config allows (${floor})` });
         }
+        chosenMode = command.mode;
         gate.mode = command.mode;
         return respond(command, true, { data: { mode: command.mode } });
       }
@@ -246,7 +252,12 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   async function setupFor(current: CurrentSession): Promise<EngineSetup> {
     const model = current.model ?? current.meta?.model;
     const key = `${current.id}\0${current.cwd}\0${model ?? ""}`;
-    if (setup?.key !== key) setup = { key, value: await options.prepare({ id: current.id, cwd: current.cwd, model }) };
+    if (setup?.key !== key) {
+      setup = { key, value: await options.prepare({ id: current.id, cwd: current.cwd, model }) };
+      // A mode the user chose in this process holds across sessions; a project config only tightens it.
+      const mode = stricterMode(chosenMode ?? setup.value.permissionMode ?? gate.mode, setup.value.projectMode);
+      if (mode) gate.mode = mode;
+    }
     return setup.value;
   }
 
@@ -254,7 +265,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   async function claim(current: CurrentSession, text: string, modelRef: string): Promise<void> {
     if (!current.meta) {
       const now = Date.now();
-      const meta = { id: current.id, title: titleOf(text), cwd: current.cwd, model: modelRef, created: now, updated: now, status: "running" as const };
+      const meta = { id: current.id, title: titleOf(options.redactor ? options.redactor.redact(text) : text), cwd: current.cwd, model: modelRef, created: now, updated: now, status: "running" as const };
       await store.create(meta, { claim: true });
       current.meta = meta;
       return;

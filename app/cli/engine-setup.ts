@@ -10,7 +10,10 @@ import { BUILTIN_PROVIDERS, modelInfo, parseModelRef } from "../providers/regist
 import type { Tool } from "../tools/tool.js";
 import { createTools, toolEnv } from "../tools/index.js";
 import { findWorkspace } from "../tools/workspace.js";
-import { loadConfig, type KeenPaths, type ResolvedConfig } from "./config.js";
+import type { PermissionMode } from "../../protocol/commands.js";
+import type { Redactor } from "../permissions/redact.js";
+import { limitsFor, loadConfig, type KeenPaths, type ResolvedConfig } from "./config.js";
+import { secretsRedactor } from "./secrets.js";
 import { UsageError } from "./errors.js";
 import type { LoadedSchema } from "./output-schema.js";
 import { chooseModel, createProvider } from "./provider-setup.js";
@@ -23,11 +26,16 @@ export interface FrontEndSettings {
   maxTurns?: number;
   outputSchema?: LoadedSchema;
   headless: boolean;
+  /** `--permission-mode` */
+  permissionMode?: PermissionMode;
+  /** The front end's mode when neither flags nor config set one (auto for keen run, ask elsewhere). */
+  defaultMode: PermissionMode;
 }
 
 /** A session's setup and the config it came from (front ends read e.g. `stdinGraceMs`). */
 export interface PreparedSetup extends EngineSetup {
   config: ResolvedConfig;
+  redactor: Redactor;
 }
 
 /**
@@ -55,20 +63,26 @@ async function prepare(
   const config = loadConfig(paths, workspace);
   const choice = chooseModel(session.model, config, env);
   const guard = createFileGuard({ workspace });
-  const allTools = createTools({ cwd, workspace, guard, env: toolEnv(env) });
-  const names = selectToolNames(
-    allTools.map((t) => t.definition.name),
-    settings.allowedTools ?? config.tools?.allowed,
-    settings.disallowedTools ?? config.tools?.disallowed,
+  // Hides known secrets from the model (tool output) and from every output (the engine redacts events with it).
+  const redactor = secretsRedactor(env, config.providers);
+  const allTools = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor });
+  const limits = limitsFor(
+    config,
+    { allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, permissionMode: settings.permissionMode },
+    settings.defaultMode,
   );
+  const names = selectToolNames(allTools.map((t) => t.definition.name), limits.allowedTools, limits.disallowedTools);
   const tools = allTools.filter((t) => names.includes(t.definition.name));
   const schema = settings.outputSchema;
-  const maxTurns = settings.maxTurns ?? config.maxTurns;
+  const maxTurns = limits.maxTurns;
   const provider = await createProvider(choice, session.id);
   const instructions = schema ? createStructuredOutput(schema.schema, schema.check).instructions : undefined;
   return {
     config,
+    redactor,
     retry: config.retry,
+    permissionMode: limits.permissionMode ?? settings.defaultMode,
+    projectMode: config.projectLimits.permissionMode,
     modelRef: `${choice.providerId}/${choice.model}`,
     provider,
     tools,

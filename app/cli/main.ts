@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from "commander";
+import { terminalText } from "../headless/terminal-text.js";
 import { ExitError, UsageError } from "./errors.js";
 
 declare const KEEN_VERSION: string;
@@ -12,7 +13,7 @@ export async function main(argv: string[]): Promise<number> {
   const program = new Command("keen").version(version).description("Keen, a terminal coding agent").exitOverride();
   // A usage error is one line on stderr, like every other failure before the run starts.
   program.configureOutput({
-    outputError: (str, write) => write(`keen: ${str.trim().replace(/^error: /, "")} (see --help)\n`),
+    outputError: (str, write) => write(`keen: ${terminalText(str.trim().replace(/^error: /, ""))} (see --help)\n`),
   });
   let pending: (() => Promise<number>) | undefined;
 
@@ -86,23 +87,30 @@ export async function main(argv: string[]): Promise<number> {
     }
     return await pending();
   } catch (error) {
-    return fail(error);
+    return await fail(error);
   }
 }
 
-function fail(error: unknown): number {
+async function fail(error: unknown): Promise<number> {
   if (error instanceof CommanderError) {
     if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") return 0;
     return 2;
   }
   if (error instanceof UsageError || error instanceof ExitError) {
-    process.stderr.write(`keen: ${error.message}\n`);
+    await note(error.message);
     return error.exitCode;
   }
   if (error && typeof error === "object" && (error as { name?: string }).name === "StoreBusyError") {
-    process.stderr.write(`keen: ${(error as Error).message}\n`);
+    await note((error as Error).message);
     return 1;
   }
-  process.stderr.write(`keen: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  await note(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return 1;
+}
+
+/** One line for a person on stderr: known secrets redacted, control sequences made visible. */
+async function note(message: string): Promise<void> {
+  // Loaded only on failure: the secret-name rule lives beside the tools, which start-up should not pay for.
+  const { secretsRedactor } = await import("./secrets.js");
+  process.stderr.write(`keen: ${terminalText(secretsRedactor().redact(message))}\n`);
 }

@@ -43,6 +43,7 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   const outputSchema = settings.outputSchema ? await loadOutputSchema(resolve(settings.outputSchema)) : undefined;
   const prepare = createPreparer(paths, {
     allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, outputSchema, headless: true,
+    permissionMode: settings.permissionMode, defaultMode: "auto",
   });
   const initial = { id: meta?.id ?? newSessionId(), meta, cwd, model: settings.model };
   const setup = await prepare({ id: initial.id, cwd, model: initial.model ?? meta?.model });
@@ -52,7 +53,7 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
 
   const bus = new EventBus((error) => process.stderr.write(`keen: an output failed: ${String(error)}\n`));
   const engine = createSessionEngine({
-    store, bus, headless: true, cwd, permissionMode: settings.permissionMode ?? "auto", interactive: false,
+    store, bus, headless: true, cwd, permissionMode: setup.permissionMode ?? "auto", interactive: false, redactor: setup.redactor,
     prepare, checkModel: () => {
       throw new Error("keen run does not change models mid-run");
     },
@@ -64,7 +65,7 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   bus.subscribe(createStderrReporter());
   if (settings.output === "jsonl") bus.subscribe(createJsonlWriter(sink, { deltas: settings.deltas }));
   else if (settings.output === "json") bus.subscribe(createJsonOutput(sink));
-  else bus.subscribe(createTextOutput(sink));
+  else bus.subscribe(createTextOutput(sink, process.stdout.isTTY === true));
   let result: RunResult | undefined;
   let refused: string | undefined;
   bus.subscribe((event) => {

@@ -43,6 +43,7 @@ export async function stdioCommand(settings: RunSettings): Promise<number> {
   const outputSchema = settings.outputSchema ? await loadOutputSchema(resolve(settings.outputSchema)) : undefined;
   const prepare = createPreparer(paths, {
     allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, outputSchema, headless: true,
+    permissionMode: settings.permissionMode, defaultMode: "ask",
   });
   const initial = { id: meta?.id ?? newSessionId(), meta, cwd, model: settings.model };
   // Usage errors (no provider, bad config, unknown tools) end the process before it reads a command.
@@ -50,7 +51,7 @@ export async function stdioCommand(settings: RunSettings): Promise<number> {
 
   const bus = new EventBus((error) => process.stderr.write(`keen: an output failed: ${String(error)}\n`));
   const engine = createSessionEngine({
-    store, bus, headless: true, cwd, permissionMode: settings.permissionMode ?? "ask", interactive: true,
+    store, bus, headless: true, cwd, permissionMode: setup.permissionMode ?? "ask", interactive: true, redactor: setup.redactor,
     prepare, checkModel: (ref) => checkModel(paths, cwd, ref),
     listModels: () => listModels(setup.config, setup.modelRef),
     retry: DEFAULT_RETRY, turnTimeoutMs: settings.timeoutMs, newId: newSessionId, initial,

@@ -37,8 +37,9 @@ export function gate(mode: PermissionMode, tool: string, rule?: "allow" | "deny"
   return "ask";
 }
 
-/** The stricter of two modes. */
-export function stricterMode(a: PermissionMode, b: PermissionMode): PermissionMode {
+/** The stricter of two modes; an absent one does not count. */
+export function stricterMode(a: PermissionMode | undefined, b: PermissionMode | undefined): PermissionMode | undefined {
+  if (!a || !b) return a ?? b;
   return MODE_ORDER.indexOf(a) >= MODE_ORDER.indexOf(b) ? a : b;
 }
 

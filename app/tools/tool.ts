@@ -1,5 +1,6 @@
 import type { ToolDefinition } from "../../protocol/provider.js";
 import type { FileGuard } from "../permissions/guard.js";
+import type { Redactor } from "../permissions/redact.js";
 
 /** What a tool result carries: `content` for the model, `details` for UIs (e.g. `{ path, diff }`). */
 export interface ToolResult {
@@ -17,6 +18,12 @@ export interface ToolContext {
   guard: FileGuard;
   /** Environment for child processes, provider keys already removed. */
   env: NodeJS.ProcessEnv;
+  /**
+   * Known secret values to hide from the model. createTools applies it to every
+   * result; a tool that cuts its output (bash) also redacts before cutting, so a
+   * cut never leaves part of a secret.
+   */
+  redactor?: Redactor;
 }
 
 /** Per call: abort, and a channel for progress output (bash streams its output here). */
