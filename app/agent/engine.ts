@@ -140,7 +140,8 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         return respond(command, !error, error ? { error } : {});
       }
       case "set-permission-mode": {
-        const floor = setup?.value.projectMode;
+        // The project's floor comes with the session's setup; without one yet (no provider), the turn applies it.
+        const floor = await setupFor(session).then((v) => v.projectMode, () => undefined);
         if (floor && MODE_ORDER.indexOf(command.mode) < MODE_ORDER.indexOf(floor)) {
           return respond(command, false, { error: `permission mode ${command.mode} is wider than this project's config allows (${floor})` });
         }

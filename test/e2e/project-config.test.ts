@@ -47,3 +47,32 @@ test("a project config that narrows takes effect, also under the user's flags", 
   assert.deepEqual(server.unexpected, []);
   rmSync(sb.root, { recursive: true, force: true });
 });
+
+test("a project's permission mode only tightens: read-only refuses writes in keen run, and stdio cannot loosen it", async () => {
+  const sb = makeSandbox(server.url);
+  withProject(sb, { permissionMode: "read-only" });
+  server.enqueue({ toolCalls: [{ name: "write_file", input: { path: "a.txt", content: "x" } }] }, { text: "done" });
+  const r = await sb.run(["run", "--headless", "--no-stdin", "--permission-mode", "auto", "write it"]);
+  assert.equal(r.code, 0, r.stderr);
+  const lines = parseLines(r.stdout);
+  assert.equal(lines[0]!.permission_mode, "read-only");
+  const result = lines.find((l) => l.kind === "tool-result")!;
+  assert.equal(result.is_error, true);
+  assert.match(result.result, /read-only/);
+
+  // A user config that asks for less is narrowed the same way; a looser set-permission-mode is refused.
+  withProject(sb, { permissionMode: "ask" });
+  server.enqueue({ text: "hello" });
+  const stdin = [
+    { kind: "set-permission-mode", id: "m", mode: "auto" },
+    { kind: "set-permission-mode", id: "r", mode: "accept-edits" },
+    { kind: "prompt", id: "p", text: "hi" },
+  ].map((c) => JSON.stringify(c)).join("\n");
+  const s = await sb.run(["stdio", "--permission-mode", "auto"], { stdin: `${stdin}\n` });
+  assert.equal(s.code, 0, s.stderr);
+  const out = parseLines(s.stdout);
+  assert.equal(out.find((l) => l.kind === "session-start")!.permission_mode, "ask");
+  const responses = Object.fromEntries(out.filter((l) => l.kind === "response").map((l) => [l.id, l.ok]));
+  assert.deepEqual(responses, { p: true, m: false, r: false });
+  rmSync(sb.root, { recursive: true, force: true });
+});
