@@ -2,7 +2,7 @@ import { readFileSync, statSync, writeFileSync } from "node:fs";
 import * as z from "zod";
 import { defineTool, fail, pathHelpers, toolInput } from "./define.js";
 import type { Tool, ToolContext } from "./tool.js";
-import { unifiedDiff } from "./write-file.js";
+import { changeDetails } from "./write-file.js";
 
 const schema = toolInput(z.object({
   path: z.string().min(1).describe("File path, absolute or relative to the working directory."),
@@ -62,6 +62,6 @@ export function createEditFileTool(ctx: ToolContext): Tool {
     }
     writeFileSync(abs, after);
     const what = count === 1 ? "1 occurrence" : `${count} occurrences`;
-    return { content: `Edited ${shown}: replaced ${what}.`, is_error: false, details: { path: abs, diff: unifiedDiff(shown, before, after) } };
+    return { content: `Edited ${shown}: replaced ${what}.`, is_error: false, details: changeDetails(abs, shown, before, after) };
   });
 }
