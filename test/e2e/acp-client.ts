@@ -110,12 +110,12 @@ export function startAcp(args: string[], env: Record<string, string | undefined>
   };
 }
 
-/** The kinds of updates, in order, with runs of the same chunk kind collapsed (streaming splits them arbitrarily). */
+/** The kinds of updates, in order, with runs of one kind collapsed (streaming and progress split them arbitrarily). */
 export function updateKinds(updates: SessionNotification[]): string[] {
   const out: string[] = [];
   for (const { update } of updates) {
     const kind = update.sessionUpdate === "tool_call_update" ? `tool_call_update:${update.status ?? "-"}` : update.sessionUpdate;
-    if (kind.endsWith("_chunk") && out.at(-1) === kind) continue;
+    if (out.at(-1) === kind) continue;
     out.push(kind);
   }
   return out;
