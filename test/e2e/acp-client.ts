@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import {
   client, methods, ndJsonStream, PROTOCOL_VERSION,
-  type ClientContext, type InitializeResponse, type RequestPermissionRequest, type SessionNotification,
+  type ClientCapabilities, type ClientContext, type InitializeResponse, type RequestPermissionRequest, type SessionNotification,
 } from "@agentclientprotocol/sdk";
 import { KEEN_BIN } from "./harness.js";
 
@@ -22,7 +22,7 @@ export interface AcpClient {
   raw: string[];
   stderr(): string;
   /** Connects, runs `initialize`, then `op`; closes keen's stdin (as an editor does) when `op` settles. */
-  run<T>(op: (ctx: ClientContext, init: InitializeResponse) => Promise<T>, capabilities?: Record<string, unknown>): Promise<T>;
+  run<T>(op: (ctx: ClientContext, init: InitializeResponse) => Promise<T>, capabilities?: ClientCapabilities): Promise<T>;
   /** Resolves with the first update from index `from` on that matches. */
   waitFor(match: (n: SessionNotification) => boolean, from?: number): Promise<SessionNotification>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -123,6 +123,6 @@ export function updateKinds(updates: SessionNotification[]): string[] {
 
 /** The text of the chunks of one kind, joined. */
 export function chunkText(updates: SessionNotification[], kind: "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk"): string {
-  return updates.map((n) => n.update).filter((u) => u.sessionUpdate === kind)
-    .map((u) => ("content" in u && !Array.isArray(u.content) && u.content.type === "text" ? u.content.text : "")).join("");
+  return updates.map((n) => n.update)
+    .map((u) => (u.sessionUpdate === kind && u.content.type === "text" ? u.content.text : "")).join("");
 }
