@@ -41,6 +41,7 @@ export const UserConfigSchema = z.strictObject({
   }).optional(),
   stdinGraceMs: z.number().int().min(0).optional(),
   maxTurns: z.number().int().positive().optional(),
+  guard: z.strictObject({ allowProjectConfigEdits: z.boolean().optional() }).optional(),
 });
 export type UserConfig = z.infer<typeof UserConfigSchema>;
 
@@ -76,6 +77,7 @@ export function warmConfigSchemas(): void {
     retry: { maxRetries: 1, maxWaitMs: 1, idleTimeoutMs: 1, baseDelayMs: 0 },
     stdinGraceMs: 0,
     maxTurns: 1,
+    guard: { allowProjectConfigEdits: false },
   });
   ProjectConfigSchema.parse({ model: "p/m", tools, maxTurns: 1 });
 }
