@@ -37,6 +37,11 @@ type Dir = { ok: true; fd: number; path: string };
 const PROC_FD = "/proc/self/fd";
 let procWorks: boolean | undefined = process.platform === "linux" ? undefined : false;
 
+/** Tests turn the /proc/self/fd path off to run the portable (device and inode) checks on Linux too. */
+export function useProcFd(on: boolean): void {
+  procWorks = on && process.platform === "linux" ? undefined : false;
+}
+
 function realPathOf(fd: number): string | undefined {
   if (procWorks === false) return undefined;
   try {
@@ -78,9 +83,12 @@ function verify(guard: FileGuard, fd: number, expected: string, write: boolean):
     if (!again.ok) return again.reason;
     return again.path === real ? undefined : changed(expected);
   }
+  // Checked again, `expected` must still be its own real path (no symlink on the way), and
+  // still name the very file that was opened.
   const again = check(expected);
   if (!again.ok) return again.reason;
-  const now = statSync(again.path, { bigint: true, throwIfNoEntry: false });
+  if (again.path !== expected) return changed(expected);
+  const now = statSync(expected, { bigint: true, throwIfNoEntry: false });
   const opened = fstatSync(fd, { bigint: true });
   return now && now.dev === opened.dev && now.ino === opened.ino ? undefined : changed(expected);
 }
