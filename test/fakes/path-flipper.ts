@@ -8,6 +8,9 @@ const [kind, path, target, content] = process.argv.slice(1);
 let flips = 0;
 const swapIn = (make) => { const tmp = path + ".flip-tmp"; fs.rmSync(tmp, { recursive: true, force: true }); make(tmp); fs.renameSync(tmp, path); };
 process.on("SIGTERM", () => { process.stdout.write("flips " + flips + "\n", () => process.exit(0)); });
+// Never outlive the test: stdin closes when the parent goes, and there is a deadline.
+process.stdin.on("end", () => process.exit(0)).resume();
+setTimeout(() => process.exit(0), 120000).unref();
 function step() {
   try {
     if (kind === "file") {
@@ -41,7 +44,7 @@ export interface PathFlipper {
  * between a directory holding `f.txt` (with `content`) and a symlink to the directory `target`.
  */
 export async function startFlipper(kind: "file" | "dir", path: string, target: string, content: string): Promise<PathFlipper> {
-  const child = spawn(process.execPath, ["-e", FLIPPER, kind, path, target, content], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["-e", FLIPPER, kind, path, target, content], { stdio: ["pipe", "pipe", "inherit"] });
   let out = "";
   child.stdout!.setEncoding("utf8").on("data", (d) => (out += d));
   while (!out.includes("ready")) {
@@ -50,7 +53,7 @@ export async function startFlipper(kind: "file" | "dir", path: string, target: s
   return {
     child,
     async stop() {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = once(child, "exit");
         child.kill("SIGTERM");
         await exited;

@@ -15,14 +15,14 @@ import { call, tempWorkspace } from "../tools/helpers.js";
 const ITERATIONS = 1500;
 const SECRET = "OUTSIDE SECRET\n";
 
-const t = tempWorkspace();
-const keys = join(t.home, ".ssh");
-writeFileSync(join(keys, "f.txt"), SECRET);
+// Registered before tempWorkspace: hooks run in order, and the flippers must stop before the directory goes.
 const flippers: PathFlipper[] = [];
 after(async () => {
   for (const f of flippers) await f.stop();
 });
-
+const t = tempWorkspace();
+const keys = join(t.home, ".ssh");
+writeFileSync(join(keys, "f.txt"), SECRET);
 test("a symlink swap race never lets a file tool read or write outside", async () => {
   const before = { key: statSync(join(keys, "id_rsa")).mtimeMs, f: statSync(join(keys, "f.txt")).mtimeMs, dir: readdirSync(keys) };
   flippers.push(await startFlipper("file", join(t.ws, "target.txt"), join(keys, "id_rsa"), "inside\n"));
