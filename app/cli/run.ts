@@ -54,10 +54,8 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   const workspace = findWorkspace(cwd);
   const config = loadConfig(paths, workspace);
   const choice = chooseModel(settings.model ?? meta?.model, config, process.env);
-  const guard = createFileGuard({
-    workspace, protectedPaths: [resolve(paths.configFile, ".."), paths.configFile, paths.dataDir],
-    allowProjectConfigEdits: config.guard?.allowProjectConfigEdits,
-  });
+  // Keen's config directory (holding the config file) and data directory are off limits to its tools.
+  const guard = createFileGuard({ workspace, protectedPaths: [resolve(paths.configFile, ".."), paths.dataDir], allowProjectConfigEdits: config.guard?.allowProjectConfigEdits });
   const allTools = createTools({ cwd, workspace, guard, env: toolEnv(process.env) });
   const names = selectToolNames(
     allTools.map((t) => t.definition.name),

@@ -120,10 +120,16 @@ function openDir(guard: FileGuard, path: string, write: boolean, create: boolean
     if (code === "ELOOP") return fail("refused", path, changed(path));
     return cannot(path, error);
   }
-  const problem = verify(guard, fd, path, write);
+  let problem: OpenFailure | undefined;
+  try {
+    const reason = verify(guard, fd, path, write);
+    if (reason) problem = fail("refused", path, reason);
+  } catch (error) {
+    problem = cannot(path, error);
+  }
   if (problem) {
     closeSync(fd);
-    return fail("refused", path, problem);
+    return problem;
   }
   return { ok: true, fd, path };
 }
@@ -203,7 +209,12 @@ export function openGuarded(guard: FileGuard, requested: string, mode: OpenMode,
         return cannot(path, createError);
       }
     }
-    const problem = inspect(guard, fd, path, mode);
+    let problem: OpenFailure | undefined;
+    try {
+      problem = inspect(guard, fd, path, mode);
+    } catch (error) {
+      problem = cannot(path, error);
+    }
     if (problem) {
       if (created) removeCreated(parent, name, fd);
       closeSync(fd);
