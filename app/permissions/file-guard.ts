@@ -91,7 +91,6 @@ export function createFileGuard(opts: FileGuardOptions): FileGuard {
   const givenHome = resolve(opts.home ?? homedir());
   const home = realResolve(givenHome);
   const expand = (p: string) => (p === "~" ? home : p.startsWith("~/") ? join(home, p.slice(2)) : resolve(p));
-  // Both spellings of home: the requested path is checked before symlinks are resolved too.
   const homes = [...new Set([givenHome, home])];
   // Both spellings of home: the requested path is checked before symlinks are resolved too.
   const credentials = homes.flatMap((h) => HOME_CREDENTIALS.map((p) => join(h, p)));
