@@ -44,6 +44,7 @@ export const UserConfigSchema = z.strictObject({
   stdinGraceMs: z.number().int().min(0).optional(),
   maxTurns: z.number().int().positive().optional(),
   permissionMode: PermissionModeSchema.optional(),
+  guard: z.strictObject({ allowProjectConfigEdits: z.boolean().optional() }).optional(),
 });
 export type UserConfig = z.infer<typeof UserConfigSchema>;
 
@@ -83,6 +84,7 @@ export function warmConfigSchemas(): void {
     stdinGraceMs: 0,
     maxTurns: 1,
     permissionMode: "ask",
+    guard: { allowProjectConfigEdits: false },
   });
   ProjectConfigSchema.parse({ model: "p/m", tools, maxTurns: 1, permissionMode: "ask" });
 }

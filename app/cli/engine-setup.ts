@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import type { EngineSetup } from "../agent/engine.js";
 import { createMaxStepsPolicy } from "../agent/max-steps.js";
 import type { TurnPolicy } from "../agent/policy.js";
@@ -62,7 +62,10 @@ async function prepare(
   const workspace = findWorkspace(cwd);
   const config = loadConfig(paths, workspace);
   const choice = chooseModel(session.model, config, env);
-  const guard = createFileGuard({ workspace });
+  // Keen's config directory (holding the config file) and data directory are off limits to its tools.
+  const guard = createFileGuard({
+    workspace, protectedPaths: [dirname(paths.configFile), paths.dataDir], allowProjectConfigEdits: config.guard?.allowProjectConfigEdits,
+  });
   // Hides known secrets from the model (tool output) and from every output (the engine redacts events with it).
   const redactor = secretsRedactor(env, config.providers);
   const allTools = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor });

@@ -29,8 +29,11 @@ export function createTools(ctx: ToolContext): Tool[] {
 
 /** `tool` with its results, progress output and exception messages redacted. */
 export function withRedaction(tool: Tool, redactor: Redactor): Tool {
+  const preview = tool.preview;
   return {
     definition: tool.definition,
+    // A diff shown for approval may quote a file's secret too.
+    ...(preview ? { preview: async (input: unknown) => redactor.redactDeep(await preview.call(tool, input)) } : {}),
     async run(input, call) {
       const stream = redactor.stream();
       const onOutput = call.onOutput && ((chunk: string) => {

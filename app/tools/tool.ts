@@ -32,6 +32,12 @@ export interface ToolCallContext {
   onOutput?: (chunk: string) => void;
 }
 
+/** What a write or edit would change, shown before it is allowed (`permission-request`). */
+export interface ToolPreview {
+  path: string;
+  diff: string;
+}
+
 /**
  * A tool. Contract: `run` may throw; the runner turns a throw into an error
  * result for the model. Input arrives already validated against `definition.inputSchema`
@@ -40,6 +46,10 @@ export interface ToolCallContext {
 export interface Tool {
   definition: ToolDefinition;
   run(input: unknown, call: ToolCallContext): Promise<ToolResult>;
-  /** Writes and edits: the change a call would make (`{ path, diff }`), computed without writing. */
-  preview?(input: unknown): Promise<{ path: string; diff: string } | string | undefined>;
+  /**
+   * The change a call would make, computed without writing anything (write_file, edit_file);
+   * a string when the call would fail, saying why. Contract: never writes, never throws for
+   * a refused or missing file.
+   */
+  preview?(input: unknown): Promise<ToolPreview | string>;
 }
