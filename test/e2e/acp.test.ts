@@ -66,7 +66,7 @@ test("a prompt streams thought and message chunks, tool calls with kinds and loc
     { thinking: "Plan the change.", text: "Writing notes first.", toolCalls: [{ name: "write_file", input: { path: "notes.txt", content: "one\ntwo\n" } }] },
     { toolCalls: [{ name: "edit_file", input: { path: "app.txt", old_string: "beta", new_string: "gamma" } }] },
     { toolCalls: [{ name: "bash", input: { command: "echo hello; sleep 0.5; echo world" } }] },
-    { text: "All done." },
+    { deltas: ["All done.\n<keen_m", "emory>\n- MEMO-7f3: notes\n</keen_memory>"] },
   );
   const sessionId = await acp.run(async (ctx) => {
     const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
@@ -84,7 +84,9 @@ test("a prompt streams thought and message chunks, tool calls with kinds and loc
     "agent_message_chunk",
   ]);
   assert.equal(chunkText(updates, "agent_thought_chunk"), "Plan the change.");
-  assert.equal(chunkText(updates, "agent_message_chunk"), "Writing notes first.All done.");
+  // Tool memory never reaches the client.
+  assert.equal(chunkText(updates, "agent_message_chunk").trim(), "Writing notes first.All done.");
+  assert.ok(!JSON.stringify(acp.updates).includes("MEMO-7f3"));
   const calls = updates.map((n) => n.update).filter((u) => u.sessionUpdate === "tool_call");
   assert.deepEqual(calls.map((c) => [c.title, c.kind, c.status, c.locations]), [
     ["Write notes.txt", "edit", "pending", [{ path: join(sb.workspace, "notes.txt") }]],
@@ -256,4 +258,24 @@ test("prompts: embedded resources and links reach the model as text; the step li
   const first = JSON.stringify(server.requests[0]!.body.messages[0]);
   assert.ok(first.includes(`[main.ts](${sb.workspace}/main.ts)`), first);
   assert.ok(first.includes(`<context uri=\\"${sb.workspace}/notes.md\\">\\nremember the milk\\n</context>`), first);
+});
+
+test("SIGTERM mid-turn: the turn is interrupted and stored, the process exits 143", async () => {
+  const { sb, acp } = open();
+  server.enqueue({ text: "word ".repeat(400), delayMs: 25, chunkSize: 5 });
+  let sessionId = "";
+  const finished = acp.run(async (ctx) => {
+    ({ sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] }));
+    const pending = ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "talk a lot" }] });
+    await acp.waitFor((n) => n.update.sessionUpdate === "agent_message_chunk");
+    acp.child.kill("SIGTERM");
+    // The connection closes before the turn can answer; the prompt settles either way.
+    await pending.catch(() => undefined);
+  }).catch(() => undefined);
+  const { code } = await acp.exited;
+  await finished;
+  assert.equal(code, 143, acp.stderr());
+  const shown = await sb.show(sessionId);
+  assert.equal(shown.session.status, "interrupted");
+  assert.ok(shown.events.some((e) => e.kind === "text" && e.role === "user" && e.content === "talk a lot"));
 });
