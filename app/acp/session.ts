@@ -67,6 +67,8 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
   let lastResult: EventOf<"result"> | undefined;
   let cancelled = false;
   let prompts = 0;
+  // Calls announced and not yet finished: a turn that ends leaves none spinning in the client.
+  const open = new Set<string>();
   // Text or thinking of the current step went out: a retry then restarts it, and the client is told.
   let streamed = false;
 
@@ -117,12 +119,14 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
         return;
       case "tool-use":
         streamed = false;
+        open.add(event.tool_call_id);
         return notify(toolCallStarted(event, hosted.cwd));
       case "tool-start":
         return notify({ sessionUpdate: "tool_call_update", toolCallId: event.tool_call_id, status: "in_progress" });
       case "tool-update":
         return notify(toolCallProgress(event));
       case "tool-result":
+        open.delete(event.tool_call_id);
         return notify(toolCallFinished(event));
       case "permission-request":
         // Not awaited: the answer comes back as a command, and the bus must keep flowing meanwhile.
@@ -130,6 +134,8 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
         return;
       case "result":
         lastResult = event;
+        for (const toolCallId of open) await notify({ sessionUpdate: "tool_call_update", toolCallId, status: "failed" });
+        open.clear();
         return;
       default:
         return;
