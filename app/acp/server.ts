@@ -1,4 +1,4 @@
-import type { AgentCapabilities, McpServer, PermissionOption, ToolCallUpdate } from "@agentclientprotocol/sdk";
+import type { AgentCapabilities, AgentContext, McpServer, PermissionOption, SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import type { SessionHost } from "./host.js";
 import { AcpFailure, createAcpSession, INTERNAL_ERROR, INVALID_PARAMS, type AcpSession } from "./session.js";
 import { promptText, UnsupportedContentError } from "./updates.js";
@@ -62,8 +62,9 @@ export async function serveAcp(options: AcpServerOptions): Promise<AcpServer> {
   const ignoreMcp = (servers: McpServer[]) => {
     if (servers.length) log(`MCP servers are not supported yet; ignoring ${servers.map((s) => s.name).join(", ")}`);
   };
-  const bind = (sessionId: string, client: import("@agentclientprotocol/sdk").AgentContext) => ({
-    notify: (update: import("@agentclientprotocol/sdk").SessionUpdate) => client.notify(acp.methods.client.session.update, { sessionId, update }),
+  /** The session's way to the client: its updates and permission questions. */
+  const bind = (sessionId: string, client: AgentContext) => ({
+    notify: (update: SessionUpdate) => client.notify(acp.methods.client.session.update, { sessionId, update }),
     askPermission: async (toolCall: ToolCallUpdate, choices: PermissionOption[], signal: AbortSignal) => {
       const reply = await client.request(acp.methods.client.session.requestPermission, { sessionId, toolCall, options: choices }, { cancellationSignal: signal });
       return reply.outcome.outcome === "selected" ? reply.outcome.optionId : undefined;
