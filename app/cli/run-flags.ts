@@ -6,6 +6,7 @@ const MODES = ["auto", "accept-edits", "ask", "read-only"];
 /** `keen run` flags as commander parses them. */
 export interface RunFlags {
   session?: string;
+  continue?: boolean;
   format?: string;
   headless?: boolean;
   streamDeltas?: boolean;
@@ -23,6 +24,8 @@ export interface RunFlags {
 /** Flags after validation. */
 export interface RunSettings {
   session?: string;
+  /** `--continue`: the most recent session of the working directory. */
+  continueLast: boolean;
   output: "text" | "json" | "jsonl";
   deltas: boolean;
   model?: string;
@@ -38,6 +41,7 @@ export interface RunSettings {
 
 /** Validates flag combinations; throws UsageError (exit 2) with one clear line. */
 export function validateRunFlags(flags: RunFlags, formatGiven: boolean): RunSettings {
+  if (flags.continue && flags.session) throw new UsageError("--continue and --session both choose a session: give one");
   if (flags.streamDeltas && !flags.headless) throw new UsageError("--stream-deltas needs --headless");
   if (flags.headless && formatGiven) throw new UsageError("--headless writes JSON lines; it cannot be combined with --format");
   const format = flags.format ?? "text";
@@ -61,6 +65,7 @@ export function validateRunFlags(flags: RunFlags, formatGiven: boolean): RunSett
   if (flags.model !== undefined && !flags.model.trim()) throw new UsageError("--model needs <provider>/<model>");
   return {
     session: flags.session,
+    continueLast: Boolean(flags.continue),
     output: flags.headless ? "jsonl" : (format as "text" | "json"),
     deltas: Boolean(flags.streamDeltas),
     model: flags.model,

@@ -6,7 +6,8 @@ import { openStore } from "../../storage/level-store.js";
 import { UnknownSessionError, type SessionMeta } from "../../storage/store.js";
 import { createSessionEngine } from "../agent/engine.js";
 import { DEFAULT_RETRY } from "../agent/retry.js";
-import { createJsonOutput, createStderrReporter, createTextOutput } from "../headless/final-output.js";
+import { createJsonOutput, createSessionNote, createStderrReporter, createTextOutput } from "../headless/final-output.js";
+import { createLiveTextOutput } from "../headless/live-text.js";
 import { createJsonlWriter } from "../headless/jsonl-writer.js";
 import { createStreamSink } from "../headless/sink.js";
 import { readPrompt } from "../headless/stdin.js";
@@ -31,7 +32,11 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   const paths = keenPaths();
   const store = openStore(paths.dataDir);
   let meta: SessionMeta | undefined;
-  if (settings.session) {
+  if (settings.continueLast) {
+    const here = resolve(settings.cwd ?? process.cwd());
+    meta = (await store.list()).find((s) => s.cwd === here);
+    if (!meta) throw new UsageError(`--continue: no session in ${here} yet; start one with keen run "…"`);
+  } else if (settings.session) {
     try {
       meta = await store.resolve(settings.session);
     } catch (error) {
@@ -65,7 +70,12 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   bus.subscribe(createStderrReporter());
   if (settings.output === "jsonl") bus.subscribe(createJsonlWriter(sink, { deltas: settings.deltas }));
   else if (settings.output === "json") bus.subscribe(createJsonOutput(sink));
-  else bus.subscribe(createTextOutput(sink, process.stdout.isTTY === true));
+  else {
+    // Chosen once: a person at a terminal watches the answer arrive; a pipe gets the final text only.
+    if (process.stdout.isTTY) bus.subscribe(createLiveTextOutput(sink, { note: (line) => process.stderr.write(line) }));
+    else bus.subscribe(createTextOutput(sink));
+    bus.subscribe(createSessionNote(process.stderr.isTTY === true));
+  }
   let result: RunResult | undefined;
   let refused: string | undefined;
   bus.subscribe((event) => {
