@@ -25,6 +25,8 @@ export interface ProviderFailure {
   retryAfterMs?: number;
   /** At most this many retries for this failure, whatever the policy allows (an unreachable server). */
   maxRetries?: number;
+  /** Tokens the provider reported for this request before it failed (Anthropic reports input at message start). */
+  usage?: Usage;
 }
 
 /**

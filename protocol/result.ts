@@ -18,6 +18,8 @@ export const RunResultSchema = z.object({
   num_turns: z.number().int(),
   duration_ms: z.number().int(),
   usage: UsageSchema,
+  /** Estimated cost in US dollars of `usage` at the model's list price (registry or config); absent when the price is unknown. */
+  cost_usd: z.number().optional(),
   /** Context used by the turn's last request (its input plus output tokens) and the model's window. */
   context: z.object({ used: z.number().int(), window: z.number().int() }).optional(),
   /** The provider's stop reason of the last step (end_turn, max_tokens, refusal, ...). */

@@ -2,6 +2,25 @@ import type { Usage } from "./messages.js";
 
 // Kept apart from messages.ts so the run path does not construct the message schemas (see kinds.ts).
 
+/** A model's list price in US dollars per million tokens; cache prices default to the input price. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
+/**
+ * Estimated cost of `usage` at `price`, rounded to a millionth of a dollar.
+ * `input_tokens` includes cache reads and writes, which are priced on their own.
+ */
+export function costUsd(usage: Usage, price: ModelPrice): number {
+  const fresh = Math.max(0, usage.input_tokens - usage.cached_tokens - usage.cache_write_tokens);
+  const dollars = (fresh * price.input + usage.cached_tokens * (price.cacheRead ?? price.input)
+    + usage.cache_write_tokens * (price.cacheWrite ?? price.input) + usage.output_tokens * price.output) / 1e6;
+  return Math.round(dollars * 1e6) / 1e6;
+}
+
 /** Usage with every count at zero. */
 export function emptyUsage(): Usage {
   return { input_tokens: 0, cached_tokens: 0, cache_write_tokens: 0, output_tokens: 0, reasoning_tokens: 0, total_tokens: 0 };

@@ -4,6 +4,7 @@ import type { Command, CommandOf, PermissionMode } from "../../protocol/commands
 import type { EventDraft, KeenEvent } from "../../protocol/events.js";
 import { PROTOCOL_VERSION } from "../../protocol/kinds.js";
 import type { Provider } from "../../protocol/provider.js";
+import type { ModelPrice } from "../../protocol/usage.js";
 import { createRecorder, type Recorder } from "../../storage/recorder.js";
 import { SessionBusyError, type SessionStore } from "../../storage/store.js";
 import { MODE_ORDER, stricterMode } from "../permissions/policy.js";
@@ -25,6 +26,8 @@ export interface EngineSetup {
   tools: Tool[];
   system: string;
   contextWindow: number;
+  /** The model's list price, for the result's `cost_usd` estimate. */
+  price?: ModelPrice;
   /** The mode this session starts in: flags, else config, else the front end's default; narrowed by the project. */
   permissionMode?: PermissionMode;
   /** The project config's mode: `set-permission-mode` never goes looser than this. */
@@ -239,7 +242,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         user: { role: "user", content: [{ type: "text", text: prompt.text }], headless: options.headless },
         emit, requester: gate, retry: { ...options.retry, ...prepared.retry }, signal: controller.signal, policies: kit.policies,
       });
-      const result = buildResult({ sessionId: current.id, outcome, policies: kit.policies, stop: running.stop, started, window: prepared.contextWindow });
+      const result = buildResult({ sessionId: current.id, outcome, policies: kit.policies, stop: running.stop, started, window: prepared.contextWindow, price: prepared.price });
       if (result.error) await emit({ kind: "error", message: result.error });
       await emit({ kind: "result", ...result.result });
       status = result.result.status === "error" ? "failed" : result.result.status === "interrupted" ? "interrupted" : "idle";

@@ -83,7 +83,8 @@ async function* oneAttempt(
       }
       let event = next.value;
       if (event.type === "error" && stalled) {
-        event = { type: "error", failure: { message: `stream stalled: no data for ${+(policy.idleTimeoutMs / 1000).toFixed(1)}s`, retryable: true } };
+        const failure = { message: `stream stalled: no data for ${+(policy.idleTimeoutMs / 1000).toFixed(1)}s`, retryable: true };
+        event = { type: "error", failure: event.failure.usage ? { ...failure, usage: event.failure.usage } : failure };
       }
       yield { type: "event", attempt, event };
       if (event.type === "done") return undefined;

@@ -1,6 +1,7 @@
 import type { EventDraft } from "../../protocol/events.js";
 import type { Message, Usage } from "../../protocol/messages.js";
 import type { Provider, ProviderRequest } from "../../protocol/provider.js";
+import { addUsage, emptyUsage } from "../../protocol/usage.js";
 import { MemoryFilter } from "./memory-filter.js";
 import { streamWithRetry, type RetryPolicy } from "./retry.js";
 import type { ToolCall } from "./tool-runner.js";
@@ -8,7 +9,11 @@ import type { ToolCall } from "./tool-runner.js";
 /** How one step (model request, retries included) ended. */
 export type StepOutcome =
   | { ok: true; message: Message; visibleText: string; toolCalls: ToolCall[]; usage: Usage; stopReason: string }
-  | { ok: false; error: string; partialRaw: string; aborted: boolean };
+  | {
+    ok: false; error: string; partialRaw: string; aborted: boolean;
+    /** Tokens the provider reported for the failed attempts (retried ones included), if it reported any. */
+    usage?: Usage;
+  };
 
 /** Dependencies of a step. */
 export interface StepOptions {
@@ -32,6 +37,7 @@ export async function runStep(options: StepOptions): Promise<StepOutcome> {
   let attempt = 1;
   let state = freshState();
   let finalError = "provider stream ended without a result";
+  let spent: Usage | undefined;
   for await (const item of streamWithRetry(options.provider, options.request, options.retry, options.signal, options.sleep)) {
     if (item.type === "retry") {
       attempt = item.attempt;
@@ -90,10 +96,11 @@ export async function runStep(options: StepOptions): Promise<StepOutcome> {
       }
       case "error":
         finalError = event.failure.message;
+        if (event.failure.usage) spent = addUsage(spent ?? emptyUsage(), event.failure.usage);
         break;
     }
   }
-  return { ok: false, error: finalError, partialRaw: state.raw, aborted: options.signal.aborted };
+  return { ok: false, error: finalError, partialRaw: state.raw, aborted: options.signal.aborted, ...(spent ? { usage: spent } : {}) };
 
   async function emitText(visible: string) {
     state.blockText += visible;

@@ -1,4 +1,5 @@
 import type { RunResult } from "../../protocol/result.js";
+import { costUsd, type ModelPrice } from "../../protocol/usage.js";
 import type { TurnPolicy } from "./policy.js";
 import type { TurnOutcome } from "./turn.js";
 import { verdictOf, type StopReason } from "./verdict.js";
@@ -12,6 +13,8 @@ export interface TurnEnd {
   started: number;
   /** The model's context window. */
   window: number;
+  /** The model's list price; without it the result has no `cost_usd`. */
+  price?: ModelPrice;
 }
 
 /**
@@ -37,6 +40,7 @@ export function buildResult(end: TurnEnd): { result: RunResult; error?: string }
     num_turns: outcome.steps,
     duration_ms: Date.now() - end.started,
     usage: outcome.usage,
+    ...(end.price ? { cost_usd: costUsd(outcome.usage, end.price) } : {}),
     ...(last ? { context: { used: last.input_tokens + last.output_tokens, window: end.window } } : {}),
     ...(outcome.stopReason ? { stop_reason: outcome.stopReason } : {}),
     ...(answer && "value" in answer && answer.value !== undefined ? { structured_output: answer.value } : {}),

@@ -76,6 +76,9 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
     });
     if (!result.ok) {
       outcome.status = result.aborted ? "interrupted" : "error";
+      // A step the model answered, even in part, was made and billed: count it and what the provider reported for it.
+      if (result.usage || result.partialRaw) outcome.steps = step;
+      if (result.usage) outcome.usage = addUsage(outcome.usage, result.usage);
       if (!result.aborted) {
         outcome.errors.push(result.error);
         await emit({ kind: "error", message: result.error });

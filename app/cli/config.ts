@@ -12,6 +12,11 @@ const ModelInfoSchema = z.strictObject({
   maxOutputTokens: z.number().int().positive().optional(),
   thinkingBudget: z.number().int().positive().optional(),
   refuses: z.array(z.string()).optional(),
+  /** US dollars per million tokens; sets or overrides the built-in price. */
+  price: z.strictObject({
+    input: z.number().nonnegative(), output: z.number().nonnegative(),
+    cacheRead: z.number().nonnegative().optional(), cacheWrite: z.number().nonnegative().optional(),
+  }).optional(),
 });
 
 const ProviderSchema = z.strictObject({

@@ -91,6 +91,7 @@ async function prepare(
     tools,
     system: buildSystemPrompt({ cwd, workspace, toolNames: names, extra: instructions }),
     contextWindow: modelInfo(choice.preset, choice.model).contextWindow,
+    price: modelInfo(choice.preset, choice.model).price,
     perTurn() {
       const policies: TurnPolicy[] = [];
       const extra: Tool[] = [];

@@ -1,6 +1,6 @@
 import type { Anthropic } from "@anthropic-ai/sdk";
 import type { ContentBlock, Message, Usage } from "../../protocol/messages.js";
-import type { Provider, ProviderEvent, ProviderRequest } from "../../protocol/provider.js";
+import type { Provider, ProviderEvent, ProviderFailure, ProviderRequest } from "../../protocol/provider.js";
 import type { createMessagesClient, MessagesClient } from "./anthropic-client.js";
 import { createFetch } from "./http.js";
 import { abortedFailure, classifyFailure, endpointOf, parseToolInput, type ProviderOptions } from "./options.js";
@@ -37,12 +37,12 @@ export function createAnthropicProvider(options: ProviderOptions): Provider {
         const events = await sdk.messages.create(buildAnthropicRequest(options, request), { signal });
         for await (const event of events) yield* state.handle(event);
       } catch (err) {
-        return yield { type: "error", failure: classifyFailure(err, signal, endpointOf(options, DEFAULT_BASE_URL)) };
+        return yield { type: "error", failure: state.spent(classifyFailure(err, signal, endpointOf(options, DEFAULT_BASE_URL))) };
       }
       // The SDK ends iteration quietly on abort, so a short stream may mean either.
-      if (signal.aborted) return yield { type: "error", failure: abortedFailure() };
+      if (signal.aborted) return yield { type: "error", failure: state.spent(abortedFailure()) };
       if (!state.stopped) {
-        return yield { type: "error", failure: { message: "stream ended before message_stop", retryable: true } };
+        return yield { type: "error", failure: state.spent({ message: "stream ended before message_stop", retryable: true }) };
       }
       yield { type: "done", message: state.message(), usage: state.usage(), stopReason: state.stopReason };
     },
@@ -157,6 +157,12 @@ class StreamState {
   private cacheRead = 0;
   private cacheWrite = 0;
   private output = 0;
+  private reported = false;
+
+  /** `failure` with the usage reported so far, if the server reported any. */
+  spent(failure: ProviderFailure): ProviderFailure {
+    return this.reported ? { ...failure, usage: this.usage() } : failure;
+  }
 
   *handle(event: StreamEvent): Generator<ProviderEvent> {
     switch (event.type) {
@@ -218,6 +224,7 @@ class StreamState {
   }
 
   private takeUsage(u: Partial<Record<"input_tokens" | "output_tokens" | "cache_read_input_tokens" | "cache_creation_input_tokens", number | null>>) {
+    this.reported = true;
     if (typeof u.input_tokens === "number") this.input = u.input_tokens;
     if (typeof u.cache_read_input_tokens === "number") this.cacheRead = u.cache_read_input_tokens;
     if (typeof u.cache_creation_input_tokens === "number") this.cacheWrite = u.cache_creation_input_tokens;

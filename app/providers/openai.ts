@@ -1,6 +1,6 @@
 import type { OpenAI } from "openai";
 import type { ContentBlock, Message, Usage } from "../../protocol/messages.js";
-import type { Provider, ProviderEvent, ProviderRequest } from "../../protocol/provider.js";
+import type { Provider, ProviderEvent, ProviderFailure, ProviderRequest } from "../../protocol/provider.js";
 import { createFetch } from "./http.js";
 import { abortedFailure, classifyFailure, endpointOf, parseToolInput, type ProviderOptions } from "./options.js";
 import { createThinkTagSplitter, type ThinkSegment } from "./think-tags.js";
@@ -43,11 +43,11 @@ export function createOpenAIProvider(options: ProviderOptions): Provider {
         const chunks = await sdk.chat.completions.create(buildOpenAIRequest(options, request), { signal });
         for await (const chunk of chunks) yield* state.handle(chunk);
       } catch (err) {
-        return yield { type: "error", failure: classifyFailure(err, signal, endpointOf(options, DEFAULT_BASE_URL)) };
+        return yield { type: "error", failure: state.spent(classifyFailure(err, signal, endpointOf(options, DEFAULT_BASE_URL))) };
       }
-      if (signal.aborted) return yield { type: "error", failure: abortedFailure() };
+      if (signal.aborted) return yield { type: "error", failure: state.spent(abortedFailure()) };
       if (state.finishReason === undefined) {
-        return yield { type: "error", failure: { message: "stream ended without a finish_reason", retryable: true } };
+        return yield { type: "error", failure: state.spent({ message: "stream ended without a finish_reason", retryable: true }) };
       }
       yield* state.finish();
       yield { type: "done", message: state.message(), usage: state.usage, stopReason: state.stopReason() };
@@ -141,9 +141,18 @@ class StreamState {
   private tools: ToolSlot[] = [];
   private splitter = createThinkTagSplitter();
   private toolsEmitted = false;
+  private reported = false;
+
+  /** `failure` with the usage reported so far, if the server reported any (OpenAI streams it last, if at all). */
+  spent(failure: ProviderFailure): ProviderFailure {
+    return this.reported ? { ...failure, usage: this.usage } : failure;
+  }
 
   *handle(chunk: Chunk): Generator<ProviderEvent> {
-    if (chunk.usage) this.takeUsage(chunk.usage);
+    if (chunk.usage) {
+      this.reported = true;
+      this.takeUsage(chunk.usage);
+    }
     const choice = chunk.choices?.[0];
     if (!choice) return;
     const delta = (choice.delta ?? {}) as OpenAI.Chat.ChatCompletionChunk.Choice.Delta & ReasoningDelta;

@@ -1,3 +1,5 @@
+import type { ModelPrice } from "../../protocol/usage.js";
+
 /** Per-model facts the request builder needs. */
 export interface ModelInfo {
   contextWindow: number;
@@ -6,6 +8,8 @@ export interface ModelInfo {
   thinkingBudget?: number;
   /** Parameters the model rejects (reasoning models refuse temperature / max_tokens). */
   refuses?: string[];
+  /** List price, US dollars per million tokens; unknown prices stay absent (no cost estimate). */
+  price?: ModelPrice;
 }
 
 /** A provider preset: how to reach it and which models it knows. */
@@ -25,6 +29,11 @@ export interface ProviderPreset {
   models: Record<string, Partial<ModelInfo>>;
 }
 
+// List prices per million tokens (input, output, cache read, cache write), from the vendors' pricing pages.
+const SONNET: ModelPrice = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
+const OPUS: ModelPrice = { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 };
+const HAIKU: ModelPrice = { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 };
+
 const DEFAULT_MODEL_INFO: ModelInfo = { contextWindow: 128_000, maxOutputTokens: 8_192 };
 const REASONING: Partial<ModelInfo> = { refuses: ["temperature", "max_tokens"] };
 
@@ -34,12 +43,12 @@ export const BUILTIN_PROVIDERS: Record<string, ProviderPreset> = {
     kind: "anthropic", baseURLEnv: "ANTHROPIC_BASE_URL", apiKeyEnv: "ANTHROPIC_API_KEY", authStyle: "x-api-key",
     defaultModel: "claude-sonnet-5-5",
     models: {
-      "claude-sonnet-5-5": { contextWindow: 200_000, maxOutputTokens: 32_000 },
-      "claude-opus-5-5": { contextWindow: 200_000, maxOutputTokens: 32_000 },
-      "claude-haiku-5-5": { contextWindow: 200_000, maxOutputTokens: 32_000 },
-      "claude-sonnet-4-6": { contextWindow: 200_000, maxOutputTokens: 32_000 },
-      "claude-opus-4-6": { contextWindow: 200_000, maxOutputTokens: 32_000 },
-      "claude-haiku-4-5": { contextWindow: 200_000, maxOutputTokens: 32_000 },
+      "claude-sonnet-5-5": { contextWindow: 200_000, maxOutputTokens: 32_000, price: SONNET },
+      "claude-opus-5-5": { contextWindow: 200_000, maxOutputTokens: 32_000, price: OPUS },
+      "claude-haiku-5-5": { contextWindow: 200_000, maxOutputTokens: 32_000, price: HAIKU },
+      "claude-sonnet-4-6": { contextWindow: 200_000, maxOutputTokens: 32_000, price: SONNET },
+      "claude-opus-4-6": { contextWindow: 200_000, maxOutputTokens: 32_000, price: OPUS },
+      "claude-haiku-4-5": { contextWindow: 200_000, maxOutputTokens: 32_000, price: HAIKU },
     },
   },
   openai: {
@@ -47,10 +56,10 @@ export const BUILTIN_PROVIDERS: Record<string, ProviderPreset> = {
     models: {
       "gpt-5.4": { contextWindow: 400_000, maxOutputTokens: 128_000, ...REASONING },
       "gpt-5.4-mini": { contextWindow: 400_000, maxOutputTokens: 128_000, ...REASONING },
-      "gpt-4.1": { contextWindow: 1_047_576, maxOutputTokens: 32_768 },
-      "gpt-5": { contextWindow: 400_000, maxOutputTokens: 128_000, ...REASONING },
-      "o3": { contextWindow: 200_000, maxOutputTokens: 100_000, ...REASONING },
-      "o4-mini": { contextWindow: 200_000, maxOutputTokens: 100_000, ...REASONING },
+      "gpt-4.1": { contextWindow: 1_047_576, maxOutputTokens: 32_768, price: { input: 2, output: 8, cacheRead: 0.5 } },
+      "gpt-5": { contextWindow: 400_000, maxOutputTokens: 128_000, price: { input: 1.25, output: 10, cacheRead: 0.125 }, ...REASONING },
+      "o3": { contextWindow: 200_000, maxOutputTokens: 100_000, price: { input: 2, output: 8, cacheRead: 0.5 }, ...REASONING },
+      "o4-mini": { contextWindow: 200_000, maxOutputTokens: 100_000, price: { input: 1.1, output: 4.4, cacheRead: 0.275 }, ...REASONING },
     },
   },
   "opencode-go": {

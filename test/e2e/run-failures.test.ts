@@ -21,10 +21,11 @@ function resultOf(stdout: string) {
   return { ...r, session_id: "<id>", opencode_session_id: "<id>", duration_ms: 0 };
 }
 
-function failed(errors: string[], usage = ZERO_USAGE, num_turns = 0) {
+/** An error result; the default model has a list price, so `cost_usd` is always there (0 for no usage). */
+function failed(errors: string[], usage = ZERO_USAGE, num_turns = 0, cost_usd = 0) {
   return {
     session_id: "<id>", opencode_session_id: "<id>", text: "", status: "error", is_error: true,
-    errors, num_turns, duration_ms: 0, usage,
+    errors, num_turns, duration_ms: 0, usage, cost_usd,
   };
 }
 
@@ -41,7 +42,8 @@ test("provider 400 → exit 1, the message on stderr, an error result, the sessi
   server.enqueue({ kind: "http-error", status: 401 });
   const text = await sb.run(["run", "--no-stdin", "hi"]);
   assert.deepEqual({ code: text.code, stdout: text.stdout }, { code: 1, stdout: "" });
-  assert.match(text.stderr, /^keen: error: 401 authentication_error: mock HTTP 401\n$/);
+  const session = (await sb.sessions())[0]!.id;
+  assert.equal(text.stderr, `keen: error: 401 authentication_error: mock HTTP 401\nkeen: failed · session ${session} · continue with: keen run -s ${session} "…" (or keen run -c in this directory)\n`);
 });
 
 test("429 with retry-after, then a cut stream, then success: retried, only the good attempt's text counts", async () => {
@@ -57,7 +59,7 @@ test("429 with retry-after, then a cut stream, then success: retried, only the g
     session_id: "<id>", opencode_session_id: "<id>", text: "Good answer.", status: "success", is_error: false,
     errors: [], num_turns: 1, duration_ms: 0,
     usage: { input_tokens: 10, cached_tokens: 0, cache_write_tokens: 0, output_tokens: 3, reasoning_tokens: 0, total_tokens: 13 },
-    context: { used: 13, window: 200_000 }, stop_reason: "end_turn",
+    cost_usd: 0.000075, context: { used: 13, window: 200_000 }, stop_reason: "end_turn",
   });
   assert.equal(server.requests.length, 3);
   assert.deepEqual(server.unexpected, []);
@@ -97,13 +99,15 @@ test("the stall watchdog aborts a silent stream and retries it", async () => {
   assert.equal(server.pending(), 0);
 });
 
-test("--timeout bounds the whole run → exit 1 with 'timed out', the session failed", async () => {
+test("--timeout bounds the whole run → exit 1 with 'timed out', the step and the usage the provider reported, the session failed", async () => {
   const sb = makeSandbox(server.url);
   server.enqueue({ text: "slow", stallAfterChunks: 3 });
   const r = await sb.run(["run", "--format", "json", "--no-stdin", "--timeout", "0.5", "hi"]);
   assert.equal(r.code, 1);
   assert.equal(r.stderr, "keen: error: timed out after 0.5s\n");
-  assert.deepEqual(resultOf(r.stdout), failed(["timed out after 0.5s"]));
+  // message_start and the first delta reported 10 input and 1 output token before the stall.
+  const usage = { input_tokens: 10, cached_tokens: 0, cache_write_tokens: 0, output_tokens: 1, reasoning_tokens: 0, total_tokens: 11 };
+  assert.deepEqual(resultOf(r.stdout), failed(["timed out after 0.5s"], usage, 1, 0.000045));
   assert.deepEqual((await sb.sessions()).map((s) => s.status), ["failed"]);
 });
 

@@ -67,6 +67,8 @@ test("json prints one RunResult with Anthropic usage summed over a two-step tool
       total_tokens: 379 + 25,
     },
     // The last request's input (cache included) plus its output, against the window of an Anthropic model (200k by default).
+    // An estimate at the list price (USD per million tokens: input 3, cache read 0.3, cache write 3.75, output 15).
+    cost_usd: Math.round(107 * 3 + 230 * 0.3 + 42 * 3.75 + 25 * 15) / 1e6,
     context: { used: 7 + 180 + 12 + 5, window: 200_000 },
     stop_reason: "end_turn",
   });
@@ -102,6 +104,7 @@ test("json with the OpenAI provider: usage normalised, reasoning counted", async
       reasoning_tokens: 4,
       total_tokens: 163,
     },
+    cost_usd: (100 * 2 + 50 * 0.5 + 13 * 8) / 1e6,
     context: { used: 90 + 3, window: 1_047_576 },
     stop_reason: "end_turn",
   });
@@ -181,4 +184,15 @@ test("HTTPS_PROXY / HTTP_PROXY are honoured, NO_PROXY bypasses them", async () =
   assert.deepEqual({ code: bypass.code, stdout: bypass.stdout }, { code: 0, stdout: "direct\n" }, bypass.stderr);
   assert.deepEqual(server.tunnels, ["keen-e2e.invalid:4321"]);
   assertServerDone();
+});
+
+test("cost_usd follows a price set in config, and is absent for a model with no known price", async () => {
+  const price = { input: 10, output: 100 };
+  const sb = makeSandbox(server.url, { providers: { anthropic: { models: { "claude-sonnet-5-5": { price }, "my-model": {} } } } });
+  server.enqueue({ text: "a", usage: { input: 1000, output: 10 } }, { text: "b", usage: { input: 1000, output: 10 } });
+  const priced = JSON.parse((await sb.run(["run", "--format", "json", "--no-stdin", "hi"])).stdout);
+  assert.equal(priced.cost_usd, (1000 * 10 + 10 * 100) / 1e6);
+  const unknown = await sb.run(["run", "--model", "anthropic/my-model", "--format", "json", "--no-stdin", "hi"]);
+  assert.equal(unknown.code, 0, unknown.stderr);
+  assert.equal("cost_usd" in JSON.parse(unknown.stdout), false);
 });

@@ -258,7 +258,9 @@ test("a cut or truncated stream is a retryable error", async () => {
   server.enqueue({ text: "one two three", cutAfterChunks: 4 }, { text: "one two three", endAfterChunks: 5 });
   assert.equal(failure(await collect(provider(), request())).retryable, true);
   const truncated = failure(await collect(provider(), request()));
-  assert.deepEqual(truncated, { message: "stream ended before message_stop", retryable: true });
+  // message_start reported the input tokens: the failure carries what the request cost so far.
+  const usage = { input_tokens: 10, cached_tokens: 0, cache_write_tokens: 0, output_tokens: 1, reasoning_tokens: 0, total_tokens: 11 };
+  assert.deepEqual(truncated, { message: "stream ended before message_stop", retryable: true, usage });
 });
 
 test("connection refused is a retryable error", async () => {
@@ -281,7 +283,13 @@ test("abort mid-stream on a stalled server ends with error 'aborted'", { timeout
   }
   assert.deepEqual(events, [
     { type: "text-delta", text: "never " },
-    { type: "error", failure: { message: "aborted", retryable: false } },
+    {
+      type: "error",
+      failure: {
+        message: "aborted", retryable: false,
+        usage: { input_tokens: 10, cached_tokens: 0, cache_write_tokens: 0, output_tokens: 1, reasoning_tokens: 0, total_tokens: 11 },
+      },
+    },
   ]);
 });
 
