@@ -210,6 +210,9 @@ async function readClaims(db: Db): Promise<Map<string, ProcessClaim>> {
 
 /** A session left `running` whose writer is gone was interrupted (killed, crashed). */
 function effective(meta: SessionMeta, claim: ProcessClaim | undefined): SessionMeta {
+  // Words an older Keen stored, in today's vocabulary.
+  const legacy = ({ idle: "success", failed: "error" } as Record<string, SessionMeta["status"]>)[meta.status];
+  if (legacy) return { ...meta, status: legacy };
   if (meta.status !== "running") return meta;
   if (claim && isClaimLive(claim)) return meta;
   return { ...meta, status: "interrupted" };

@@ -11,7 +11,7 @@ interface Turn {
 
 /** Closing lines for turns that did not finish normally; a killed process leaves no `turn-end`. */
 const MARKERS: Partial<Record<TurnStatus | "missing", string>> = {
-  error: "[turn failed]",
+  error: "[turn error]",
   interrupted: "[turn interrupted]",
   missing: "[turn interrupted]",
 };

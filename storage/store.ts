@@ -1,7 +1,7 @@
 import type { KeenEvent } from "../protocol/events.js";
 
-/** Session lifecycle as the index shows it. */
-export type SessionStatus = "idle" | "running" | "interrupted" | "failed";
+/** Session lifecycle as the index shows it: `running`, or how its last turn ended (the protocol's result statuses). */
+export type SessionStatus = "running" | "success" | "error" | "interrupted" | "max_turns";
 
 /** One row of the session index. */
 export interface SessionMeta {

@@ -6,7 +6,7 @@ import { PROTOCOL_VERSION } from "../../protocol/kinds.js";
 import type { Provider } from "../../protocol/provider.js";
 import type { ModelPrice } from "../../protocol/usage.js";
 import { createRecorder, type Recorder } from "../../storage/recorder.js";
-import { SessionBusyError, type SessionStore } from "../../storage/store.js";
+import { SessionBusyError, type SessionStatus, type SessionStore } from "../../storage/store.js";
 import { MODE_ORDER, stricterMode } from "../permissions/policy.js";
 import type { Redactor } from "../permissions/redact.js";
 import type { Tool } from "../tools/tool.js";
@@ -221,7 +221,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       ? setTimeout(() => stop("timeout", `timed out after ${(options.turnTimeoutMs! / 1000).toFixed(1)}s`), options.turnTimeoutMs)
       : undefined;
     recorder = createRecorder(store, current.id);
-    let status: "idle" | "failed" | "interrupted" = "interrupted";
+    let status: SessionStatus = "interrupted";
     let answer: { session_id: string; status: string } | undefined;
     try {
       const loaded = await loadSession(store, current);
@@ -245,7 +245,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       const result = buildResult({ sessionId: current.id, outcome, policies: kit.policies, stop: running.stop, started, window: prepared.contextWindow, price: prepared.price });
       if (result.error) await emit({ kind: "error", message: result.error });
       await emit({ kind: "result", ...result.result });
-      status = result.result.status === "error" ? "failed" : result.result.status === "interrupted" ? "interrupted" : "idle";
+      status = result.result.status;
       await recorder.flush();
       answer = { session_id: current.id, status: result.result.status };
     } finally {

@@ -73,18 +73,33 @@ export async function main(argv: string[]): Promise<number> {
       pending = async () => (await import("./acp.js")).acpCommand(flags);
     });
 
-  const sessions = program.command("sessions").description("list, show and remove stored sessions");
-  sessions.command("list").option("--json", "print JSON").action((flags) => {
-    pending = async () => (await import("./sessions.js")).listSessions(flags);
-  });
-  sessions.command("show").argument("<id>", "session id or unique prefix").option("--json", "print JSON")
+  const sessions = program.command("sessions").description("list, show, remove and prune stored sessions (default: list)");
+  sessions.command("list", { isDefault: true }).description("sessions of this directory, newest first: short id, updated, status, model, cwd, title")
+    .option("--cwd <dir>", "sessions of this directory instead of the current one")
+    .option("--all", "sessions of every directory")
+    .option("--limit <n>", "at most n sessions")
+    .option("--json", "print JSON (each session with its short_id)")
+    .action((flags) => {
+      pending = async () => (await import("./sessions.js")).listSessions(flags);
+    });
+  sessions.command("show").description("a session's transcript (thinking faint, cut-off text marked [partial])")
+    .argument("<id>", "session id or unique prefix").option("--json", "print JSON: the session and its stored events")
     .option("--jsonl", "replay as JSON lines (the --headless schema)")
     .action((id: string, flags) => {
       pending = async () => (await import("./sessions.js")).showSession(id, flags);
     });
-  sessions.command("rm").argument("<id>", "session id or unique prefix").action((id: string) => {
-    pending = async () => (await import("./sessions.js")).removeSession(id);
-  });
+  sessions.command("rm").description("remove sessions (a running one is refused)").argument("<id...>", "session ids or unique prefixes")
+    .action((ids: string[]) => {
+      pending = async () => (await import("./sessions.js")).removeSessions(ids);
+    });
+  sessions.command("prune").description("remove sessions not updated for a while (never a running one)")
+    .requiredOption("--older-than <duration>", "e.g. 30d, 12h, 90m, 2w")
+    .option("--status <list>", "only these end states: success, error, interrupted, max_turns (comma-separated)")
+    .option("--cwd <dir>", "only sessions of this directory")
+    .option("--dry-run", "list what would be removed, remove nothing")
+    .action((flags) => {
+      pending = async () => (await import("./sessions.js")).pruneSessions(flags);
+    });
   program.command("protocol").description("the --headless JSON-lines protocol").command("schema")
     .description("print the JSON Schema of a --headless line (or, with --commands, of a keen stdio command)")
     .option("--commands", "the schema of the commands keen stdio reads")

@@ -79,7 +79,7 @@ test("one prompt then shutdown: the whole event sequence, stored, claim released
   const result = h.events.find((e) => e.kind === "result") as KeenEvent & { kind: "result" };
   assert.deepEqual([result.status, result.text, result.context, result.stop_reason], ["success", "Hello.", { used: 15, window: 1000 }, "end_turn"]);
   const [meta] = await h.store.list();
-  assert.deepEqual([meta!.status, meta!.title], ["idle", "hi"]);
+  assert.deepEqual([meta!.status, meta!.title], ["success", "hi"]);
   const stored = (await h.store.load(meta!.id)).map((e) => e.kind);
   assert.deepEqual(stored, ["session-start", "user-message", "text", "text", "assistant-message", "turn-end", "result"]);
   await h.store.claim(meta!.id); // released: another writer may claim it
@@ -139,7 +139,7 @@ test("interrupt ends a hanging turn as interrupted, drops queued prompts, and th
   h.send({ kind: "prompt", id: "p2", text: "again" });
   assert.equal(((await h.responses("p2")).data as { status: string }).status, "success");
   const [meta] = await h.store.list();
-  assert.equal(meta!.status, "idle");
+  assert.equal(meta!.status, "success");
 });
 
 test("an interrupt while idle stops nothing: the next prompt's turn runs", async () => {

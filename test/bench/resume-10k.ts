@@ -59,7 +59,7 @@ export async function buildSession(dataDir: string, turns: number): Promise<Buil
   const store = openStore(dataDir);
   const id = newSessionId();
   const now = Date.now();
-  await store.create({ id, title: "resume benchmark", cwd: "/work/project", model: "anthropic/claude-sonnet-5-5", created: now, updated: now, status: "idle" });
+  await store.create({ id, title: "resume benchmark", cwd: "/work/project", model: "anthropic/claude-sonnet-5-5", created: now, updated: now, status: "success" });
   const lines: string[] = [];
   for (let n = 0; n < turns; n++) {
     const events = turnEvents(id, n);

@@ -49,7 +49,7 @@ export function makeSandbox(serverUrl: string, config: Record<string, unknown> =
     runKeen(args, { cwd: workspace, ...options, env: { ...env, ...options.env } });
   /** `keen sessions list --json`, parsed. */
   const sessions = async (): Promise<Record<string, any>[]> => {
-    const r = await run(["sessions", "list", "--json"]);
+    const r = await run(["sessions", "list", "--all", "--json"]);
     if (r.code !== 0) throw new Error(`sessions list failed (${r.code}): ${r.stderr}`);
     return JSON.parse(r.stdout);
   };

@@ -29,7 +29,7 @@ function failed(errors: string[], usage = ZERO_USAGE, num_turns = 0, cost_usd = 
   };
 }
 
-test("provider 400 → exit 1, the message on stderr, an error result, the session failed", async () => {
+test("provider 400 → exit 1, the message on stderr, an error result, the session's status error", async () => {
   const sb = makeSandbox(server.url, RETRY);
   server.enqueue({ kind: "http-error", status: 400, body: { type: "error", error: { type: "invalid_request_error", message: "prompt is too long" } } });
   const r = await sb.run(["run", "--format", "json", "--no-stdin", "hi"]);
@@ -37,7 +37,7 @@ test("provider 400 → exit 1, the message on stderr, an error result, the sessi
   assert.equal(r.stderr, "keen: error: 400 invalid_request_error: prompt is too long\n");
   assert.deepEqual(resultOf(r.stdout), failed(["400 invalid_request_error: prompt is too long"]));
   assert.equal(server.requests.length, 1, "a 400 is not retried");
-  assert.deepEqual((await sb.sessions()).map((s) => s.status), ["failed"]);
+  assert.deepEqual((await sb.sessions()).map((s) => s.status), ["error"]);
 
   server.enqueue({ kind: "http-error", status: 401 });
   const text = await sb.run(["run", "--no-stdin", "hi"]);
@@ -99,7 +99,7 @@ test("the stall watchdog aborts a silent stream and retries it", async () => {
   assert.equal(server.pending(), 0);
 });
 
-test("--timeout bounds the whole run → exit 1 with 'timed out', the step and the usage the provider reported, the session failed", async () => {
+test("--timeout bounds the whole run → exit 1 with 'timed out', the step and the usage the provider reported, the session's status error", async () => {
   const sb = makeSandbox(server.url);
   server.enqueue({ text: "slow", stallAfterChunks: 3 });
   const r = await sb.run(["run", "--format", "json", "--no-stdin", "--timeout", "0.5", "hi"]);
@@ -108,7 +108,7 @@ test("--timeout bounds the whole run → exit 1 with 'timed out', the step and t
   // message_start and the first delta reported 10 input and 1 output token before the stall.
   const usage = { input_tokens: 10, cached_tokens: 0, cache_write_tokens: 0, output_tokens: 1, reasoning_tokens: 0, total_tokens: 11 };
   assert.deepEqual(resultOf(r.stdout), failed(["timed out after 0.5s"], usage, 1, 0.000045));
-  assert.deepEqual((await sb.sessions()).map((s) => s.status), ["failed"]);
+  assert.deepEqual((await sb.sessions()).map((s) => s.status), ["error"]);
 });
 
 const LONG = Array.from({ length: 300 }, (_, i) => `word${i} `).join("");

@@ -144,7 +144,7 @@ test("model ids keep their slashes; the default model is the first provider with
   assert.deepEqual(models, ["anthropic/claude-sonnet-5-5", "openai/vendor/model-x"]);
 });
 
-test("a new session is titled by the prompt's first line and listed idle", async () => {
+test("a new session is titled by the prompt's first line and listed with its short id and status success", async () => {
   const sb = makeSandbox(server.url);
   server.enqueue({ text: "ok" });
   const r = await sb.run(["run", "--format", "json", "--no-stdin", "First line here\nsecond line"]);
@@ -153,7 +153,8 @@ test("a new session is titled by the prompt's first line and listed idle", async
   const [meta, ...rest] = await sb.sessions();
   assert.deepEqual(rest, []);
   assert.deepEqual({ ...meta, created: 0, updated: 0 }, {
-    id, title: "First line here", cwd: sb.workspace, model: "anthropic/claude-sonnet-5-5", created: 0, updated: 0, status: "idle",
+    id, title: "First line here", cwd: sb.workspace, model: "anthropic/claude-sonnet-5-5", created: 0, updated: 0, status: "success",
+    short_id: id.slice(0, 8),
   });
   assert.equal(server.requests.length, 1, "no extra model request for the title");
 });

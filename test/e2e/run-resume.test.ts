@@ -58,7 +58,7 @@ test("resume by full id and by unique prefix: later turns see user messages and 
     user("third question"),
   ]);
   const sessions = await sb.sessions();
-  assert.deepEqual(sessions.map((s) => [s.id, s.status, s.title]), [[first.session_id, "idle", "first question"]]);
+  assert.deepEqual(sessions.map((s) => [s.id, s.status, s.title]), [[first.session_id, "success", "first question"]]);
   assert.deepEqual(server.unexpected, []);
   assert.equal(server.pending(), 0);
 });
@@ -112,26 +112,26 @@ test("a resumed session keeps its model unless --model says otherwise", async ()
   ]);
 });
 
-test("resume after a failed turn: the broken turn is closed with its stored text and [turn failed]", async () => {
+test("resume after a failed turn: the broken turn is closed with its stored text and [turn error]", async () => {
   const sb = makeSandbox(server.url, { retry: { maxRetries: 0, baseDelayMs: 10 } });
   server.enqueue({ text: "Partial answer that breaks", errorAfterChunks: 5 });
   const failed = await sb.run(["run", "--format", "json", "--no-stdin", "doomed"]);
   assert.equal(failed.code, 1);
   const result = JSON.parse(failed.stdout);
   assert.deepEqual([result.status, result.is_error], ["error", true]);
-  assert.deepEqual((await sb.sessions()).map((s) => s.status), ["failed"]);
+  assert.deepEqual((await sb.sessions()).map((s) => s.status), ["error"]);
 
   server.enqueue({ text: "Recovered." });
   const resumed = await runJson(sb, ["--session", result.session_id, "try again"]);
   assert.equal(resumed.text, "Recovered.");
-  assert.deepEqual(messagesOf(1), [user("doomed"), assistant("Partial answer \n\n[turn failed]"), user("try again")]);
+  assert.deepEqual(messagesOf(1), [user("doomed"), assistant("Partial answer \n\n[turn error]"), user("try again")]);
 
   // A turn that failed before any text is closed with the marker alone.
   server.enqueue({ kind: "http-error", status: 400 });
   assert.equal((await sb.run(["run", "--no-stdin", "--session", result.session_id, "bad"])).code, 1);
   server.enqueue({ text: "ok" });
   await runJson(sb, ["--session", result.session_id, "last"]);
-  assert.deepEqual(messagesOf(3).slice(-3), [user("bad"), assistant("[turn failed]"), user("last")]);
+  assert.deepEqual(messagesOf(3).slice(-3), [user("bad"), assistant("[turn error]"), user("last")]);
   assert.deepEqual(server.unexpected, []);
 });
 
@@ -157,7 +157,7 @@ test("resume after kill -9 mid-stream: the session opens, is listed interrupted,
   const resumed = await runJson(sb, ["--session", id, "continue"]);
   assert.equal(resumed.text, "Back again.");
   assert.deepEqual(messagesOf(1), [user("long story"), assistant("[turn interrupted]"), user("continue")]);
-  assert.deepEqual((await sb.sessions()).map((s) => s.status), ["idle"]);
+  assert.deepEqual((await sb.sessions()).map((s) => s.status), ["success"]);
 });
 
 test("with extended thinking on, a tool turn and a resumed turn pass the API's rules", async () => {

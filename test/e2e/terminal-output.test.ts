@@ -54,7 +54,8 @@ test("text output on a terminal makes the model's escape sequences visible", { s
   // script(1) gives keen a pseudo-terminal as stdout; its own output is what the terminal received.
   const r = await sb.run(["-qec", `${KEEN_BIN} run --no-stdin hi`, "/dev/null"], { bin: "script" });
   assert.equal(r.code, 0, r.stderr);
-  assert.equal(r.stdout.replace(/\r\n/g, "\n"), "done ␛[2J␛[31mred␛[0m␍over <U+202E>txt.exe\n");
+  // The terminal is stderr too: the session note follows the answer.
+  assert.match(r.stdout.replace(/\r\n/g, "\n"), /^done ␛\[2J␛\[31mred␛\[0m␍over <U\+202E>txt\.exe\nkeen: done · session /);
   rmSync(sb.root, { recursive: true, force: true });
 });
 

@@ -15,7 +15,7 @@ let dirs = 0;
 const freshDir = () => join(root, `d${dirs++}`);
 
 function meta(id: string, updated: number, extra: Partial<SessionMeta> = {}): SessionMeta {
-  return { id, title: `t-${id.slice(-4)}`, cwd: "/w", model: "fake/m", created: updated, updated, status: "idle", ...extra };
+  return { id, title: `t-${id.slice(-4)}`, cwd: "/w", model: "fake/m", created: updated, updated, status: "success", ...extra };
 }
 function textEvent(id: string, content: string): KeenEvent {
   return { kind: "text", conversation_id: id, ts: 0, role: "assistant", content };
@@ -94,12 +94,12 @@ test("claim, busy within the process, release records status, claim again", asyn
   await assert.rejects(store.claim(id), SessionBusyError);
   await assert.rejects(store.remove(id), SessionBusyError);
   assert.equal((await store.resolve(id)).status, "running");
-  await store.release(id, "failed");
+  await store.release(id, "error");
   const released = await store.resolve(id);
-  assert.equal(released.status, "failed");
+  assert.equal(released.status, "error");
   assert.ok(released.updated > 1);
   await store.claim(id);
-  await store.release(id, "idle");
+  await store.release(id, "success");
 });
 
 test("load reads a session longer than one read batch, in order; a corrupt event rejects instead of hanging", async () => {
@@ -126,9 +126,9 @@ test("create with claim holds the new session in the same write", async () => {
   assert.equal((await store.resolve(id)).status, "running", "held by this live process, so not interrupted");
   await assert.rejects(store.claim(id), SessionBusyError);
   await assert.rejects(store.remove(id), SessionBusyError);
-  await store.release(id, "idle");
+  await store.release(id, "success");
   await store.claim(id);
-  await store.release(id, "idle");
+  await store.release(id, "success");
 });
 
 test("running without a live claim is reported as interrupted", async () => {

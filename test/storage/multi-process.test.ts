@@ -86,8 +86,8 @@ test("a claim held by a live process is busy; after kill -9 it is stale and take
   assert.equal((await store.list())[0]!.status, "interrupted");
   await store.claim(id);
   assert.equal((await store.resolve(id)).status, "running");
-  await store.release(id, "idle");
-  assert.equal((await store.resolve(id)).status, "idle");
+  await store.release(id, "success");
+  assert.equal((await store.resolve(id)).status, "success");
 });
 
 test("a claim whose pid now belongs to another process (different start time) is stale", async () => {
@@ -99,7 +99,7 @@ test("a claim whose pid now belongs to another process (different start time) is
   await index.put(`c:${id}`, { pid: process.pid, start: 1 });
   await index.close();
   await store.claim(id);
-  await store.release(id, "idle");
+  await store.release(id, "success");
 });
 
 test("8 writers and a lister in parallel: all succeed, every event present and ordered", async () => {
@@ -121,7 +121,7 @@ test("8 writers and a lister in parallel: all succeed, every event present and o
   }
   const listed = await store.list();
   assert.equal(listed.length, 8);
-  assert.ok(listed.every((m) => m.status === "idle"));
+  assert.ok(listed.every((m) => m.status === "success"));
   const own = writers.map((w) => Number(w.lines[0]!.split(" ")[1]));
   console.error(
     `storage: 8 writers × (create, claim, 50 appends, release) + a lister (${lister.lines[0]} lists): ` +

@@ -77,7 +77,7 @@ test("failed, interrupted and unfinished turns are closed with markers", () => {
   assert.deepEqual(
     conversation.filter((m) => m.role === "assistant"),
     [
-      reply("partial\n\n[turn failed]"),
+      reply("partial\n\n[turn error]"),
       reply("[turn interrupted]"),
       reply("half\n\n[turn interrupted]"),
       reply("[no text]"),

@@ -29,7 +29,7 @@ async function main() {
     await store.create({ id, title: tag, cwd: "/", model: "fake/m", created: now, updated: now, status: "running" });
     await store.claim(id);
     for (let i = 0; i < Number(n); i++) await store.append(id, [textEvent(id, tag, i)]);
-    await store.release(id, "idle");
+    await store.release(id, "success");
     process.stdout.write(`done ${Math.round(performance.now() - started)}\n`);
   } else if (command === "stream") {
     const id = args[0]!;
