@@ -1,7 +1,6 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { EventBus } from "../../protocol/bus.js";
 import type { Command, PermissionMode } from "../../protocol/commands.js";
@@ -11,8 +10,9 @@ import { createMaxStepsPolicy } from "../../app/agent/max-steps.js";
 import type { Tool } from "../../app/tools/tool.js";
 import { openStore } from "../../storage/level-store.js";
 import { FakeProvider, type FakeStep } from "../fakes/fake-provider.js";
+import { makeTempDir } from "../temp.js";
 
-const root = mkdtempSync(join(tmpdir(), "keen-engine-"));
+const root = makeTempDir("keen-engine-");
 after(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
 

@@ -5,12 +5,12 @@
  * (node_modules linked) so it can change files without touching the checkout.
  */
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { after, before, test } from "node:test";
 import { makeSandbox, runKeen, type KeenRun } from "../e2e/harness.js";
 import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { makeTempDir } from "../temp.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const DIST = join(ROOT, "dist");
@@ -23,7 +23,7 @@ after(() => server.close());
 
 /** A copy of bin/ and dist/ (symlinks and mtimes kept) next to a link to node_modules. */
 function copyCheckout(): { bin: string; dist: string } {
-  const root = mkdtempSync(join(tmpdir(), "keen-launcher-"));
+  const root = makeTempDir("keen-launcher-");
   cpSync(join(ROOT, "bin"), join(root, "bin"), { recursive: true });
   cpSync(DIST, join(root, "dist"), { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
   symlinkSync(join(ROOT, "node_modules"), join(root, "node_modules"));
@@ -105,7 +105,7 @@ test("without node on PATH the launcher says so", async () => {
 
 test("started through a symlink (as npm links bin/keen), the launcher finds dist/", async () => {
   const copy = copyCheckout();
-  const link = join(mkdtempSync(join(tmpdir(), "keen-link-")), "keen");
+  const link = join(makeTempDir("keen-link-"), "keen");
   symlinkSync(copy.bin, link);
   const run = await answer(link);
   assert.equal(run.code, 0, run.stderr);

@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { limitsFor, loadConfig, narrowLimits, stricterMode, type Limits } from "../../app/cli/config.js";
+import { makeTempDir } from "../temp.js";
 
 test("narrowLimits: a project that narrows takes effect", () => {
   assert.deepEqual(narrowLimits({}, { disallowedTools: ["bash"], allowedTools: ["bash", "read_file"], maxTurns: 3, permissionMode: "ask" }, "auto"), {
@@ -52,7 +52,7 @@ test("stricterMode orders auto < accept-edits < ask < read-only", () => {
 });
 
 function configDirs(user: unknown, project?: unknown) {
-  const root = mkdtempSync(join(tmpdir(), "keen-config-"));
+  const root = makeTempDir("keen-config-");
   const workspace = join(root, "ws");
   mkdirSync(join(workspace, ".keen"), { recursive: true });
   writeFileSync(join(root, "config.json"), JSON.stringify(user));

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync, realpathSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { makeTempDir } from "../temp.js";
 
 /** Path of the launcher under test: the real `bin/keen`, loading the bundle. */
 export const KEEN_BIN = resolve(import.meta.dirname, "../../bin/keen");
@@ -29,7 +29,7 @@ export interface SpawnOptions {
 
 /** A fresh KEEN_HOME, a workspace dir, and env pointing both SDKs at a mock server. */
 export function makeSandbox(serverUrl: string, config: Record<string, unknown> = {}) {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "keen-e2e-")));
+  const root = realpathSync(makeTempDir("keen-e2e-"));
   const home = join(root, "keen-home");
   const workspace = join(root, "ws");
   mkdirSync(home, { recursive: true });

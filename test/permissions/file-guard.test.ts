@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after, describe, test } from "node:test";
 import { createFileGuard } from "../../app/permissions/file-guard.js";
 import type { GuardDecision } from "../../app/permissions/guard.js";
+import { makeTempDir } from "../temp.js";
 
-const base = realpathSync(mkdtempSync(join(tmpdir(), "keen-guard-")));
+const base = realpathSync(makeTempDir("keen-guard-"));
 after(() => rmSync(base, { recursive: true, force: true }));
 const ws = join(base, "ws");
 const home = join(base, "home");
@@ -124,7 +124,7 @@ describe("writes", () => {
   });
 
   test("a workspace strictly inside a system directory stays writable", () => {
-    const varWs = realpathSync(mkdtempSync("/var/tmp/keen-guard-"));
+    const varWs = realpathSync(makeTempDir("keen-guard-var-", "/var/tmp"));
     after(() => rmSync(varWs, { recursive: true, force: true }));
     const varGuard = createFileGuard({ workspace: varWs, home });
     assert.equal(varGuard.checkWrite(join(varWs, "src", "x.ts")).ok, true);

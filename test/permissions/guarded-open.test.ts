@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { closeSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after, afterEach, describe, test } from "node:test";
 import { createFileGuard } from "../../app/permissions/file-guard.js";
 import type { FileGuard } from "../../app/permissions/guard.js";
 import { openGuarded, openGuardedDir, readAll, replaceContent, useProcFd, type OpenFailure } from "../../app/permissions/guarded-open.js";
+import { makeTempDir } from "../temp.js";
 
-const base = realpathSync(mkdtempSync(join(tmpdir(), "keen-open-")));
+const base = realpathSync(makeTempDir("keen-open-"));
 after(() => rmSync(base, { recursive: true, force: true }));
 let n = 0;
 

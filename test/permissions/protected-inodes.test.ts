@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { linkSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { linkSync, lstatSync, mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { createInodeIndex } from "../../app/permissions/protected-inodes.js";
+import { makeTempDir } from "../temp.js";
 
-const base = realpathSync(mkdtempSync(join(tmpdir(), "keen-inodes-")));
+const base = realpathSync(makeTempDir("keen-inodes-"));
 after(() => rmSync(base, { recursive: true, force: true }));
 const id = (p: string) => lstatSync(p, { bigint: true });
 

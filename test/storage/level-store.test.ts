@@ -1,15 +1,15 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, rmSync, existsSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, rmSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import type { KeenEvent } from "../../protocol/events.js";
 import { newSessionId } from "../../storage/ids.js";
 import { openStore } from "../../storage/level-store.js";
 import { projectConversation } from "../../storage/projection.js";
 import { SessionBusyError, UnknownSessionError, type SessionMeta } from "../../storage/store.js";
+import { makeTempDir } from "../temp.js";
 
-const root = mkdtempSync(join(tmpdir(), "keen-store-"));
+const root = makeTempDir("keen-store-");
 after(() => rmSync(root, { recursive: true, force: true }));
 let dirs = 0;
 const freshDir = () => join(root, `d${dirs++}`);

@@ -1,18 +1,18 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Level } from "level";
 import { newSessionId } from "../../storage/ids.js";
 import { openStore, StoreBusyError } from "../../storage/level-store.js";
 import { SessionBusyError } from "../../storage/store.js";
+import { makeTempDir } from "../temp.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, "..", "..");
-const root = mkdtempSync(join(tmpdir(), "keen-mp-"));
+const root = makeTempDir("keen-mp-");
 const children = new Set<ChildProcess>();
 after(() => {
   for (const child of children) child.kill("SIGKILL");

@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after } from "node:test";
 import { createFileGuard } from "../../app/permissions/file-guard.js";
 import type { ToolCallContext, ToolContext } from "../../app/tools/tool.js";
+import { makeTempDir } from "../temp.js";
 
 /** A temp workspace (a git root) and a fake home beside it, removed after the test file. */
 export interface TempWorkspace {
@@ -17,7 +17,7 @@ export interface TempWorkspace {
 
 /** Creates a temp workspace; `git: false` leaves out the `.git` directory. */
 export function tempWorkspace(opts: { git?: boolean } = {}): TempWorkspace {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), "keen-tools-")));
+  const base = realpathSync(makeTempDir("keen-tools-"));
   after(() => rmSync(base, { recursive: true, force: true }));
   const ws = join(base, "ws");
   const home = join(base, "home");

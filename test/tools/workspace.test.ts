@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { findWorkspace } from "../../app/tools/workspace.js";
+import { makeTempDir } from "../temp.js";
 
-const base = realpathSync(mkdtempSync(join(tmpdir(), "keen-ws-")));
+const base = realpathSync(makeTempDir("keen-ws-"));
 after(() => rmSync(base, { recursive: true, force: true }));
 
 test("the nearest directory with a .git directory", () => {

@@ -1,0 +1,28 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const made = new Set<string>();
+
+/**
+ * A new directory under the system temp dir, removed when this test process
+ * exits — passed, failed or timed out — so no test leaves one behind
+ * (node --test runs each file in its own process). `remove` deletes it earlier.
+ */
+export function makeTempDir(prefix: string, parent: string = tmpdir()): string {
+  if (made.size === 0) process.once("exit", removeAll);
+  const dir = mkdtempSync(join(parent, prefix));
+  made.add(dir);
+  return dir;
+}
+
+/** Removes a directory made by makeTempDir now. */
+export function removeTempDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  made.delete(dir);
+}
+
+function removeAll(): void {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  made.clear();
+}
