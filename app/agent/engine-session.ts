@@ -52,6 +52,7 @@ export function countStored(session: CurrentSession, event: KeenEvent): void {
 
 /** A session's title: its first prompt's first line, cut to 80 characters. */
 export function titleOf(prompt: string): string {
-  const line = prompt.trim().split("\n")[0]!.trim();
+  // Control characters (escape sequences, tabs, a lone CR) never stay in a title: each becomes a space.
+  const line = prompt.trim().split("\n")[0]!.replace(/[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]+/g, " ").replace(/ {2,}/g, " ").trim();
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }

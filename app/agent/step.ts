@@ -85,14 +85,16 @@ export async function runStep(options: StepOptions): Promise<StepOutcome> {
           await emit({ kind: "content-end", role: "assistant", attempt });
         }
         if (state.blockText) state.texts.push(state.blockText);
+        const memory = state.filter.memory();
         for (const content of state.thinkings) if (content) await emit({ kind: "thinking", role: "assistant", content });
         for (const content of state.texts) await emit({ kind: "text", role: "assistant", content });
-        const memory = state.filter.memory();
         if (memory !== undefined) await emit({ kind: "memory", role: "assistant", content: memory });
         for (const call of state.calls) {
           await emit({ kind: "tool-use", role: "assistant", tool_name: call.name, tool_call_id: call.id, input: JSON.stringify(call.input ?? {}) });
         }
-        return { ok: true, message: event.message, visibleText: state.texts.join(""), toolCalls: state.calls, usage: event.usage, stopReason: event.stopReason };
+        // The answer keeps no whitespace that stood before a removed memory block (`text` events still equal their deltas).
+        const visibleText = memory === undefined ? state.texts.join("") : state.texts.join("").trimEnd();
+        return { ok: true, message: event.message, visibleText, toolCalls: state.calls, usage: event.usage, stopReason: event.stopReason };
       }
       case "error":
         finalError = event.failure.message;

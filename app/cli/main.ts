@@ -30,6 +30,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("--cwd <dir>", "working directory for tools (default: the session's, else the current one)")
     .option("--timeout <seconds>", "bound the whole run")
     .option("--no-stdin", "never read stdin")
+    .option("--binary-stdin", "send stdin even when it is not text (NUL bytes, invalid UTF-8)")
     .option("--allowed-tools <list>", "comma-separated tools the model may call")
     .option("--disallowed-tools <list>", "comma-separated tools the model may not call")
     .option("--max-turns <n>", "limit the model requests of this run")

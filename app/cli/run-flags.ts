@@ -7,6 +7,7 @@ const MODES = ["auto", "accept-edits", "ask", "read-only"];
 export interface RunFlags {
   session?: string;
   continue?: boolean;
+  binaryStdin?: boolean;
   format?: string;
   headless?: boolean;
   streamDeltas?: boolean;
@@ -26,6 +27,8 @@ export interface RunSettings {
   session?: string;
   /** `--continue`: the most recent session of the working directory. */
   continueLast: boolean;
+  /** `--binary-stdin`: send stdin that is not text. */
+  binaryStdin: boolean;
   output: "text" | "json" | "jsonl";
   deltas: boolean;
   model?: string;
@@ -66,6 +69,7 @@ export function validateRunFlags(flags: RunFlags, formatGiven: boolean): RunSett
   return {
     session: flags.session,
     continueLast: Boolean(flags.continue),
+    binaryStdin: Boolean(flags.binaryStdin),
     output: flags.headless ? "jsonl" : (format as "text" | "json"),
     deltas: Boolean(flags.streamDeltas),
     model: flags.model,

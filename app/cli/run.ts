@@ -10,7 +10,7 @@ import { createJsonOutput, createSessionNote, createStderrReporter, createTextOu
 import { createLiveTextOutput } from "../headless/live-text.js";
 import { createJsonlWriter } from "../headless/jsonl-writer.js";
 import { createStreamSink } from "../headless/sink.js";
-import { readPrompt } from "../headless/stdin.js";
+import { BinaryStdinError, readPrompt } from "../headless/stdin.js";
 import { keenPaths } from "./config.js";
 import { createPreparer, listModels } from "./engine-setup.js";
 import { ExitError, UsageError } from "./errors.js";
@@ -52,9 +52,14 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   });
   const initial = { id: meta?.id ?? newSessionId(), meta, cwd, model: settings.model };
   const setup = await prepare({ id: initial.id, cwd, model: initial.model ?? meta?.model });
-  const { prompt, note } = await readPrompt(args, { skip: !settings.stdin, graceMs: setup.config.stdinGraceMs ?? 3000 });
+  const { prompt, note } = await readPrompt(args, {
+    skip: !settings.stdin, graceMs: setup.config.stdinGraceMs ?? 3000, allowBinary: settings.binaryStdin,
+  }).catch((error: unknown) => {
+    throw error instanceof BinaryStdinError ? new UsageError(error.message) : error;
+  });
   if (note) process.stderr.write(`${note}\n`);
   if (!prompt.trim()) throw new UsageError('empty prompt: pass a message (keen run "…") or pipe one on stdin');
+  refuseOversized(prompt, setup.modelRef, setup.contextWindow);
 
   const bus = new EventBus((error) => process.stderr.write(`keen: an output failed: ${String(error)}\n`));
   const engine = createSessionEngine({
@@ -92,4 +97,18 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   } finally {
     control.dispose();
   }
+}
+
+/**
+ * A prompt that cannot fit the model's window is refused before any request:
+ * about 4 characters a token for English and code, so the estimate errs
+ * towards letting a borderline prompt through to the provider's exact count.
+ */
+function refuseOversized(prompt: string, modelRef: string, window: number): void {
+  const tokens = Math.ceil(prompt.length / 4);
+  if (tokens <= window) return;
+  const n = (x: number) => x.toLocaleString("en-US");
+  throw new UsageError(
+    `the prompt is too large for ${modelRef}: ${n(prompt.length)} characters ≈ ${n(tokens)} tokens, its context window is ${n(window)} tokens; send less (or a model with a larger window)`,
+  );
 }

@@ -14,7 +14,12 @@ export interface StdinOptions {
   graceMs: number;
   stream?: NodeJS.ReadStream;
   fd?: number;
+  /** `--binary-stdin`: send stdin that is not text (NUL bytes, invalid UTF-8) anyway, decoded lossily. */
+  allowBinary?: boolean;
 }
+
+/** stdin that is not text, refused unless `allowBinary`. */
+export class BinaryStdinError extends Error {}
 
 /**
  * Joins args and piped stdin: args alone, stdin alone, or args + "\n" + stdin.
@@ -26,13 +31,27 @@ export async function readPrompt(args: string[], options: StdinOptions): Promise
   const fromArgs = args.join(" ");
   if (options.skip || !stdinIsData(options.fd ?? 0)) return { prompt: fromArgs };
   const stream = options.stream ?? process.stdin;
-  const text = await readAll(stream, fromArgs ? options.graceMs : undefined);
+  const bytes = await readAll(stream, fromArgs ? options.graceMs : undefined);
+  const text = bytes === undefined ? undefined : decode(bytes, options.allowBinary === true);
   if (text === undefined) {
     return { prompt: fromArgs, note: `keen: stdin brought no data within ${options.graceMs} ms; ignoring it (use --no-stdin to skip it)` };
   }
   const piped = text.replace(/\r?\n$/, "");
   if (!fromArgs) return { prompt: piped };
   return { prompt: piped ? `${fromArgs}\n${piped}` : fromArgs };
+}
+
+function decode(bytes: Buffer, allowBinary: boolean): string {
+  if (!allowBinary) {
+    const nul = bytes.indexOf(0);
+    if (nul >= 0) throw new BinaryStdinError(`stdin is not text (a NUL byte at offset ${nul} of ${bytes.length}); pass --binary-stdin to send it anyway`);
+    try {
+      return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+      throw new BinaryStdinError(`stdin is not valid UTF-8 text (${bytes.length} bytes); pass --binary-stdin to send it anyway`);
+    }
+  }
+  return bytes.toString("utf8");
 }
 
 function stdinIsData(fd: number): boolean {
@@ -45,7 +64,7 @@ function stdinIsData(fd: number): boolean {
 }
 
 /** Reads to EOF; `undefined` when `graceMs` passes before the first byte. */
-function readAll(stream: NodeJS.ReadStream, graceMs: number | undefined): Promise<string | undefined> {
+function readAll(stream: NodeJS.ReadStream, graceMs: number | undefined): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let timer: NodeJS.Timeout | undefined;
@@ -61,7 +80,7 @@ function readAll(stream: NodeJS.ReadStream, graceMs: number | undefined): Promis
     };
     const onEnd = () => {
       cleanup();
-      resolve(Buffer.concat(chunks).toString("utf8"));
+      resolve(Buffer.concat(chunks));
     };
     const onError = (error: Error) => {
       cleanup();

@@ -19,7 +19,7 @@ export interface SpawnOptions {
   env?: Record<string, string | undefined>;
   cwd?: string;
   /** Written to stdin then closed; `"open"` leaves a pipe open with nothing in it; default: /dev/null-like closed pipe. */
-  stdin?: string | "open";
+  stdin?: string | Buffer | "open";
   /** Called with the child once spawned (send signals, read live stdout). */
   onSpawn?: (child: import("node:child_process").ChildProcess) => void;
   timeoutMs?: number;

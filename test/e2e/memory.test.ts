@@ -54,7 +54,7 @@ for (const p of providers) {
     const json = await run(["--format", "json", "check it"]);
     assert.equal(json.code, 0, json.stderr);
     const result = JSON.parse(json.stdout);
-    assert.equal(result.text, VISIBLE);
+    assert.equal(result.text, VISIBLE.trimEnd(), "no whitespace left where the block was");
     assertHidden(json.stdout, "--format json");
 
     enqueueToolTurn({ deltas: SPLIT_DELTAS });
@@ -66,7 +66,7 @@ for (const p of providers) {
     assert.deepEqual(memory.map((l) => l.content), [INNER]);
     for (const l of lines.filter((l) => l.kind !== "memory")) assertHidden(JSON.stringify(l), `a ${l.kind} line`);
     assert.equal(joinDeltas(lines, "text-delta"), `Let me check.${VISIBLE}`);
-    assert.equal(end.text, VISIBLE);
+    assert.equal(end.text, VISIBLE.trimEnd());
     const texts = lines.filter((l) => l.kind === "text");
     assert.ok(memory[0]!.seq > texts.at(-1)!.seq, "memory follows the step's text");
 
@@ -125,7 +125,7 @@ test("an unterminated block is hidden from its open tag on and never fails the t
   const lines = parseLines(r.stdout);
   const result = assertProtocolStream(lines, { deltas: true });
   assert.equal(result.status, "success");
-  assert.equal(result.text, "Done here.\n");
+  assert.equal(result.text, "Done here.");
   for (const l of lines.filter((l) => l.kind !== "memory")) assertHidden(JSON.stringify(l), `a ${l.kind} line`);
   assert.deepEqual(lines.filter((l) => l.kind === "memory").map((l) => l.content), ["- MEMO-7f3: half a note"]);
 });

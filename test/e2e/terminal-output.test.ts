@@ -23,13 +23,13 @@ test("sessions list and show print a hostile title, answer and tool output inert
   assert.equal(r.stdout, `${ANSWER}\n`, "piped text output keeps the model's exact text");
   const list = await sb.run(["sessions", "list"]);
   const [session] = await sb.sessions();
-  assert.equal(session!.title, TITLE, "stored and listed as JSON exactly");
+  assert.equal(session!.title, "]0;pwned fix ]52;c;ZXZpbA== the bug", "a title keeps no control character");
   const show = await sb.run(["sessions", "show", session!.id]);
   for (const out of [list, show]) {
     assert.equal(out.code, 0, out.stderr);
     assert.doesNotMatch(out.stdout, DRIVES_TERMINAL);
   }
-  assert.match(list.stdout, /␛\]0;pwned␇fix ␛\]52;c;ZXZpbA==␇ the bug\n$/);
+  assert.match(list.stdout, /\]0;pwned fix \]52;c;ZXZpbA== the bug\n$/);
   assert.match(show.stdout, /␛\]0;tool-title␇␛\[1A/);
   assert.match(show.stdout, /done ␛\[2J␛\[31mred␛\[0m␍over <U\+202E>txt\.exe/);
   const jsonl = parseLines((await sb.run(["sessions", "show", session!.id, "--jsonl"])).stdout);

@@ -1,0 +1,22 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { runKeen } from "./harness.js";
+
+const README = readFileSync(resolve(import.meta.dirname, "../../README.md"), "utf8");
+
+test("the README's keen run synopsis lists every flag keen run --help knows", async () => {
+  const help = await runKeen(["run", "--help"]);
+  assert.equal(help.code, 0, help.stderr);
+  const flags = [...new Set(help.stdout.match(/--[a-z][a-z-]+/g))].filter((f) => f !== "--help");
+  const synopsis = README.slice(README.indexOf("`keen run ["), README.indexOf("<message...>`"));
+  assert.ok(flags.length > 10);
+  assert.deepEqual(flags.filter((f) => !synopsis.includes(f)), []);
+});
+
+test("keen sessions --help describes every subcommand", async () => {
+  const help = await runKeen(["sessions", "--help"]);
+  assert.equal(help.code, 0, help.stderr);
+  for (const sub of ["list", "show", "rm", "prune"]) assert.match(help.stdout, new RegExp(`^  ${sub}\\b.* {2,}\\S`, "m"), sub);
+});
