@@ -69,6 +69,11 @@ export async function main(argv: string[]): Promise<number> {
     .action((id: string, flags) => {
       pending = async () => (await import("./sessions.js")).showSession(id, flags);
     });
+  sessions.command("export").argument("<id>", "session id or unique prefix")
+    .requiredOption("--cassette <file>", "write the session's cassette (recorded with --record or KEEN_RECORD) to <file>, - for stdout")
+    .action((id: string, flags: { cassette: string }) => {
+      pending = async () => (await import("./sessions.js")).exportSession(id, flags);
+    });
   sessions.command("rm").argument("<id>", "session id or unique prefix").action((id: string) => {
     pending = async () => (await import("./sessions.js")).removeSession(id);
   });
