@@ -3,7 +3,7 @@
 // mock LLM server in a fresh demo workspace, then the result is replayed once
 // in another fresh workspace to check it. Run it again whenever Keen's requests
 // change in what a replay matches on (the tool list above all):
-//   npm run build && node --import tsx scripts/record-demo.ts
+//   npm run demo:record   (build, record, build again to ship it)
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -89,7 +89,7 @@ try {
   assert.deepEqual(errors, [], "every tool call of the replay succeeds");
   copyFileSync(cassette, demoCassettePath());
   const size = readFileSync(cassette).length;
-  process.stdout.write(`wrote ${demoCassettePath()} (${size} bytes, ${STEPS.length} requests); run npm run build to ship it\n`);
+  process.stdout.write(`wrote ${demoCassettePath()} (${size} bytes, ${STEPS.length} requests); npm run build ships it\n`);
 } finally {
   await server.close().catch(() => {});
   rmSync(root, { recursive: true, force: true });

@@ -3,11 +3,14 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, beforeEach, test } from "node:test";
 import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
-import { makeSandbox } from "./harness.js";
+import { removeSandboxes, sandbox } from "./replay-helpers.js";
 
 let server: MockLLMServer;
 before(async () => (server = await startMockLLMServer()));
-after(() => server.close());
+after(async () => {
+  await server.close();
+  removeSandboxes();
+});
 beforeEach(() => server.reset());
 
 const KEY = "sk-DISTINCTIVE-key-7f3c9b2e51";
@@ -15,7 +18,7 @@ const HEADER_VALUE = "hdr-DISTINCTIVE-4e8d2a91c3";
 
 for (const provider of ["anthropic", "openai"] as const) {
   test(`${provider}: a cassette, the session's copy and its export hold neither the key nor a config header value`, async () => {
-    const sb = makeSandbox(server.url, { providers: { [provider]: { headers: { "x-team-auth": HEADER_VALUE } } } });
+    const sb = sandbox(server.url, { providers: { [provider]: { headers: { "x-team-auth": HEADER_VALUE } } } });
     writeFileSync(join(sb.workspace, "notes.txt"), `deploy key: ${KEY}\n`);
     const echo = `overloaded; key ${KEY}, header ${HEADER_VALUE}`;
     server.enqueue(

@@ -3,13 +3,16 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, beforeEach, test } from "node:test";
 import { startMockLLMServer, type MockLLMServer, type MockStep } from "../fakes/mock-llm-server.js";
-import { makeSandbox, parseLines } from "./harness.js";
+import { parseLines } from "./harness.js";
 import { assertValidLines, kindSequence } from "./protocol-check.js";
-import { comparable, replaySandbox } from "./replay-helpers.js";
+import { comparable, removeSandboxes, replaySandbox, sandbox } from "./replay-helpers.js";
 
 let server: MockLLMServer;
 before(async () => (server = await startMockLLMServer()));
-after(() => server.close());
+after(async () => {
+  await server.close();
+  removeSandboxes();
+});
 beforeEach(() => server.reset());
 
 function used() {
@@ -36,7 +39,7 @@ const steps = (retry: MockStep): MockStep[] => [
 
 for (const c of cases) {
   test(`${c.name}: a recorded multi-step run replays with the mock gone and no key: the same JSONL stream, and the session resumes`, async () => {
-    const live = makeSandbox(server.url);
+    const live = sandbox(server.url);
     for (const [name, content] of Object.entries(FILES)) writeFileSync(join(live.workspace, name), content);
     const first = join(live.root, "first.jsonl");
     const second = join(live.root, "second.jsonl");
@@ -70,7 +73,7 @@ for (const c of cases) {
 test("keen stdio: --record and --replay over two prompts give the same stream", async () => {
   const prompts = ["first question", "second question"];
   const commands = `${prompts.map((text, i) => JSON.stringify({ kind: "prompt", id: `p${i}`, text })).join("\n")}\n`;
-  const live = makeSandbox(server.url);
+  const live = sandbox(server.url);
   const cassette = join(live.root, "stdio.jsonl");
   server.enqueue({ thinking: "Easy.", text: "One." }, { text: "Two." });
   const r = await live.run(["stdio", "--model", "anthropic/claude-test", "--record", cassette], { stdin: commands });
@@ -85,7 +88,7 @@ test("keen stdio: --record and --replay over two prompts give the same stream", 
 });
 
 test("a mismatching replay fails with the documented error (exit 1); --replay-loose serves it anyway; run --replay defaults to read-only", async () => {
-  const live = makeSandbox(server.url);
+  const live = sandbox(server.url);
   const cassette = join(live.root, "c.jsonl");
   server.enqueue({ text: "Hello." });
   assert.equal((await live.run(["run", "--model", "anthropic/claude-test", "--record", cassette, "say hello"])).code, 0);
@@ -117,7 +120,7 @@ test("a mismatching replay fails with the documented error (exit 1); --replay-lo
 });
 
 test("a failing run's cassette reproduces the failure", async () => {
-  const live = makeSandbox(server.url);
+  const live = sandbox(server.url);
   const cassette = join(live.root, "fail.jsonl");
   server.enqueue({ kind: "http-error", status: 400 });
   const r = await live.run(["run", "--format", "json", "--model", "anthropic/claude-test", "--record", cassette, "break"]);
@@ -130,7 +133,7 @@ test("a failing run's cassette reproduces the failure", async () => {
 });
 
 test("--replay-speed 1 keeps the recorded pacing", async () => {
-  const live = makeSandbox(server.url);
+  const live = sandbox(server.url);
   const cassette = join(live.root, "slow.jsonl");
   server.enqueue({ text: "one two three four five six", delayMs: 100 });
   assert.equal((await live.run(["run", "--model", "anthropic/claude-test", "--record", cassette, "slowly"])).code, 0);
@@ -145,7 +148,7 @@ test("--replay-speed 1 keeps the recorded pacing", async () => {
 });
 
 test("flag errors are usage errors (exit 2) and KEEN_RECORD records like --record", async () => {
-  const sb = makeSandbox(server.url);
+  const sb = sandbox(server.url);
   const cases: [string[], RegExp][] = [
     [["--record", "a.jsonl", "--replay", "b.jsonl"], /--record and --replay cannot be combined/],
     [["--replay-loose"], /--replay-loose needs --replay <file>/],

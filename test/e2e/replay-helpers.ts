@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { makeSandbox } from "./harness.js";
@@ -14,9 +14,23 @@ export async function deadURL(): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
+const roots: string[] = [];
+
+/** makeSandbox, removed by removeSandboxes() (call it from the test file's `after`). */
+export function sandbox(...args: Parameters<typeof makeSandbox>) {
+  const sb = makeSandbox(...args);
+  roots.push(sb.root);
+  return sb;
+}
+
+/** Removes every sandbox this test process made. */
+export function removeSandboxes(): void {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+}
+
 /** A sandbox for replays: base URLs at a dead port and no provider key at all. */
 export async function replaySandbox(files: Record<string, string> = {}) {
-  const sb = makeSandbox(await deadURL());
+  const sb = sandbox(await deadURL());
   sb.env.ANTHROPIC_API_KEY = undefined;
   sb.env.OPENAI_API_KEY = undefined;
   for (const [name, content] of Object.entries(files)) writeFileSync(join(sb.workspace, name), content);

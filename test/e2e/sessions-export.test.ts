@@ -3,18 +3,21 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, beforeEach, test } from "node:test";
 import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
-import { makeSandbox, parseLines } from "./harness.js";
-import { replaySandbox } from "./replay-helpers.js";
+import { parseLines } from "./harness.js";
+import { removeSandboxes, replaySandbox, sandbox } from "./replay-helpers.js";
 
 let server: MockLLMServer;
 before(async () => (server = await startMockLLMServer()));
-after(() => server.close());
+after(async () => {
+  await server.close();
+  removeSandboxes();
+});
 beforeEach(() => server.reset());
 
 const MODEL = "anthropic/claude-test";
 
 test("sessions export --cassette: every recorded turn of a session, replayable; an unrecorded session is refused; rm removes it", async () => {
-  const sb = makeSandbox(server.url);
+  const sb = sandbox(server.url);
   server.enqueue({ text: "First answer." }, { text: "Second answer." }, { text: "Not recorded." });
   const first = await sb.run(["run", "--format", "json", "--model", MODEL, "--record", join(sb.root, "one.jsonl"), "first"]);
   assert.equal(first.code, 0, first.stderr);
