@@ -101,7 +101,7 @@ await build({ ...common, entryPoints: SIDE_BUNDLES, outdir: stagingDir, outExten
 // The demo cassette ships beside the bundle: app/cli/demo.ts finds it next to the bundle's import.meta.url.
 const demo = new URL("../app/cli/demo.cassette.jsonl", import.meta.url);
 if (existsSync(demo)) copyFileSync(demo, `${stagingDir}/demo.cassette.jsonl`);
-else process.stderr.write("keen build: app/cli/demo.cassette.jsonl is missing (node --import tsx scripts/record-demo.ts makes it); --replay demo will not work\n");
+else process.stderr.write("keen build: app/cli/demo.cassette.jsonl is missing (npm run demo:record makes it); --replay demo will not work\n");
 try {
   buildSnapshot();
 } catch (error) {

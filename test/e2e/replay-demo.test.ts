@@ -29,7 +29,7 @@ test("keen run --replay demo: reads, edits, runs a command and answers with no k
   const r = await sb.run(["run", "--replay", "demo", "--headless", "--replay-speed", "0"]);
   const workspace = workspaceOf(r.stderr);
   try {
-    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.code, 0, `${r.stderr}\nIf Keen's tools or requests changed on purpose, regenerate the demo: npm run demo:record`);
     const lines = parseLines(r.stdout);
     assert.equal(lines[0]!.permission_mode, "auto", "the demo runs auto in its own workspace");
     assert.equal(lines[0]!.cwd, workspace);
