@@ -113,6 +113,32 @@ test("a mismatch is a final provider error naming what differs, and does not adv
   assert.equal((await collect(loose, request("another prompt"))).at(-1)!.type, "done");
 });
 
+test("a stream Keen aborted (a stall) is recorded as aborted and stalls again on replay until aborted", async () => {
+  server.enqueue({ text: "a b c d", stallAfterChunks: 4 });
+  const file = join(dir, "stall.jsonl");
+  const writer = openCassetteWriter(file, HEADER, "fresh");
+  const live = make("anthropic", { fetch: createRecordingFetch(globalThis.fetch, { kind: "anthropic", writers: () => [writer], redactor: createRedactor([]) }) });
+  const liveEvents = await collectUntilAbort(live, 300);
+  const text = readFileSync(file, "utf8");
+  const { ms, ...end } = JSON.parse(text.trim().split("\n").at(-1)!);
+  assert.ok(ms >= 290);
+  assert.deepEqual(end, { type: "end", n: 1, aborted: true });
+  const started = performance.now();
+  const replayed = await collectUntilAbort(replay("anthropic", text), 300);
+  assert.ok(performance.now() - started >= 290, "the replay waited for the abort");
+  assert.deepEqual(replayed, liveEvents);
+  assert.deepEqual(replayed.at(-1), { type: "error", failure: { message: "aborted", retryable: false } });
+});
+
+async function collectUntilAbort(p: Provider, ms: number): Promise<ProviderEvent[]> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), ms);
+  const events: ProviderEvent[] = [];
+  for await (const e of p.stream(request("hi"), controller.signal)) events.push(e);
+  clearTimeout(timer);
+  return events;
+}
+
 test("speed 1 keeps the recorded pacing", async () => {
   const { text } = await record("openai", [{ text: "a b c d e", delayMs: 60 }], [request("hi")]);
   const lastMs = Math.max(...text.trim().split("\n").map((l) => JSON.parse(l)).filter((l) => l.type === "chunk").map((l) => l.ms));
