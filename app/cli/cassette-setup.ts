@@ -64,9 +64,9 @@ export interface CassetteSetup {
     source: string;
     /** The last user message of the first recorded request: the prompt when a one-shot replay gets none. */
     prompt?: string;
-    /** The demo's fresh temporary workspace: the cwd of new sessions unless `--cwd` says otherwise. */
-    workspace?: string;
-    /** The permission mode the replay defaults to when neither flags nor config set one (the demo: auto). */
+    /** The demo only: creates its fresh temporary workspace, the cwd of new sessions unless `--cwd` says otherwise. */
+    demoWorkspace?: () => string;
+    /** The permission mode the replay runs in unless `--permission-mode` says otherwise; absent: the front end's (the demo: auto). */
     mode?: PermissionMode;
     /** The model to use — `ref`, else the cassette's; no key needed. */
     choose(ref: string | undefined, config: ResolvedConfig): ModelChoice;
@@ -136,7 +136,7 @@ function openReplay(settings: CassetteSettings): CassetteSetup {
     replay: {
       source,
       prompt: demo ? DEMO_PROMPT : prompts.at(-1),
-      ...(demo ? { workspace: createDemoWorkspace(), mode: "auto" as const } : {}),
+      ...(demo ? { demoWorkspace: createDemoWorkspace, mode: "auto" as const } : {}),
       choose,
     },
     fetchFor: (_sessionId, choice) => player.fetchFor(choice.preset.kind),

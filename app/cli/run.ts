@@ -42,8 +42,9 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   }
   const cassette = openCassette(settings.cassette, paths);
   const replay = cassette?.replay;
-  const cwd = resolve(settings.cwd ?? meta?.cwd ?? replay?.workspace ?? process.cwd());
-  if (replay?.workspace && cwd === replay.workspace) process.stderr.write(`keen: replaying the demo in ${replay.workspace}\n`);
+  const demo = (settings.cwd ?? meta?.cwd) ? undefined : replay?.demoWorkspace?.();
+  if (demo) process.stderr.write(`keen: replaying the demo in ${demo}\n`);
+  const cwd = resolve(settings.cwd ?? meta?.cwd ?? demo ?? process.cwd());
   const outputSchema = settings.outputSchema ? await loadOutputSchema(resolve(settings.outputSchema)) : undefined;
   // A replay's tools really run on this workspace: read-only unless --permission-mode says otherwise, whatever
   // the config says (the demo runs auto in its own workspace); the flag-level value still only narrows to a project's.

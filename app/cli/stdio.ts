@@ -41,7 +41,7 @@ export async function stdioCommand(settings: RunSettings): Promise<number> {
     }
   }
   const cassette = openCassette(settings.cassette, paths);
-  const cwd = resolve(settings.cwd ?? meta?.cwd ?? cassette?.replay?.workspace ?? process.cwd());
+  const cwd = resolve(settings.cwd ?? meta?.cwd ?? cassette?.replay?.demoWorkspace?.() ?? process.cwd());
   const outputSchema = settings.outputSchema ? await loadOutputSchema(resolve(settings.outputSchema)) : undefined;
   const prepare = createPreparer(paths, {
     allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, outputSchema, headless: true,
