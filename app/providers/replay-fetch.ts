@@ -33,8 +33,9 @@ export interface ReplayPlayer {
 
 /**
  * Creates the player. Contract: a request is matched against the next
- * recorded one on model, tool names and user messages (cassette-match.ts);
- * a mismatch, or a request past the end, rejects with a ReplayMismatchError
+ * recorded one on wire format, model, tool names and user messages
+ * (cassette-match.ts); a mismatch (with `loose`, only of the wire format),
+ * or a request past the end, rejects with a ReplayMismatchError
  * and does not advance, so it is reported once and nothing is skipped. The
  * network is never used.
  */
@@ -58,8 +59,10 @@ export function createReplayPlayer(options: ReplayOptions): ReplayPlayer {
         requestKey(recorded.request.kind, recorded.request.body),
         requestKey(kind, parseBody(init?.body)),
       );
-      if (difference && !options.loose) {
-        throw new ReplayMismatchError(`replay: request ${number} does not match ${options.source}: ${difference} (--replay-loose serves it anyway)`);
+      // Another wire format cannot be parsed by this SDK: loose matching does not cover it.
+      if (difference && (!options.loose || recorded.request.kind !== kind)) {
+        const hint = recorded.request.kind === kind ? " (--replay-loose serves it anyway)" : "";
+        throw new ReplayMismatchError(`replay: request ${number} does not match ${options.source}: ${difference}${hint}`);
       }
       if (difference) options.onLoose?.(`replay: request ${number} differs from ${options.source}: ${difference}; served anyway (--replay-loose)`);
       next++;

@@ -111,6 +111,13 @@ test("a mismatch is a final provider error naming what differs, and does not adv
   assert.equal(past.failure.message, "replay: test.jsonl holds 1 request; this run sent request 2");
   const loose = replay("anthropic", text, { loose: true });
   assert.equal((await collect(loose, request("another prompt"))).at(-1)!.type, "done");
+  // Loose never feeds one vendor's stream to the other's SDK.
+  const player = createReplayPlayer({ cassette: parseCassette(text, "c"), source: "c", loose: true, speed: 0 });
+  const openai = make("openai", { fetch: player.fetchFor("openai"), baseURL: "http://127.0.0.1:1/v1" });
+  assert.deepEqual((await collect(openai, request("first prompt"))).at(-1), {
+    type: "error",
+    failure: { message: "replay: request 1 does not match c: the cassette's request went to an anthropic-format API, this one to an openai-format API", retryable: false },
+  });
 });
 
 test("a stream Keen aborted (a stall) is recorded as aborted and stalls again on replay until aborted", async () => {
