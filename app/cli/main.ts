@@ -60,6 +60,18 @@ export async function main(argv: string[]): Promise<number> {
       pending = async () => (await import("./stdio-entry.js")).stdioFromFlags(flags);
     });
 
+  program
+    .command("acp")
+    .description("speak the Agent Client Protocol on stdio, for editors such as Zed (see README)")
+    .option("-m, --model <provider/model>", "model of new sessions, e.g. anthropic/claude-sonnet-5-5")
+    .option("--allowed-tools <list>", "comma-separated tools the model may call")
+    .option("--disallowed-tools <list>", "comma-separated tools the model may not call")
+    .option("--max-turns <n>", "limit the model requests of each turn")
+    .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only")
+    .action((flags) => {
+      pending = async () => (await import("./acp.js")).acpCommand(flags);
+    });
+
   const sessions = program.command("sessions").description("list, show and remove stored sessions");
   sessions.command("list").option("--json", "print JSON").action((flags) => {
     pending = async () => (await import("./sessions.js")).listSessions(flags);
