@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { after, before, beforeEach, test } from "node:test";
 import { startMockLLMServer, type MockLLMServer, type MockStep } from "../fakes/mock-llm-server.js";
 import { parseLines } from "./harness.js";
-import { assertValidLines, kindSequence } from "./protocol-check.js";
+import { assertProtocolStream, kindSequence } from "./protocol-check.js";
 import { comparable, removeSandboxes, replaySandbox, sandbox } from "./replay-helpers.js";
 
 let server: MockLLMServer;
@@ -58,8 +58,8 @@ for (const c of cases) {
     const p1 = await rs.run(["run", "--headless", "--stream-deltas", "--replay", first, "--replay-speed", "0", "--permission-mode", "auto", PROMPT]);
     assert.equal(p1.code, 0, p1.stderr);
     const replayLines = parseLines(p1.stdout);
-    // Not assertProtocolStream: its attempt check assumes attempts never restart at 1 in the step after a retry.
-    assertValidLines(replayLines);
+    // The retry is in the first step: the next step's deltas keep the turn's attempt number.
+    assertProtocolStream(replayLines, { deltas: true });
     assert.deepEqual(comparable(replayLines, rs.workspace), comparable(liveLines, live.workspace));
 
     // The replayed session is stored like a live one: a second cassette continues it.
