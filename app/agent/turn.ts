@@ -58,6 +58,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
   const turnMessages: Message[] = [options.user];
   const definitions = options.tools.map((t) => t.definition);
   const policies = options.policies ?? [];
+  let attempt = 1;
   for (let step = 1; ; step++) {
     const plan = planStep(policies, step);
     if (!plan) {
@@ -72,7 +73,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
     const result = await runStep({
       provider: options.provider,
       request: { system: options.system, messages, tools: definitions, toolChoice: plan.toolChoice, sessionId: options.sessionId },
-      retry: options.retry, signal: options.signal, emit, sleep: options.sleep,
+      retry: options.retry, signal: options.signal, emit, sleep: options.sleep, firstAttempt: attempt,
     });
     if (!result.ok) {
       outcome.status = result.aborted ? "interrupted" : "error";
@@ -92,6 +93,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
       break;
     }
     outcome.steps = step;
+    attempt = result.lastAttempt;
     outcome.usage = addUsage(outcome.usage, result.usage);
     outcome.text = result.visibleText;
     outcome.stopReason = result.stopReason;

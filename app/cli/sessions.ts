@@ -1,4 +1,5 @@
 import { homedir } from "node:os";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { EventBus } from "../../protocol/bus.js";
 import { commandJsonSchema } from "../../protocol/commands.js";
@@ -10,8 +11,9 @@ import { SessionBusyError, UnknownSessionError, type SessionMeta, type SessionSt
 import { createJsonlWriter } from "../headless/jsonl-writer.js";
 import { createStreamSink } from "../headless/sink.js";
 import { terminalText } from "../headless/terminal-text.js";
+import { sessionCassettePath } from "./cassette-setup.js";
 import { keenPaths } from "./config.js";
-import { UsageError } from "./errors.js";
+import { ExitError, UsageError } from "./errors.js";
 import { secretsRedactor } from "./secrets.js";
 
 
@@ -77,6 +79,32 @@ export async function showSession(idOrPrefix: string, flags: { json?: boolean; j
   return 0;
 }
 
+/**
+ * `keen sessions export <id> --cassette <file>`: the session's own copy of
+ * its recorded requests (kept only when it ran with --record or KEEN_RECORD),
+ * redacted again with the secrets known now, as a cassette `--replay` takes.
+ */
+export async function exportSession(idOrPrefix: string, flags: { cassette: string }): Promise<number> {
+  const paths = keenPaths();
+  const meta = await resolveOrUsage(openStore(paths.dataDir), idOrPrefix);
+  const source = sessionCassettePath(paths, meta.id);
+  if (!existsSync(source)) {
+    throw new ExitError(`session ${meta.id} was not recorded: only runs with --record <file> (or KEEN_RECORD) keep a cassette`, 1);
+  }
+  const redactor = secretsRedactor();
+  const lines = readFileSync(source, "utf8").split("\n").filter((line) => line.trim() !== "");
+  const text = lines.map((line) => redactor.redact(line)).join("\n") + "\n";
+  if (flags.cassette === "-") {
+    const sink = createStreamSink();
+    await sink.write(text);
+    await sink.flush();
+  } else {
+    writeFileSync(resolve(flags.cassette), text);
+    process.stderr.write(`keen: wrote the cassette of session ${meta.id} (${lines.length} lines) to ${flags.cassette}\n`);
+  }
+  return 0;
+}
+
 /** `keen sessions rm <id...>`: every id is resolved before any is removed; a busy one is reported and skipped. */
 export async function removeSessions(ids: string[]): Promise<number> {
   const store = openStore(keenPaths().dataDir);
@@ -127,10 +155,12 @@ export async function printSchema(flags: { commands?: boolean } = {}): Promise<n
 const ENDED = ["success", "error", "interrupted", "max_turns"];
 
 async function removeAll(store: SessionStore, metas: SessionMeta[], verb: string): Promise<number> {
+  const paths = keenPaths();
   let busy = 0;
   for (const meta of metas) {
     try {
       await store.remove(meta.id);
+      rmSync(sessionCassettePath(paths, meta.id), { force: true });
       process.stderr.write(`keen: ${verb} session ${meta.id}\n`);
     } catch (error) {
       if (!(error instanceof SessionBusyError)) throw error;
