@@ -134,7 +134,9 @@ test("a stream Keen aborted (a stall) is recorded as aborted and stalls again on
   const replayed = await collectUntilAbort(replay("anthropic", text), 300);
   assert.ok(performance.now() - started >= 290, "the replay waited for the abort");
   assert.deepEqual(replayed, liveEvents);
-  assert.deepEqual(replayed.at(-1), { type: "error", failure: { message: "aborted", retryable: false } });
+  // The failure carries the usage message_start reported before the stall.
+  const usage = { input_tokens: 10, cached_tokens: 0, cache_write_tokens: 0, output_tokens: 1, reasoning_tokens: 0, total_tokens: 11 };
+  assert.deepEqual(replayed.at(-1), { type: "error", failure: { message: "aborted", retryable: false, usage } });
 });
 
 async function collectUntilAbort(p: Provider, ms: number): Promise<ProviderEvent[]> {
