@@ -85,14 +85,10 @@ test("knownSecrets: secret-looking env names, provider key variables, config hea
   assert.deepEqual(values.sort(), ["Bearer hdr", "ak", "llm", "pg"]);
 });
 
-test("measure: redacting 1 MB of text and 10,000 small events with 40 secrets", () => {
+test("large text with no secret in it passes through unchanged, and many small events are redacted one by one", () => {
   const r = createRedactor(Array.from({ length: 40 }, (_, i) => `secret-value-number-${i}-${"x".repeat(i)}`));
   const big = "lorem ipsum dolor sit amet ".repeat(40_000);
-  let t = performance.now();
   assert.equal(r.redact(big), big);
-  const bigMs = performance.now() - t;
-  t = performance.now();
-  for (let i = 0; i < 10_000; i++) r.redactDeep({ kind: "text-delta", role: "assistant", delta: `word ${i} `, attempt: 1 });
-  const eventsMs = performance.now() - t;
-  console.log(`redact 1 MB: ${bigMs.toFixed(1)} ms; 10,000 delta events: ${eventsMs.toFixed(1)} ms`);
+  const event = r.redactDeep({ kind: "text-delta", role: "assistant", delta: "word secret-value-number-3-xxx end", attempt: 1 });
+  assert.doesNotMatch(JSON.stringify(event), /secret-value-number-3-xxx/);
 });

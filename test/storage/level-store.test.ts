@@ -5,7 +5,6 @@ import { join } from "node:path";
 import type { KeenEvent } from "../../protocol/events.js";
 import { newSessionId } from "../../storage/ids.js";
 import { openStore } from "../../storage/level-store.js";
-import { projectConversation } from "../../storage/projection.js";
 import { SessionBusyError, UnknownSessionError, type SessionMeta } from "../../storage/store.js";
 import { makeTempDir } from "../temp.js";
 
@@ -168,39 +167,4 @@ test("many single-event appends keep the file count and resume time flat", async
   const indexTables = readdirSync(join(dir, "index")).filter((f) => f.endsWith(".ldb"));
   assert.ok(indexTables.length <= 8, `${indexTables.length} index table files`);
   assert.equal((await store.load(id)).length, 400);
-});
-
-test("measure: load + project 10,000 events", async () => {
-  const dir = freshDir();
-  const store = openStore(dir);
-  const id = newSessionId();
-  const events: KeenEvent[] = [];
-  for (let t = 0; events.length < 10_000; t++) {
-    const turn = `turn-${t}`;
-    events.push({ kind: "user-message", conversation_id: id, ts: t, turn_id: turn, message: { role: "user", content: [{ type: "text", text: `question ${t} `.repeat(10) }], headless: true } });
-    for (let s = 0; s < 3; s++) {
-      events.push({ kind: "text", conversation_id: id, ts: t, role: "assistant", content: `answer ${t}.${s} `.repeat(30) });
-      events.push({ kind: "tool-use", conversation_id: id, ts: t, role: "assistant", tool_name: "read_file", tool_call_id: `c${t}.${s}`, input: '{"path":"src/a.ts"}' });
-      events.push({ kind: "tool-result", conversation_id: id, ts: t, role: "assistant", tool_name: "read_file", tool_call_id: `c${t}.${s}`, result: "line\n".repeat(100), is_error: false });
-      events.push({ kind: "assistant-message", conversation_id: id, ts: t, turn_id: turn, message: { role: "assistant", content: [{ type: "text", text: `answer ${t}.${s} `.repeat(30) }, { type: "tool_call", id: `c${t}.${s}`, name: "read_file", input: { path: "src/a.ts" } }] } });
-    }
-    events.push({ kind: "turn-end", conversation_id: id, ts: t, turn_id: turn, status: "success", steps: 3 });
-  }
-  // Fewer, larger appends than a run makes keep the test quick; compaction leaves the same few files either way.
-  const per = 50;
-  let started = performance.now();
-  for (let i = 0; i < events.length; i += per) await store.append(id, events.slice(i, i + per));
-  const writeMs = performance.now() - started;
-  const timings: number[] = [];
-  for (let r = 0; r < 5; r++) {
-    started = performance.now();
-    const conversation = projectConversation(await openStore(dir).load(id));
-    timings.push(performance.now() - started);
-    assert.ok(conversation.length > 0);
-  }
-  const bytes = JSON.stringify(events).length;
-  console.error(
-    `storage: ${events.length} events (${(bytes / 1e6).toFixed(1)} MB JSON) written in ${Math.ceil(events.length / per)} appends, ` +
-      `${(writeMs / (events.length / per)).toFixed(2)} ms/append; open+load+project ms: ${timings.map((t) => t.toFixed(1)).join(", ")}`,
-  );
 });
