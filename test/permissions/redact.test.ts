@@ -85,7 +85,7 @@ test("knownSecrets: secret-looking env names, provider key variables, config hea
   assert.deepEqual(values.sort(), ["Bearer hdr", "ak", "llm", "pg"]);
 });
 
-test("large text with no secret in it passes through unchanged, and many small events are redacted one by one", () => {
+test("large text with no secret in it passes through unchanged; a secret inside a small event is redacted", () => {
   const r = createRedactor(Array.from({ length: 40 }, (_, i) => `secret-value-number-${i}-${"x".repeat(i)}`));
   const big = "lorem ipsum dolor sit amet ".repeat(40_000);
   assert.equal(r.redact(big), big);
