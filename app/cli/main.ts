@@ -74,9 +74,10 @@ function fail(error: unknown): number {
     process.stderr.write(`keen: ${error.message}\n`);
     return error.exitCode;
   }
-  if (error && typeof error === "object" && (error as { name?: string }).name === "StoreBusyError") {
-    process.stderr.write(`keen: ${(error as Error).message}\n`);
-    return 1;
+  // Errors that expect to be shown (the store's, a stdin timeout) carry their exit code: one line, no stack.
+  if (error instanceof Error && typeof (error as { exitCode?: unknown }).exitCode === "number") {
+    process.stderr.write(`keen: ${error.message}\n`);
+    return (error as Error & { exitCode: number }).exitCode;
   }
   process.stderr.write(`keen: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   return 1;
