@@ -66,7 +66,7 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   const structured = schema ? createStructuredOutput(schema.schema, schema.check) : undefined;
   if (structured) tools.push(structured.tool);
   const maxTurns = settings.maxTurns ?? config.maxTurns;
-  const { prompt, note } = await readPrompt(args, { skip: !settings.stdin, graceMs: config.stdinGraceMs ?? 3000 });
+  const { prompt, note } = await readPrompt(args, { skip: !settings.stdin, graceMs: config.stdinGraceMs ?? 3000, timeoutMs: settings.timeoutMs });
   if (note) process.stderr.write(`${note}\n`);
   if (!prompt.trim()) throw new UsageError('empty prompt: pass a message (keen run "…") or pipe one on stdin');
 
@@ -83,10 +83,10 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
     await store.create({ id: sessionId, title: titleOf(prompt), cwd, model: modelRef, created: now, updated: now, status: "running" }, { claim: true });
   }
 
-  const control = createRunControl(settings.timeoutMs);
+  const control = createRunControl(settings.timeoutMs, started);
   const bus = new EventBus((error) => process.stderr.write(`keen: an output failed: ${String(error)}\n`));
   const sink = createStreamSink(process.stdout, () => control.abort("epipe"));
-  const recorder = createRecorder(store, sessionId);
+  const recorder = createRecorder(store, sessionId, { onFailure: control.storeFailed });
   bus.subscribe(recorder.subscriber);
   bus.subscribe(createStderrReporter());
   if (settings.output === "jsonl") bus.subscribe(createJsonlWriter(sink, { deltas: settings.deltas }));
@@ -127,13 +127,11 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
     };
     await emit({ kind: "result", ...result });
     status = verdict.status === "error" ? "failed" : verdict.status === "interrupted" ? "interrupted" : "idle";
-    await recorder.flush();
     await sink.flush();
     return verdict.exitCode;
   } finally {
     control.dispose();
-    await recorder.flush().catch((error) => process.stderr.write(`keen: could not store the session: ${String(error)}\n`));
-    await store.release(sessionId, status);
+    await control.settle(recorder, () => store.release(sessionId, status));
   }
 }
 
