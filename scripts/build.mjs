@@ -98,6 +98,17 @@ await build({
   banner: { js: RUNTIME_PATHS },
 });
 await build({ ...common, entryPoints: SIDE_BUNDLES, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
+// The search worker's thread entry (app/tools/search-runner.ts starts it): tinyglobby and the regex search,
+// run where a pattern that backtracks forever can be stopped. A worker is not started from the snapshot,
+// so __filename is where it really is, and fdir's import.meta.url can come from it.
+await build({
+  ...common,
+  entryPoints: { "search-worker": "app/tools/search-worker.ts" },
+  outdir: stagingDir,
+  outExtension: { ".js": ".cjs" },
+  define: { "import.meta.url": "__keenWorkerUrl" },
+  banner: { js: `"use strict";\nvar __keenWorkerUrl = require("node:url").pathToFileURL(__filename).href;` },
+});
 try {
   buildSnapshot();
 } catch (error) {
