@@ -21,14 +21,28 @@ export interface RecorderOptions {
 }
 
 /**
- * Kinds whose emit waits until they are stored. Each marks a point after which
- * something happens that must not be lost: a request is sent (`user-message`,
- * `assistant-message` of a step answered by a follow-up, `tool-result`), a
- * tool runs (`tool-use`, `assistant-message`), or the verdict is made
- * (`turn-end`). Since the recorder is the bus's first subscriber, these are
- * also never printed before they are stored.
+ * Whether the emit of `event` waits until it is stored. Each such event marks a
+ * point after which something happens that must not be lost: a request is sent
+ * (`user-message`, `tool-result`, the `assistant-message` of a step without
+ * tool calls, which a follow-up request may answer), a tool runs (`tool-use`),
+ * or the verdict is made (`turn-end`). The `assistant-message` of a step with
+ * tool calls does not wait: its tool-uses were stored before it, and its
+ * tool-results, which wait, are written after it. Since the recorder is the
+ * bus's first subscriber, a waiting event is also never printed before it is stored.
  */
-const WAIT_FOR: ReadonlySet<string> = new Set(["user-message", "tool-use", "tool-result", "assistant-message", "turn-end"]);
+function waits(event: KeenEvent): boolean {
+  switch (event.kind) {
+    case "user-message":
+    case "tool-use":
+    case "tool-result":
+    case "turn-end":
+      return true;
+    case "assistant-message":
+      return !event.message.content.some((block) => block.type === "tool_call");
+    default:
+      return false;
+  }
+}
 
 /**
  * Appends completed events of one session as they happen. Deltas, tool
@@ -36,7 +50,7 @@ const WAIT_FOR: ReadonlySet<string> = new Set(["user-message", "tool-use", "tool
  * same content) and pass without waiting. Contract: order is kept; events
  * queue while one batch is written and the next batch takes everything
  * queued, so the events of one step (thinking, text, its tool calls) reach the
- * disk together. The emit of a kind in WAIT_FOR resolves once its batch was
+ * disk together. The emit of an event that `waits` resolves once its batch was
  * written or failed — so `kill -9` at any moment loses at most text still
  * streaming, never a tool call or result. A failed write is reported once
  * through `onFailure` and by `flush`; later events are still attempted.
@@ -76,7 +90,7 @@ export function createRecorder(store: SessionStore, sessionId: string, options: 
       queue.push(event);
       writing ??= pump();
       // Write errors surface through onFailure and flush(); here only the wait matters.
-      if (WAIT_FOR.has(event.kind)) return new Promise<void>((resolve) => waiters.push(resolve));
+      if (waits(event)) return new Promise<void>((resolve) => waiters.push(resolve));
     },
     async flush() {
       await settled();

@@ -55,15 +55,19 @@ test("a step's text and thinking queue without waiting; its tool-use waits for t
 test("every kind that precedes a tool run, a request or the verdict waits; events queued during a write go in the next one, in order", async () => {
   const { store, appends, finishAll } = fakeStore();
   const recorder = createRecorder(store, "s");
+  const textOnly = { message: { role: "assistant", content: [{ type: "text", text: "answer" }] } };
+  const withCalls = { message: { role: "assistant", content: [{ type: "tool_call", id: "c", name: "bash", input: {} }] } };
   const waits = ["user-message", "tool-use", "tool-result", "assistant-message", "turn-end"];
   for (const kind of waits) {
-    const pending = recorder.subscriber(event(kind));
+    const pending = recorder.subscriber(event(kind, kind === "assistant-message" ? textOnly : {}));
     assert.ok(pending instanceof Promise, `${kind} waits`);
   }
   await tick();
   for (const kind of ["session-start", "text", "thinking", "memory", "error", "retry", "prompt-injection", "result"]) {
     assert.equal(recorder.subscriber(event(kind)), undefined, `${kind} does not wait`);
   }
+  // Its tool-uses were stored before it, and its tool-results (which wait) are written after it.
+  assert.equal(recorder.subscriber(event("assistant-message", withCalls)), undefined, "a step message with tool calls does not wait");
   assert.equal(recorder.subscriber(event("permission-request")), undefined, "control lines are not stored");
   const flushed = recorder.flush();
   for (let i = 0; i < 5; i++) {
@@ -73,7 +77,7 @@ test("every kind that precedes a tool run, a request or the verdict waits; event
   await flushed;
   assert.deepEqual(appends, [
     waits,
-    ["session-start", "text", "thinking", "memory", "error", "retry", "prompt-injection", "result"],
+    ["session-start", "text", "thinking", "memory", "error", "retry", "prompt-injection", "result", "assistant-message"],
   ]);
 });
 
