@@ -89,7 +89,7 @@ test("a file where the data directory belongs: every command gives one line nami
   const data = join(sb.root, "xdg-data");
   mkdirSync(data);
   writeFileSync(join(data, "keen"), "not a directory");
-  const env = { KEEN_HOME: undefined, XDG_DATA_HOME: data, XDG_CONFIG_HOME: join(sb.root, "xdg-config") } as Record<string, string>;
+  const env = { KEEN_HOME: undefined, XDG_DATA_HOME: data, XDG_CONFIG_HOME: join(sb.root, "xdg-config") };
   const line = (verb: string) => new RegExp(`^keen: cannot ${verb} the session store at ${join(data, "keen", "index")}: ${join(data, "keen")} is not a directory \\(a file is in its place\\)\\n$`);
   assertOneLine(await sb.run(["run", "--no-stdin", "hi"], { env }), line("write"), "run");
   assertOneLine(await sb.run(["sessions", "list"], { env }), line("read"), "sessions list");
