@@ -11,6 +11,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { findRipgrep } from "../../app/tools/grep.js";
 import { makeSandbox, parseLines, waitForStdout } from "./harness.js";
 
 let server: MockLLMServer;
@@ -92,6 +93,19 @@ test(`a backtracking regex (JS engine, rg not on PATH) ends on grep's ${BUDGET_S
   assert.equal(result.details.engine, "js");
   assert.ok(ms >= BUDGET_S * 1000 && ms < (BUDGET_S + 15) * 1000, `the run took ${ms} ms`);
   assert.equal(parseLines(r.stdout).at(-1)!.text, "gave up on that pattern");
+});
+
+const rg = findRipgrep();
+test("with ripgrep installed, the same pattern runs without backtracking", { skip: rg ? false : "rg is not on PATH (apt-get install ripgrep)" }, async () => {
+  const sb = backtrackSandbox();
+  symlinkSync(rg!, join(sb.path, "rg"));
+  server.enqueue({ toolCalls: [{ name: "grep", input: { pattern: BACKTRACKS } }] }, { text: "nothing there" });
+  const started = Date.now();
+  const r = await sb.run(["run", "--headless", "--no-stdin", "search"], { env: { PATH: sb.path } });
+  assert.equal(r.code, 0, r.stderr);
+  const result = parseLines(r.stdout).find((l) => l.kind === "tool-result")!;
+  assert.deepEqual([result.result, result.is_error, result.details.engine], ["No matches found.", false, "rg"]);
+  assert.ok(Date.now() - started < BUDGET_S * 1000);
 });
 
 /** Starts a grep on BACKTRACKS, sends SIGINT once it is under way; returns the run and how long the exit took. */
