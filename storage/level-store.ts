@@ -15,8 +15,12 @@
  * live process (same pid and same start time, so a reused pid does not count)
  * makes the session busy; a dead holder's claim is taken over, and a session
  * left `running` by a dead process is listed as `interrupted`. Events are
- * written as they complete, so `kill -9` loses at most in-flight text; LevelDB
- * replays its log on the next open, which succeeds at once. Because every open
+ * written as they complete (the recorder makes the loop wait where it must, see
+ * recorder.ts), so `kill -9` loses at most in-flight text; LevelDB replays its
+ * log on the next open, which succeeds at once. Any other failure of LevelDB or
+ * the file system (read-only or full disk, a damaged database, a file where a
+ * directory belongs) is a StoreError naming the path and the cause; a damaged
+ * session database affects only that session, since listing reads the index. Because every open
  * turns the previous log into a table file, each write batch also rewrites a
  * tail key and merges small tables once four pile up (see level-db.ts): file
  * count and resume time stay flat however many appends a session has had.

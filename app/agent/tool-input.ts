@@ -8,7 +8,7 @@ import type { Message } from "../../protocol/messages.js";
  */
 export const MAX_INPUT_DEPTH = 64;
 
-/** Most characters (strings and keys together) a tool input may hold: far above any real call. */
+/** Most characters a tool input may hold (strings and keys, plus one per value): far above any real call. */
 export const MAX_INPUT_CHARS = 8 * 1024 * 1024;
 
 /**
@@ -21,7 +21,8 @@ export function checkToolInput(input: unknown): string | undefined {
   let chars = 0;
   while (stack.length > 0) {
     const { value, depth } = stack.pop()!;
-    if (typeof value === "string") chars += value.length;
+    // One per value too, so a huge array of numbers counts as well as a long string.
+    chars += typeof value === "string" ? value.length + 1 : 1;
     if (value === null || typeof value !== "object") {
       if (chars > MAX_INPUT_CHARS) return `it is larger than ${MAX_INPUT_CHARS / (1024 * 1024)} MB`;
       continue;

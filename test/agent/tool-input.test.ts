@@ -25,8 +25,10 @@ test("inputs within the limits pass; deeper or larger ones are refused without r
   let chain: Record<string, unknown> = {};
   for (let i = 0; i < 100_000; i++) chain = { a: chain };
   assert.match(checkToolInput(chain)!, /nests deeper/);
+  assert.equal(checkToolInput({ content: "x".repeat(MAX_INPUT_CHARS - 16) }), undefined);
   assert.equal(checkToolInput({ content: "x".repeat(MAX_INPUT_CHARS + 1) }), "it is larger than 8 MB");
   assert.equal(checkToolInput(Array.from({ length: 9 }, () => "y".repeat(1024 * 1024))), "it is larger than 8 MB");
+  assert.equal(checkToolInput({ numbers: new Array(MAX_INPUT_CHARS).fill(0) }), "it is larger than 8 MB");
   for (const odd of [null, 1, "text", true, []]) assert.equal(checkToolInput(odd), undefined);
 });
 
