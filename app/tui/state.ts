@@ -10,7 +10,7 @@ import { addUsage, emptyUsage } from "../../protocol/usage.js";
 
 /** One entry of the transcript. Items are replaced, never mutated, when they change (views cache by identity). */
 export type TranscriptItem =
-  | { type: "user"; id: number; text: string; state: "sent" | "pending" | "queued" | "dropped" }
+  | { type: "user"; id: number; text: string; state: "sent" | "pending" | "queued" | "dropped" | "failed" }
   | { type: "assistant"; id: number; text: string; live: boolean; streaming: boolean; attempt: number }
   | { type: "thinking"; id: number; text: string; live: boolean; streaming: boolean; attempt: number }
   | { type: "tool"; id: number; callId: string }
@@ -70,7 +70,9 @@ export type LocalAction =
   | { kind: "local-clear" }
   | { kind: "local-mode"; mode: PermissionMode }
   | { kind: "local-model"; model: string }
-  | { kind: "local-continue-answered" };
+  | { kind: "local-continue-answered" }
+  /** The engine refused a prompt (no provider, bad state): it never ran. */
+  | { kind: "local-prompt-failed" };
 
 export function createSessionView(init: { cwd: string; model: string; permissionMode: PermissionMode; sessionId?: string }): SessionView {
   return {
@@ -102,6 +104,13 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
     case "local-mode": view.permissionMode = event.mode; break;
     case "local-model": view.model = event.model; break;
     case "local-continue-answered": view.askContinue = false; break;
+    case "local-prompt-failed": {
+      let i = view.items.length - 1;
+      while (i >= 0 && !(view.items[i]!.type === "user" && ["pending", "queued"].includes((view.items[i] as { state: string }).state))) i--;
+      if (i >= 0) replace(view, i, { ...(view.items[i] as Extract<TranscriptItem, { type: "user" }>), state: "failed" });
+      view.running = view.items.some((it) => it.type === "user" && (it.state === "pending" || it.state === "queued"));
+      break;
+    }
     case "session-start":
       view.sessionId = event.conversation_id;
       view.model = event.model;
@@ -283,7 +292,7 @@ function errorShownThisTurn(view: SessionView): boolean {
   for (let i = view.items.length - 1; i >= 0; i--) {
     const it = view.items[i]!;
     if (it.type === "user") return false;
-    if (it.type === "notice" && it.level === "error") return true;
+    if (it.type === "notice" && (it.level === "error" || it.level === "setup")) return true;
   }
   return false;
 }

@@ -230,3 +230,32 @@ export function fit(line: string, width: number): string {
 export function oneLine(text: string, width: number): string {
   return truncate(sanitize(text).replace(/\s+/g, " ").trim(), width);
 }
+
+/**
+ * A regex source (no `u` flag, surrogate pairs spelled out) matching every
+ * emoji this module counts two cells wide that blessed's own table counts as
+ * one; screen.ts adds it to blessed's table so both agree with the terminal.
+ */
+export function wideEmojiSource(): string {
+  const bmp: number[] = [];
+  const astral = new Map<number, number[]>();
+  const scan = (from: number, to: number) => {
+    for (let cp = from; cp <= to; cp++) {
+      if (!EMOJI_WIDE.test(String.fromCodePoint(cp)) || WIDE.some(([a, b]) => cp >= a && cp <= b)) continue;
+      if (cp <= 0xffff) bmp.push(cp);
+      else {
+        const s = String.fromCodePoint(cp);
+        const hi = s.charCodeAt(0);
+        if (!astral.has(hi)) astral.set(hi, []);
+        astral.get(hi)!.push(s.charCodeAt(1));
+      }
+    }
+  };
+  scan(0x2000, 0x2bff);
+  scan(0x1f000, 0x1faff);
+  const u = (n: number) => `\\u${n.toString(16).padStart(4, "0")}`;
+  const cls = (units: number[]) => units.map(u).join("");
+  const parts = [...astral].map(([hi, los]) => `${u(hi)}[${cls(los)}]`);
+  if (bmp.length) parts.push(`[${cls(bmp)}]`);
+  return parts.join("|");
+}

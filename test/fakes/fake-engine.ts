@@ -13,7 +13,7 @@ export type FakeAnswer = { ok: true; data?: unknown } | { ok: false; error: stri
 export class FakeEngine implements EngineClient {
   readonly sent: Command[] = [];
   private listeners = new Set<(event: KeenEvent) => void | Promise<void>>();
-  private ts = 1_700_000_000_000;
+  private ts = Date.now();
   conversationId = "0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee";
   answers: Partial<Record<Command["kind"], FakeAnswer>> = {};
   onCommand?: (command: Command, engine: FakeEngine) => void;

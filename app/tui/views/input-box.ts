@@ -17,11 +17,16 @@ interface Cell {
  * pastes as one `[pasted N lines]` marker. An empty prompt shows `hint`.
  */
 export function inputLines(editor: Editor, width: number, theme: Theme, focused: boolean, hint: string): string[] {
+  return promptView(editor, width, theme, focused, hint).lines;
+}
+
+/** The prompt's lines and the row the cursor is on (the box shows the rows around it). */
+export function promptView(editor: Editor, width: number, theme: Theme, focused: boolean, hint: string): { lines: string[]; cursorRow: number } {
   const room = Math.max(1, width - 3); // one cell kept for the cursor at the end of a full row
   const cursorOn = (text: string) => `${open(theme.tokens.selection) || "\x1b[7m"}${text}\x1b[0m`;
   if (editor.isEmpty()) {
     const first = focused ? cursorOn(" ") : " ";
-    return [`${paint(theme, "accent", ">")} ${first}${paint(theme, "dim", sanitize(hint).slice(0, Math.max(0, room - 1)))}`];
+    return { lines: [`${paint(theme, "accent", ">")} ${first}${paint(theme, "dim", sanitize(hint).slice(0, Math.max(0, room - 1)))}`], cursorRow: 0 };
   }
   const rows: Cell[][] = [[]];
   let rowWidth = 0;
@@ -50,7 +55,11 @@ export function inputLines(editor: Editor, width: number, theme: Theme, focused:
     }
     at += ch.length;
   }
-  return rows.map((row, r) => {
+  let cursorRow = rows.length - 1;
+  rows.forEach((row, r) => {
+    if (row.some((cell) => cell.at === editor.cursor)) cursorRow = r;
+  });
+  const lines = rows.map((row, r) => {
     let line = r === 0 ? `${paint(theme, "accent", ">")} ` : "  ";
     for (const cell of row) {
       let text = cell.marker ? paint(theme, "accent", cell.text) : cell.text;
@@ -60,4 +69,5 @@ export function inputLines(editor: Editor, width: number, theme: Theme, focused:
     if (focused && r === rows.length - 1 && editor.cursor === editor.text.length) line += cursorOn(" ");
     return line;
   });
+  return { lines, cursorRow };
 }

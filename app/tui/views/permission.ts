@@ -48,7 +48,7 @@ export function permissionModal(req: PendingPermission, ui: PermissionUi, width:
     const { text, reasons } = highlightCommand(input.command, cwd, theme);
     head.push(paint(theme, "accent", "Run this command?"));
     body = text.split("\n").flatMap((l, i) => wrapLine((i === 0 ? "$ " : "  ") + l, width, 2));
-    if (reasons.length) body.push("", paint(theme, "warning", `Look twice: ${[...new Set(reasons)].join("; ")}.`));
+    if (reasons.length) body.push("", ...wrap(`Look twice: ${[...new Set(reasons)].join("; ")}.`, width).map((l) => paint(theme, "warning", l)));
   } else if (req.diff) {
     head.push(paint(theme, "accent", `${req.tool_name === "write_file" ? "Write" : "Edit"} ${sanitize(req.path ?? String(input.path ?? ""))}?`));
     body = diffLines(req.diff, width, theme);
@@ -56,16 +56,18 @@ export function permissionModal(req: PendingPermission, ui: PermissionUi, width:
     head.push(paint(theme, "accent", `Allow ${tool}?`));
     body = wrap(sanitize(JSON.stringify(input, null, 2)), width);
   }
-  const footer: string[] = [""];
+  const k = PERMISSION_KEYS;
+  const footerText: string[] = [""];
   if (ui.denying) {
-    footer.push(paint(theme, "dim", "Message to the model (Enter denies with it, Esc goes back):"), ...inputLines(ui.denying, width, theme, true, ""));
+    footerText.push(paint(theme, "dim", "Message to the model (Enter denies with it, Esc goes back):"), ...inputLines(ui.denying, width, theme, true, ""));
   } else {
-    const k = PERMISSION_KEYS;
-    footer.push(
-      `${paint(theme, "success", k.allowOnce)} allow once  ${paint(theme, "success", k.allowAlways)} allow ${tool} always  ${paint(theme, "error", k.deny)} deny  ${paint(theme, "error", k.denyWithMessage)} deny with a message`,
-    );
-    if (waiting > 1) footer.push(paint(theme, "dim", `${waiting - 1} more request(s) waiting`));
+    const [once, always, deny, message] = width >= 64 ? ["allow once", `allow ${tool} always`, "deny", "deny with a message"] : ["once", "always", "deny", "message"];
+    footerText.push(`${paint(theme, "success", k.allowOnce)} ${once}  ${paint(theme, "success", k.allowAlways)} ${always}  ${paint(theme, "error", k.deny)} ${deny}  ${paint(theme, "error", k.denyWithMessage)} ${message}`);
+    if (waiting > 1) footerText.push(paint(theme, "dim", `${waiting - 1} more request(s) waiting`));
   }
+  // The footer (the keys) is never cut: the body gives way first.
+  const footer = footerText.flatMap((l) => wrapLine(l, width));
+  if (height < head.length + footer.length + 2) footer.shift();
   const room = Math.max(1, height - head.length - footer.length);
   const scroll = Math.max(0, Math.min(ui.scroll, Math.max(0, body.length - room)));
   let shown = body.slice(scroll, scroll + room);
@@ -74,5 +76,5 @@ export function permissionModal(req: PendingPermission, ui: PermissionUi, width:
     shown = shown.slice(0, room - 1);
     shown.push(paint(theme, "dim", `lines ${scroll + 1}-${scroll + room - 1} of ${body.length}${below > 0 ? ", PgDn for more" : ""}`));
   }
-  return { title: ` Permission: ${tool} `, lines: [...head, ...shown, ...footer].flatMap((l) => wrapLine(l, width)) };
+  return { title: ` Permission: ${tool} `, lines: [...head.flatMap((l) => wrapLine(l, width)), ...shown, ...footer] };
 }

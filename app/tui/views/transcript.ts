@@ -51,6 +51,7 @@ export function renderItem(item: TranscriptItem, prev: TranscriptItem | undefine
       const out = lines.map((l, i) => (i === 0 ? paint(theme, "user", "> ") : "  ") + l);
       if (item.state === "queued") out.push(paint(theme, "queued", "  (queued: sent when the current turn ends)"));
       if (item.state === "dropped") out.push(paint(theme, "queued", "  (not sent: the turn was interrupted)"));
+      if (item.state === "failed") out.push(paint(theme, "queued", "  (not sent)"));
       return [...gap, ...out];
     }
     case "assistant":
