@@ -49,6 +49,10 @@ export async function loadMarkdown(): Promise<void> {
             const link = style("link");
             return text && text !== token.href ? `${text} (${link(token.href)})` : link(token.href);
           },
+          // Text inside tight list items keeps its inline markup (marked-terminal prints it raw).
+          text(token) {
+            return "tokens" in token && token.tokens ? this.parser.parseInline(token.tokens) : false;
+          },
           hr: () => `${style("dim")("─".repeat(Math.max(1, width)))}\n\n`,
         },
       },
