@@ -23,6 +23,8 @@ export interface ProviderFailure {
   retryable: boolean;
   status?: number;
   retryAfterMs?: number;
+  /** At most this many retries for this failure, whatever the policy allows (an unreachable server). */
+  maxRetries?: number;
 }
 
 /**

@@ -45,3 +45,22 @@ test("imports point one way between layers", () => {
 test("the checker sees imports (it would catch a violation)", () => {
   assert.ok(localImports("app/agent/turn.ts").includes("app/agent/step.js"));
 });
+
+test("no import cycles among our modules (type-only imports included)", () => {
+  const files = ["protocol", "app", "storage"].flatMap((dir) => sourceFiles(dir));
+  const edges = new Map(files.map((f) => [f, localImports(f).map((t) => t.replace(/\.js$/, ".ts")).filter((t) => files.includes(t))]));
+  const cycles: string[] = [];
+  const state = new Map<string, "open" | "done">();
+  const visit = (file: string, path: string[]) => {
+    if (state.get(file) === "done") return;
+    if (state.get(file) === "open") {
+      cycles.push([...path.slice(path.indexOf(file)), file].join(" → "));
+      return;
+    }
+    state.set(file, "open");
+    for (const next of edges.get(file) ?? []) visit(next, [...path, file]);
+    state.set(file, "done");
+  };
+  for (const file of files) visit(file, []);
+  assert.deepEqual(cycles, []);
+});

@@ -1,4 +1,4 @@
-import type { StepPlan, StepPlanner } from "./turn.js";
+import type { StepPlan, TurnPolicy } from "./policy.js";
 import type { ToolCall } from "./tool-runner.js";
 
 /** A prompt added to one request only. */
@@ -57,7 +57,7 @@ const STRUCTURED_TOOL = "structured_output";
  * other call the model emits anyway is reported, not executed. Past the final
  * step the turn ends.
  */
-export function createMaxStepsPlanner(maxSteps: number, headless: boolean, structured: boolean): StepPlanner {
+export function createMaxStepsPlanner(maxSteps: number, headless: boolean, structured: boolean): (step: number) => StepPlan | undefined {
   return (step) => {
     if (step > maxSteps) return undefined;
     const prompt = selectMaxStepsPrompt({ step, maxSteps, headless, structured });
@@ -71,4 +71,10 @@ export function createMaxStepsPlanner(maxSteps: number, headless: boolean, struc
         structured && call.name === STRUCTURED_TOOL ? undefined : "Not executed: tools are disabled on the final step; answer now.",
     };
   };
+}
+
+/** The step budget as a per-turn policy. */
+export function createMaxStepsPolicy(maxSteps: number, headless: boolean, structured: boolean): TurnPolicy {
+  const planner = createMaxStepsPlanner(maxSteps, headless, structured);
+  return { planStep: (step) => planner(step) ?? "stop" };
 }

@@ -37,7 +37,7 @@ export async function* streamWithRetry(
   for (let attempt = 1; ; attempt++) {
     const failure: ProviderFailure | undefined = yield* oneAttempt(provider, request, policy, signal, attempt);
     if (!failure) return;
-    if (signal.aborted || !failure.retryable || attempt > policy.maxRetries) return;
+    if (signal.aborted || !failure.retryable || attempt > Math.min(policy.maxRetries, failure.maxRetries ?? Infinity)) return;
     const backoff = policy.baseDelayMs * 2 ** (attempt - 1) * (0.8 + Math.random() * 0.4);
     const delay = Math.round(Math.min(failure.retryAfterMs ?? backoff, policy.maxWaitMs - waited));
     if (delay < 0 || (failure.retryAfterMs ?? 0) > policy.maxWaitMs - waited) return;

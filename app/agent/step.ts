@@ -7,7 +7,7 @@ import type { ToolCall } from "./tool-runner.js";
 
 /** How one step (model request, retries included) ended. */
 export type StepOutcome =
-  | { ok: true; message: Message; visibleText: string; toolCalls: ToolCall[]; usage: Usage }
+  | { ok: true; message: Message; visibleText: string; toolCalls: ToolCall[]; usage: Usage; stopReason: string }
   | { ok: false; error: string; partialRaw: string; aborted: boolean };
 
 /** Dependencies of a step. */
@@ -86,7 +86,7 @@ export async function runStep(options: StepOptions): Promise<StepOutcome> {
         for (const call of state.calls) {
           await emit({ kind: "tool-use", role: "assistant", tool_name: call.name, tool_call_id: call.id, input: JSON.stringify(call.input ?? {}) });
         }
-        return { ok: true, message: event.message, visibleText: state.texts.join(""), toolCalls: state.calls, usage: event.usage };
+        return { ok: true, message: event.message, visibleText: state.texts.join(""), toolCalls: state.calls, usage: event.usage, stopReason: event.stopReason };
       }
       case "error":
         finalError = event.failure.message;

@@ -1,4 +1,5 @@
 import type { Tool } from "../tools/tool.js";
+import type { TurnPolicy } from "./policy.js";
 
 /** Name of the tool the model answers through when `--output-schema` is given. */
 export const STRUCTURED_OUTPUT_TOOL = "structured_output";
@@ -10,7 +11,7 @@ const MAX_REPAIRS = 2;
 export type SchemaCheck = (value: unknown) => string | undefined;
 
 /** The structured-output policy for one turn. */
-export interface StructuredOutput {
+export interface StructuredOutput extends TurnPolicy {
   tool: Tool;
   /** Extra system-prompt paragraph. */
   instructions: string;
@@ -67,6 +68,10 @@ export function createStructuredOutput(schema: Record<string, unknown>, check: S
     value: () => accepted,
     failure: () => failure,
     afterTools: () => (accepted || failure ? "stop" : "continue"),
+    answer: () =>
+      accepted
+        ? { text: JSON.stringify(accepted.value), value: accepted.value }
+        : { text: "", failure: failure ?? "no structured_output value was produced" },
     onAnswer() {
       if (accepted || failure) return undefined;
       const repair = spend("the answer was written as text instead of a structured_output call");

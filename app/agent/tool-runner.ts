@@ -51,8 +51,13 @@ async function runOne(call: ToolCall, options: ToolRunnerOptions): Promise<ToolR
     const names = options.tools.map((t) => t.definition.name).join(", ");
     return { content: `Unknown tool "${call.name}". Available tools: ${names || "none"}.`, is_error: true };
   }
-  const decision = await options.requester.request({ tool: call.name, input: call.input, summary: summarize(call) });
-  if (decision !== "allow") return { content: `Permission denied for ${call.name}.`, is_error: true };
+  const preview = options.requester.wantsPreview?.(call.name) ? await previewOf(tool, call.input) : undefined;
+  const decision = await options.requester.request(
+    { tool: call.name, input: call.input, summary: summarize(call), callId: call.id, preview }, options.signal,
+  );
+  if (!decision.allow) return { content: decision.reason, is_error: true };
+  if (options.signal.aborted) return { content: "Not executed: the run was interrupted.", is_error: true };
+  await options.emit({ kind: "tool-start", role: "assistant", tool_name: call.name, tool_call_id: call.id });
   const updates = createUpdateThrottle(call, options.emit);
   try {
     return await tool.run(call.input, { signal: options.signal, onOutput: updates.push });
@@ -60,6 +65,16 @@ async function runOne(call: ToolCall, options: ToolRunnerOptions): Promise<ToolR
     return { content: `Tool ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`, is_error: true };
   } finally {
     await updates.close();
+  }
+}
+
+/** The change a write or edit would make, for a permission prompt; nothing when the tool cannot say. */
+async function previewOf(tool: Tool, input: unknown): Promise<{ path: string; diff: string } | undefined> {
+  try {
+    const preview = await tool.preview?.(input);
+    return preview && typeof preview === "object" ? preview : undefined;
+  } catch {
+    return undefined;
   }
 }
 

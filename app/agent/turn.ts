@@ -6,21 +6,10 @@ import type { PermissionRequester } from "../permissions/requester.js";
 import type { Tool } from "../tools/tool.js";
 import type { RetryPolicy } from "./retry.js";
 import { runStep } from "./step.js";
-import { runToolCalls, type ToolCall } from "./tool-runner.js";
+import { followUp, planStep, stopsAfterTools, type TurnPolicy } from "./policy.js";
+import { runToolCalls } from "./tool-runner.js";
 
-/** What the turn loop may change about one step (max-turns, structured output). */
-export interface StepPlan {
-  /** Text added to this request only: never stored, never replayed. */
-  inject?: { name: string; text: string };
-  toolChoice?: "auto" | "none";
-  /** Calls the runner must report but not execute. */
-  refuse?: (call: ToolCall) => string | undefined;
-  /** The last step the budget allows: the turn ends after it, status max_turns. */
-  final?: boolean;
-}
-
-/** Decides per step; `undefined` ends the turn before that step (limit reached). */
-export type StepPlanner = (step: number) => StepPlan | undefined;
+export type { StepPlan } from "./policy.js";
 
 /** Everything one turn needs; the test seam (no module mocking). */
 export interface TurnOptions {
@@ -35,11 +24,8 @@ export interface TurnOptions {
   requester: PermissionRequester;
   retry: RetryPolicy;
   signal: AbortSignal;
-  planStep?: StepPlanner;
-  /** Ends the loop early after a step's tools ran (e.g. structured output accepted). */
-  afterTools?: () => "continue" | "stop";
-  /** The model answered without tool calls: a follow-up prompt keeps the turn going (e.g. "call structured_output"). */
-  onAnswer?: (text: string) => string | undefined;
+  /** Per-turn policies (max-steps, structured output, ...), consulted in order. */
+  policies?: TurnPolicy[];
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
@@ -53,6 +39,10 @@ export interface TurnOutcome {
   errors: string[];
   /** Raw assistant messages of the turn, in order. */
   assistant: Message[];
+  /** The provider's stop reason of the last completed step. */
+  stopReason?: string;
+  /** Usage of the last completed request: what the context held then. */
+  lastUsage?: Usage;
 }
 
 /**
@@ -67,8 +57,9 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
   await emit({ kind: "text", role: "user", content: textBlocks(options.user) });
   const turnMessages: Message[] = [options.user];
   const definitions = options.tools.map((t) => t.definition);
+  const policies = options.policies ?? [];
   for (let step = 1; ; step++) {
-    const plan = options.planStep ? options.planStep(step) : {};
+    const plan = planStep(policies, step);
     if (!plan) {
       outcome.status = "max_turns";
       break;
@@ -100,17 +91,19 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
     outcome.steps = step;
     outcome.usage = addUsage(outcome.usage, result.usage);
     outcome.text = result.visibleText;
+    outcome.stopReason = result.stopReason;
+    outcome.lastUsage = result.usage;
     outcome.assistant.push(result.message);
     turnMessages.push(result.message);
-    await emit({ kind: "assistant-message", turn_id: options.turnId, message: result.message });
+    await emit({ kind: "assistant-message", turn_id: options.turnId, message: result.message, stop_reason: result.stopReason });
     if (result.toolCalls.length === 0) {
-      const followUp = plan.final ? undefined : options.onAnswer?.(result.visibleText);
-      if (!followUp) {
+      const prompt = plan.final ? undefined : followUp(policies, result.visibleText);
+      if (!prompt) {
         if (plan.final) outcome.status = "max_turns";
         break;
       }
       // In-process only: the follow-up is a repair prompt, not a user message to keep.
-      turnMessages.push({ role: "user", content: [{ type: "text", text: followUp }], headless: options.user.headless });
+      turnMessages.push({ role: "user", content: [{ type: "text", text: prompt }], headless: options.user.headless });
       continue;
     }
     const blocks = await runToolCalls(result.toolCalls, {
@@ -126,9 +119,12 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
       outcome.status = "max_turns";
       break;
     }
-    if (options.afterTools?.() === "stop") break;
+    if (stopsAfterTools(policies)) break;
   }
-  await emit({ kind: "turn-end", turn_id: options.turnId, status: outcome.status, steps: outcome.steps });
+  await emit({
+    kind: "turn-end", turn_id: options.turnId, status: outcome.status, steps: outcome.steps,
+    ...(outcome.stopReason ? { stop_reason: outcome.stopReason } : {}),
+  });
   return outcome;
 }
 

@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import * as z from "zod";
+import { PermissionModeSchema, type PermissionMode } from "../../protocol/commands.js";
+import { stricterMode } from "../permissions/policy.js";
 import { BUILTIN_PROVIDERS, type ProviderPreset } from "../providers/registry.js";
 import { UsageError } from "./errors.js";
 
@@ -14,7 +16,7 @@ const ModelInfoSchema = z.strictObject({
 
 const ProviderSchema = z.strictObject({
   kind: z.enum(["anthropic", "openai"]).optional(),
-  baseURL: z.url().optional(),
+  baseURL: z.url({ protocol: /^https?$/, error: "not an http(s) URL" }).optional(),
   apiKeyEnv: z.string().optional(),
   keyOptional: z.boolean().optional(),
   authStyle: z.enum(["bearer", "x-api-key"]).optional(),
@@ -41,19 +43,24 @@ export const UserConfigSchema = z.strictObject({
   }).optional(),
   stdinGraceMs: z.number().int().min(0).optional(),
   maxTurns: z.number().int().positive().optional(),
+  permissionMode: PermissionModeSchema.optional(),
+  guard: z.strictObject({ allowProjectConfigEdits: z.boolean().optional() }).optional(),
 });
 export type UserConfig = z.infer<typeof UserConfigSchema>;
 
 /**
- * A project's `.keen/config.json`: models and tool preferences only. A hostile
- * repository must not redirect your key, so base URLs, key variables, headers
- * and guard settings are refused here.
+ * A project's `.keen/config.json`: the model and settings that limit Keen. A
+ * hostile repository must not redirect your key, so base URLs, key variables,
+ * headers and guard settings are refused here, and its limits only narrow
+ * yours (see narrowLimits).
  */
 const ProjectConfigSchema = z.strictObject({
   model: z.string().optional(),
   tools: ToolPrefsSchema.optional(),
   maxTurns: z.number().int().positive().optional(),
+  permissionMode: PermissionModeSchema.optional(),
 });
+type ProjectConfig = z.infer<typeof ProjectConfigSchema>;
 const PROJECT_FORBIDDEN = ["providers", "baseURL", "apiKeyEnv", "apiKey", "headers", "guard", "retry"];
 
 /**
@@ -76,8 +83,10 @@ export function warmConfigSchemas(): void {
     retry: { maxRetries: 1, maxWaitMs: 1, idleTimeoutMs: 1, baseDelayMs: 0 },
     stdinGraceMs: 0,
     maxTurns: 1,
+    permissionMode: "ask",
+    guard: { allowProjectConfigEdits: false },
   });
-  ProjectConfigSchema.parse({ model: "p/m", tools, maxTurns: 1 });
+  ProjectConfigSchema.parse({ model: "p/m", tools, maxTurns: 1, permissionMode: "ask" });
 }
 
 /** Where config and data live. */
@@ -95,9 +104,87 @@ export function keenPaths(env: NodeJS.ProcessEnv = process.env): KeenPaths {
   return { configFile: join(configHome, "keen", "config.json"), dataDir: join(dataHome, "keen") };
 }
 
-/** Config after merging the user file, the project file and the built-in presets. */
-export interface ResolvedConfig extends UserConfig {
+/**
+ * Config after merging the user file, the project file and the built-in
+ * presets. The limiting settings are not fields of their own: they are kept
+ * per source and combined only by `limitsFor`, so no caller can read the
+ * user's value and miss the project's narrowing.
+ */
+export interface ResolvedConfig extends Omit<UserConfig, "tools" | "maxTurns" | "permissionMode"> {
   providers: Record<string, ProviderPreset>;
+  /** The limits the user's config sets. */
+  userLimits: Limits;
+  /** The limits `.keen/config.json` sets; they only narrow (see narrowLimits). */
+  projectLimits: Limits;
+}
+
+/** The settings that limit what Keen may do. Absent means "no limit from this source". */
+export interface Limits {
+  /** Tools the model may be offered; absent: every tool. */
+  allowedTools?: string[];
+  /** Tools the model is never offered. */
+  disallowedTools?: string[];
+  /** Model requests per run. */
+  maxTurns?: number;
+  permissionMode?: PermissionMode;
+}
+
+/**
+ * THE merge rule between the user (their config, or their flags over it) and a
+ * project's `.keen/config.json`, which may come from a hostile repository: the
+ * project only narrows, never widens.
+ * - disallowed tools: the union — an empty or shorter project list re-enables nothing;
+ * - allowed tools: the intersection (absent on one side: the other side's list);
+ * - maxTurns: the minimum;
+ * - permissionMode: the stricter of the two (auto < accept-edits < ask < read-only).
+ * `defaultMode` stands for the user's mode when they set none (the front end's
+ * default), so a project cannot loosen a default it does not see.
+ */
+export function narrowLimits(user: Limits, project: Limits, defaultMode?: PermissionMode): Limits {
+  const disallowed = union(user.disallowedTools, project.disallowedTools);
+  const allowed = user.allowedTools && project.allowedTools
+    ? user.allowedTools.filter((name) => project.allowedTools!.includes(name))
+    : (user.allowedTools ?? project.allowedTools);
+  const maxTurns = user.maxTurns !== undefined && project.maxTurns !== undefined
+    ? Math.min(user.maxTurns, project.maxTurns)
+    : (user.maxTurns ?? project.maxTurns);
+  const mode = stricterMode(user.permissionMode ?? defaultMode, project.permissionMode);
+  return {
+    ...(allowed ? { allowedTools: allowed } : {}),
+    ...(disallowed ? { disallowedTools: disallowed } : {}),
+    ...(maxTurns !== undefined ? { maxTurns } : {}),
+    ...(mode ? { permissionMode: mode } : {}),
+  };
+}
+
+export { stricterMode };
+
+/**
+ * The limits a run uses: each flag the user passed replaces that setting of
+ * their config (flags are the user too), then the project narrows the result.
+ */
+export function limitsFor(config: ResolvedConfig, flags: Limits = {}, defaultMode?: PermissionMode): Limits {
+  const user: Limits = {
+    allowedTools: flags.allowedTools ?? config.userLimits.allowedTools,
+    disallowedTools: flags.disallowedTools ?? config.userLimits.disallowedTools,
+    maxTurns: flags.maxTurns ?? config.userLimits.maxTurns,
+    permissionMode: flags.permissionMode ?? config.userLimits.permissionMode,
+  };
+  return narrowLimits(user, config.projectLimits, defaultMode);
+}
+
+function union(a: string[] | undefined, b: string[] | undefined): string[] | undefined {
+  if (!a || !b) return a ?? b;
+  return [...new Set([...a, ...b])];
+}
+
+function limitsOf(config: UserConfig | ProjectConfig): Limits {
+  return {
+    allowedTools: config.tools?.allowed,
+    disallowedTools: config.tools?.disallowed,
+    maxTurns: config.maxTurns,
+    permissionMode: config.permissionMode,
+  };
 }
 
 /** Loads and validates config. Throws UsageError (exit 2) naming file, field and expectation. */
@@ -113,11 +200,13 @@ export function loadConfig(paths: KeenPaths, workspace: string): ResolvedConfig 
     }
     providers[id] = { ...base!, ...override, models: { ...base?.models, ...override.models } } as ProviderPreset;
   }
+  const { tools: _tools, maxTurns: _maxTurns, permissionMode: _mode, ...rest } = user;
   return {
-    ...user,
-    ...project,
-    tools: project.tools ?? user.tools,
+    ...rest,
+    model: project.model ?? user.model,
     providers,
+    userLimits: limitsOf(user),
+    projectLimits: limitsOf(project),
   };
 }
 

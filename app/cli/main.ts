@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from "commander";
+import { terminalText } from "../headless/terminal-text.js";
 import { ExitError, UsageError } from "./errors.js";
 
 declare const KEEN_VERSION: string;
@@ -12,7 +13,7 @@ export async function main(argv: string[]): Promise<number> {
   const program = new Command("keen").version(version).description("Keen, a terminal coding agent").exitOverride();
   // A usage error is one line on stderr, like every other failure before the run starts.
   program.configureOutput({
-    outputError: (str, write) => write(`keen: ${str.trim().replace(/^error: /, "")} (see --help)\n`),
+    outputError: (str, write) => write(`keen: ${terminalText(str.trim().replace(/^error: /, ""))} (see --help)\n`),
   });
   let pending: (() => Promise<number>) | undefined;
 
@@ -32,9 +33,31 @@ export async function main(argv: string[]): Promise<number> {
     .option("--disallowed-tools <list>", "comma-separated tools the model may not call")
     .option("--max-turns <n>", "limit the model requests of this run")
     .option("--output-schema <file>", "JSON Schema the answer must satisfy")
+    .option("--permission-mode <mode>", "auto (default), accept-edits or read-only; ask needs keen stdio or the TUI")
+    .addOption(new Option("--input-format <format>", "with --headless: jsonl reads commands from stdin (= keen stdio)").choices(["text", "jsonl"]))
     .action((message: string[], flags) => {
       const formatGiven = run.getOptionValueSource("format") === "cli";
+      if (flags.inputFormat === "jsonl") {
+        pending = async () => (await import("./stdio-entry.js")).stdioFromRun(message, flags, formatGiven);
+        return;
+      }
       pending = async () => (await import("./run.js")).runCommand(message, flags, formatGiven);
+    });
+
+  program
+    .command("stdio")
+    .description("two-way JSON lines: commands on stdin, events on stdout (see docs/PROTOCOL.md)")
+    .option("-s, --session <id>", "start in a stored session (id or unique prefix)")
+    .option("-m, --model <provider/model>", "model to use, e.g. anthropic/claude-sonnet-5-5")
+    .option("--cwd <dir>", "working directory of new sessions")
+    .option("--timeout <seconds>", "bound each turn")
+    .option("--allowed-tools <list>", "comma-separated tools the model may call")
+    .option("--disallowed-tools <list>", "comma-separated tools the model may not call")
+    .option("--max-turns <n>", "limit the model requests of each turn")
+    .option("--output-schema <file>", "JSON Schema every answer must satisfy")
+    .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only")
+    .action((flags) => {
+      pending = async () => (await import("./stdio-entry.js")).stdioFromFlags(flags);
     });
 
   const sessions = program.command("sessions").description("list, show and remove stored sessions");
@@ -49,9 +72,12 @@ export async function main(argv: string[]): Promise<number> {
   sessions.command("rm").argument("<id>", "session id or unique prefix").action((id: string) => {
     pending = async () => (await import("./sessions.js")).removeSession(id);
   });
-  program.command("protocol").description("the --headless JSON-lines protocol").command("schema").description("print the JSON Schema of a --headless line").action(() => {
-    pending = async () => (await import("./sessions.js")).printSchema();
-  });
+  program.command("protocol").description("the --headless JSON-lines protocol").command("schema")
+    .description("print the JSON Schema of a --headless line (or, with --commands, of a keen stdio command)")
+    .option("--commands", "the schema of the commands keen stdio reads")
+    .action((flags: { commands?: boolean }) => {
+      pending = async () => (await import("./sessions.js")).printSchema(flags);
+    });
 
   try {
     await program.parseAsync(argv, { from: "user" });
@@ -61,23 +87,30 @@ export async function main(argv: string[]): Promise<number> {
     }
     return await pending();
   } catch (error) {
-    return fail(error);
+    return await fail(error);
   }
 }
 
-function fail(error: unknown): number {
+async function fail(error: unknown): Promise<number> {
   if (error instanceof CommanderError) {
     if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") return 0;
     return 2;
   }
   if (error instanceof UsageError || error instanceof ExitError) {
-    process.stderr.write(`keen: ${error.message}\n`);
+    await note(error.message);
     return error.exitCode;
   }
   if (error && typeof error === "object" && (error as { name?: string }).name === "StoreBusyError") {
-    process.stderr.write(`keen: ${(error as Error).message}\n`);
+    await note((error as Error).message);
     return 1;
   }
-  process.stderr.write(`keen: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  await note(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return 1;
+}
+
+/** One line for a person on stderr: known secrets redacted, control sequences made visible. */
+async function note(message: string): Promise<void> {
+  // Loaded only on failure: the secret-name rule lives beside the tools, which start-up should not pay for.
+  const { secretsRedactor } = await import("./secrets.js");
+  process.stderr.write(`keen: ${terminalText(secretsRedactor().redact(message))}\n`);
 }

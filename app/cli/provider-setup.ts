@@ -1,5 +1,5 @@
 import type { Provider } from "../../protocol/provider.js";
-import { modelInfo, parseModelRef, resolveHeaders, type ProviderPreset } from "../providers/registry.js";
+import { BUILTIN_PROVIDERS, modelInfo, parseModelRef, resolveHeaders, type ProviderPreset } from "../providers/registry.js";
 import type { ResolvedConfig } from "./config.js";
 import { UsageError } from "./errors.js";
 
@@ -10,6 +10,8 @@ export interface ModelChoice {
   preset: ProviderPreset;
   apiKey: string;
   baseURL?: string;
+  /** Where the base URL came from, for messages: a variable name or a config key. */
+  baseURLSource?: string;
 }
 
 /**
@@ -40,8 +42,27 @@ function finish(providerId: string, model: string, preset: ProviderPreset, env: 
   if (!key && !preset.keyOptional) {
     throw new UsageError(`provider "${providerId}" needs an API key: set ${preset.apiKeyEnv ?? "apiKeyEnv in its config"}`);
   }
-  const baseURL = (preset.baseURLEnv && env[preset.baseURLEnv]) || preset.baseURL;
-  return { providerId, model, preset, apiKey: key ?? "not-needed", baseURL };
+  const fromEnv = preset.baseURLEnv && env[preset.baseURLEnv] ? preset.baseURLEnv : undefined;
+  const baseURL = fromEnv ? env[fromEnv] : preset.baseURL;
+  const hint = preset.baseURLEnv ? `; set ${preset.baseURLEnv} or providers.${providerId}.baseURL to change it` : `; set providers.${providerId}.baseURL to change it`;
+  const baseURLSource = fromEnv
+    ?? (baseURL === undefined || baseURL === BUILTIN_PROVIDERS[providerId]?.baseURL
+      ? `the default for ${providerId}${hint}`
+      : `providers.${providerId}.baseURL in your config`);
+  if (baseURL !== undefined && !isHttpURL(baseURL)) {
+    throw new UsageError(`${baseURLSource} is not an http(s) URL: ${JSON.stringify(baseURL)} (expected e.g. http://127.0.0.1:8080${preset.kind === "openai" ? "/v1" : ""})`);
+  }
+  return { providerId, model, preset, apiKey: key ?? "not-needed", baseURL, baseURLSource };
+}
+
+/** A base URL the SDKs can use: it parses, is http or https and names a host. */
+function isHttpURL(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
 }
 
 /** Builds the provider, loading only the SDK it needs. */
@@ -52,6 +73,7 @@ export async function createProvider(choice: ModelChoice, sessionId: string, req
     providerId: choice.providerId,
     model: choice.model,
     baseURL: choice.baseURL,
+    baseURLSource: choice.baseURLSource,
     apiKey: choice.apiKey,
     authStyle: choice.preset.authStyle,
     headers: resolveHeaders(choice.preset.headers, sessionId),

@@ -1,58 +1,42 @@
-import type { RunStatus } from "../../protocol/result.js";
+import type { RunResult } from "../../protocol/result.js";
+import type { StopReason } from "../agent/verdict.js";
 
-/** Why a run was stopped from outside the loop. */
-export type StopReason = "sigint" | "sigterm" | "timeout" | "epipe";
-
-/** How a run ends, as the result and the exit code report it. */
-export interface Verdict {
-  status: RunStatus;
-  isError: boolean;
-  error?: string;
-  exitCode: number;
-}
-
-const EXIT_FOR: Record<StopReason, number> = { sigint: 130, sigterm: 143, timeout: 1, epipe: 141 };
+const EXIT_FOR: Partial<Record<StopReason, number>> = { sigint: 130, sigterm: 143, sighup: 129, epipe: 141 };
 
 /**
- * Owns the run's abort signal: SIGINT, SIGTERM, `--timeout` and a vanished
- * stdout reader all abort the turn, which then stores what it produced. A
- * second SIGINT exits at once.
+ * A one-shot run's outside stops: SIGINT, SIGTERM, SIGHUP, `--timeout` and a
+ * vanished stdout reader each stop the engine's turn once, which then stores
+ * what it produced. A second SIGINT exits at once; the session's claim dies
+ * with the process, so it stays resumable.
  */
-export function createRunControl(timeoutMs: number | undefined) {
-  const controller = new AbortController();
+export function createRunControl(timeoutMs: number | undefined, stop: (reason: StopReason, message?: string) => void) {
   let reason: StopReason | undefined;
-  const abort = (why: StopReason) => {
+  const fire = (why: StopReason, message?: string) => {
     if (reason) return;
     reason = why;
-    controller.abort(new Error(why));
+    stop(why, message);
   };
-  const onInt = () => (reason ? process.exit(130) : abort("sigint"));
-  const onTerm = () => abort("sigterm");
+  const onInt = () => (reason ? process.exit(130) : fire("sigint"));
+  const onTerm = () => fire("sigterm");
+  const onHup = () => fire("sighup");
   process.on("SIGINT", onInt);
   process.on("SIGTERM", onTerm);
-  const timer = timeoutMs ? setTimeout(() => abort("timeout"), timeoutMs) : undefined;
+  process.on("SIGHUP", onHup);
+  const timer = timeoutMs ? setTimeout(() => fire("timeout", `timed out after ${(timeoutMs / 1000).toFixed(1)}s`), timeoutMs) : undefined;
   return {
-    signal: controller.signal,
-    abort,
-    /**
-     * Final status, whether it is an error, the error to report and the exit
-     * code, given how the turn ended and the answer text it produced.
-     */
-    verdict(status: RunStatus, text: string, failure?: string): Verdict {
-      if (reason === "timeout") {
-        return { status: "error", isError: true, error: `timed out after ${(timeoutMs! / 1000).toFixed(1)}s`, exitCode: 1 };
-      }
-      if (reason && status === "interrupted") return { status, isError: true, exitCode: EXIT_FOR[reason] };
-      if (status === "error" || status === "interrupted") return { status, isError: true, error: failure, exitCode: 1 };
-      if (status === "max_turns" && !text) {
-        return { status, isError: true, error: "the step limit was reached and the final step produced no answer", exitCode: 3 };
-      }
-      return { status, isError: false, exitCode: 0 };
+    stop: fire,
+    /** The exit code for the run's result, given what stopped it. */
+    exitCode(result: RunResult | undefined): number {
+      if (!result) return 1;
+      if (reason && result.status === "interrupted") return EXIT_FOR[reason] ?? 1;
+      if (result.status === "max_turns") return result.is_error ? 3 : 0;
+      return result.is_error ? 1 : 0;
     },
     dispose() {
       clearTimeout(timer);
       process.off("SIGINT", onInt);
       process.off("SIGTERM", onTerm);
+      process.off("SIGHUP", onHup);
     },
   };
 }

@@ -1,4 +1,7 @@
+import type { PermissionMode } from "../../protocol/commands.js";
 import { UsageError } from "./errors.js";
+
+const MODES = ["auto", "accept-edits", "ask", "read-only"];
 
 /** `keen run` flags as commander parses them. */
 export interface RunFlags {
@@ -14,6 +17,7 @@ export interface RunFlags {
   disallowedTools?: string;
   maxTurns?: string;
   outputSchema?: string;
+  permissionMode?: string;
 }
 
 /** Flags after validation. */
@@ -29,6 +33,7 @@ export interface RunSettings {
   disallowedTools?: string[];
   maxTurns?: number;
   outputSchema?: string;
+  permissionMode?: PermissionMode;
 }
 
 /** Validates flag combinations; throws UsageError (exit 2) with one clear line. */
@@ -50,6 +55,9 @@ export function validateRunFlags(flags: RunFlags, formatGiven: boolean): RunSett
     }
     maxTurns = Number(flags.maxTurns);
   }
+  if (flags.permissionMode !== undefined && !MODES.includes(flags.permissionMode)) {
+    throw new UsageError(`--permission-mode must be one of ${MODES.join(", ")}, not "${flags.permissionMode}"`);
+  }
   if (flags.model !== undefined && !flags.model.trim()) throw new UsageError("--model needs <provider>/<model>");
   return {
     session: flags.session,
@@ -63,6 +71,7 @@ export function validateRunFlags(flags: RunFlags, formatGiven: boolean): RunSett
     disallowedTools: splitList(flags.disallowedTools),
     maxTurns,
     outputSchema: flags.outputSchema,
+    permissionMode: flags.permissionMode as PermissionMode | undefined,
   };
 }
 

@@ -1,4 +1,5 @@
 import { EventBus } from "../../protocol/bus.js";
+import { commandJsonSchema } from "../../protocol/commands.js";
 import { protocolJsonSchema } from "../../protocol/jsonl.js";
 import type { KeenEvent } from "../../protocol/events.js";
 import { isReplayed } from "../../protocol/kinds.js";
@@ -6,20 +7,24 @@ import { openStore } from "../../storage/level-store.js";
 import { SessionBusyError, UnknownSessionError, type SessionMeta } from "../../storage/store.js";
 import { createJsonlWriter } from "../headless/jsonl-writer.js";
 import { createStreamSink } from "../headless/sink.js";
+import { terminalText } from "../headless/terminal-text.js";
 import { keenPaths } from "./config.js";
 import { ExitError, UsageError } from "./errors.js";
+import { secretsRedactor } from "./secrets.js";
 
 
 /** `keen sessions list [--json]` */
 export async function listSessions(flags: { json?: boolean }): Promise<number> {
-  const sessions = await openStore(keenPaths().dataDir).list();
+  // Stored events are redacted when written; redacting again here also covers sessions an older Keen stored.
+  const sessions = secretsRedactor().redactDeep(await openStore(keenPaths().dataDir).list());
   const sink = createStreamSink();
   if (flags.json) {
     await sink.write(`${JSON.stringify(sessions)}\n`);
   } else if (sessions.length === 0) {
     process.stderr.write("keen: no sessions yet\n");
   } else {
-    for (const s of sessions) await sink.write(`${formatRow(s)}\n`);
+    // Text for a person: a title or transcript from a hostile prompt or tool must not drive the terminal.
+    for (const s of sessions) await sink.write(`${terminalText(formatRow(s))}\n`);
   }
   await sink.flush();
   return 0;
@@ -28,8 +33,9 @@ export async function listSessions(flags: { json?: boolean }): Promise<number> {
 /** `keen sessions show <id> [--json | --jsonl]` */
 export async function showSession(idOrPrefix: string, flags: { json?: boolean; jsonl?: boolean }): Promise<number> {
   const store = openStore(keenPaths().dataDir);
-  const meta = await resolveOrUsage(store, idOrPrefix);
-  const events = await store.load(meta.id);
+  const redactor = secretsRedactor();
+  const meta = redactor.redactDeep(await resolveOrUsage(store, idOrPrefix));
+  const events = redactor.redactDeep(await store.load(meta.id));
   const sink = createStreamSink();
   if (flags.jsonl) {
     // The replay goes through the same writer as a live run.
@@ -39,10 +45,10 @@ export async function showSession(idOrPrefix: string, flags: { json?: boolean; j
   } else if (flags.json) {
     await sink.write(`${JSON.stringify({ session: meta, events })}\n`);
   } else {
-    await sink.write(`${formatRow(meta)}\n\n`);
+    await sink.write(`${terminalText(formatRow(meta))}\n\n`);
     for (const event of events) {
       const line = transcriptLine(event);
-      if (line) await sink.write(`${line}\n`);
+      if (line) await sink.write(`${terminalText(line)}\n`);
     }
   }
   await sink.flush();
@@ -63,10 +69,11 @@ export async function removeSession(idOrPrefix: string): Promise<number> {
   return 0;
 }
 
-/** `keen protocol schema` */
-export async function printSchema(): Promise<number> {
+/** `keen protocol schema [--commands]` */
+export async function printSchema(flags: { commands?: boolean } = {}): Promise<number> {
   const sink = createStreamSink();
-  await sink.write(`${JSON.stringify(protocolJsonSchema(), null, 2)}\n`);
+  const schema = flags.commands ? commandJsonSchema() : protocolJsonSchema();
+  await sink.write(`${JSON.stringify(schema, null, 2)}\n`);
   await sink.flush();
   return 0;
 }

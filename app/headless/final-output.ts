@@ -1,12 +1,18 @@
 import type { Subscriber } from "../../protocol/bus.js";
 import type { OutputSink } from "./sink.js";
+import { terminalText } from "./terminal-text.js";
 
-/** `--format text`: the final response's visible text, nothing else. */
-export function createTextOutput(sink: OutputSink): Subscriber {
+/**
+ * `--format text`: the final response's visible text, nothing else. On a
+ * terminal (`forTerminal`) escape sequences and control characters in it are
+ * made visible; piped or redirected, a script gets the model's exact text.
+ */
+export function createTextOutput(sink: OutputSink, forTerminal = false): Subscriber {
   return (event) => {
     if (event.kind !== "result") return;
     if (event.is_error || !event.text) return;
-    return sink.write(event.text.endsWith("\n") ? event.text : `${event.text}\n`);
+    const text = forTerminal ? terminalText(event.text) : event.text;
+    return sink.write(text.endsWith("\n") ? text : `${text}\n`);
   };
 }
 
@@ -19,10 +25,12 @@ export function createJsonOutput(sink: OutputSink): Subscriber {
   };
 }
 
-/** Diagnostics for people: errors and retries on stderr, whatever the format. */
+/** Diagnostics for people: errors and retries on stderr, whatever the format; no control sequence from outside gets through. */
 export function createStderrReporter(write: (line: string) => void = (l) => process.stderr.write(l)): Subscriber {
   return (event) => {
-    if (event.kind === "error") write(`keen: error: ${event.message}\n`);
-    else if (event.kind === "retry") write(`keen: retrying in ${(event.delay_ms / 1000).toFixed(1)}s (attempt ${event.attempt}): ${event.reason}\n`);
+    if (event.kind === "error") write(`keen: error: ${terminalText(event.message)}\n`);
+    else if (event.kind === "retry") {
+      write(`keen: retrying in ${(event.delay_ms / 1000).toFixed(1)}s (attempt ${event.attempt}): ${terminalText(event.reason)}\n`);
+    }
   };
 }

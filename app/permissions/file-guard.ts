@@ -3,6 +3,8 @@ import { homedir } from "node:os";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import type { FileGuard, GuardDecision } from "./guard.js";
+import { createInodeIndex } from "./protected-inodes.js";
+import { secretDirKind, secretFileKind } from "./secret-names.js";
 
 /** Options for createFileGuard; `home` defaults to os.homedir() (tests pass a fake one). */
 export interface FileGuardOptions {
@@ -10,6 +12,10 @@ export interface FileGuardOptions {
   home?: string;
   /** More files or directories refused for reading and writing (absolute, or `~/…`). */
   extraDenied?: string[];
+  /** Keen's own config and data (KEEN_HOME, its XDG config and data dirs, its config file): never read or written. */
+  protectedPaths?: string[];
+  /** The user's `guard.allowProjectConfigEdits`: lets the file tools write the project's `.keen/` directory. */
+  allowProjectConfigEdits?: boolean;
 }
 
 // Refused for reading and writing wherever the workspace is: kernel and device files
@@ -35,24 +41,17 @@ const HOME_CREDENTIALS = [
   ".config/hub", ".config/op", ".netrc", ".npmrc", ".pypirc", ".git-credentials", ".pgpass", ".my.cnf",
   ".vault-token", ".terraform.d/credentials.tfrc.json", ".cargo/credentials", ".cargo/credentials.toml",
   ".gem/credentials", ".password-store", ".local/share/keyrings", ".bash_history", ".zsh_history",
+  // Other coding agents keep their API keys and OAuth tokens here; a model that can read them
+  // can act as the user with another vendor, one that can write them can redirect that agent.
+  ".claude", ".claude.json", ".claude.json.backup", ".config/claude", ".codex", ".config/opencode",
+  ".local/share/opencode", ".local/state/opencode", ".gemini", ".pi", ".qwen", ".cursor", ".copilot",
+  ".config/github-copilot", ".continue", ".aider.conf.yml", ".config/goose", ".config/crush",
+  ".local/share/crush", ".config/amp", ".local/share/amp", ".kodelet",
 ];
 
-// Committed templates of .env files hold no secrets and the model needs them to explain setup.
-const ENV_TEMPLATES = new Set([".env.example", ".env.sample", ".env.template", ".env.dist"]);
-const CREDENTIAL_NAMES = new Set(["credentials.json", ".netrc", ".git-credentials", ".pgpass", ".htpasswd"]);
-
-/** Why a file name looks secret, or undefined. Public keys (`*.pub`) are not secret. */
-function secretKind(name: string): string | undefined {
-  const n = name.toLowerCase();
-  if (n === ".envrc" || n.endsWith(".env") || (n.startsWith(".env.") && !ENV_TEMPLATES.has(n))) {
-    return "an environment file (.env.example, .env.sample, .env.template and .env.dist are allowed)";
-  }
-  if (/^id_(rsa|dsa|ecdsa|ed25519)/.test(n) && !n.endsWith(".pub")) return "an SSH private key";
-  if (/^ssh_host_.*_key$/.test(n)) return "an SSH host key";
-  if (/\.(pem|key|p12|pfx|jks|keystore|kdbx)$/.test(n)) return "a key or certificate file";
-  if (CREDENTIAL_NAMES.has(n)) return "a credential file";
-  return undefined;
-}
+// Keen's own default locations: protected even in a run whose KEEN_HOME or XDG variables point
+// elsewhere, since the next run may not set them.
+const HOME_KEEN = [".config/keen", ".local/share/keen"];
 
 function isInside(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
@@ -92,9 +91,22 @@ export function createFileGuard(opts: FileGuardOptions): FileGuard {
   const givenHome = resolve(opts.home ?? homedir());
   const home = realResolve(givenHome);
   const expand = (p: string) => (p === "~" ? home : p.startsWith("~/") ? join(home, p.slice(2)) : resolve(p));
+  const homes = [...new Set([givenHome, home])];
   // Both spellings of home: the requested path is checked before symlinks are resolved too.
-  const credentials = [...new Set([givenHome, home])].flatMap((h) => HOME_CREDENTIALS.map((p) => join(h, p)));
+  const credentials = homes.flatMap((h) => HOME_CREDENTIALS.map((p) => join(h, p)));
   const extra = (opts.extraDenied ?? []).map((p) => realResolve(expand(p)));
+  const keenOwn = [...new Set([
+    ...homes.flatMap((h) => HOME_KEEN.map((p) => join(h, p))),
+    ...(opts.protectedPaths ?? []).flatMap((p) => [resolve(expand(p)), realResolve(expand(p))]),
+  ])];
+  const inodes = createInodeIndex(() => [
+    ...[...credentials, ...keenOwn, ...extra].map((path) => ({ path })),
+    ...[...new Set([root, workspace])].map((path) => ({ path, secretsOnly: true })),
+  ]);
+
+  /** The names below the workspace (or, outside it, every name on the path) that name rules apply to. */
+  const namesOf = (p: string) =>
+    (isInside(p, root) ? relative(root, p) : isInside(p, workspace) ? relative(workspace, p) : p).split(sep).filter(Boolean);
 
   function check(input: string, write: boolean): GuardDecision {
     const requested = resolve(workspace, input);
@@ -107,6 +119,9 @@ export function createFileGuard(opts: FileGuardOptions): FileGuard {
       if (SYSTEM_DENIED.some((d) => isInside(p, d))) {
         return refuse(`${shown} is a protected system path; Keen's file tools never read or write it.`);
       }
+      if (keenOwn.some((d) => isInside(p, d))) {
+        return refuse(`${shown} is Keen's own config or data; Keen's file tools never read or write it (it chooses the next run's model, keys and base URL).`);
+      }
       if (credentials.some((d) => isInside(p, d))) {
         return refuse(`${shown} is a credential file; Keen's file tools never read or write secrets.`);
       }
@@ -114,11 +129,16 @@ export function createFileGuard(opts: FileGuardOptions): FileGuard {
         return refuse(`${shown} is on the configured deny list; Keen's file tools never read or write it.`);
       }
     }
-    // Name rules are for files: a Python venv directory named `.env` may still be listed.
-    if (!statSync(real, { throwIfNoEntry: false })?.isDirectory()) {
-      for (const p of both) {
-        const kind = secretKind(basename(p));
-        if (kind) return refuse(`${shown} is ${kind}, which may hold secrets; Keen's file tools never read or write secrets.`);
+    // Name rules hold for every directory on the way too: `secrets.env/db.txt`, `backup/.ssh/id`.
+    const isDir = statSync(real, { throwIfNoEntry: false })?.isDirectory() ?? false;
+    for (const p of both) {
+      const names = namesOf(p);
+      for (let i = 0; i < names.length; i++) {
+        const file = i === names.length - 1 && !isDir;
+        const kind = file ? secretFileKind(names[i]!) : secretDirKind(names[i]!);
+        if (!kind) continue;
+        const what = file ? kind : `${i === names.length - 1 ? "" : "inside "}a directory named ${names[i]}, like ${kind}`;
+        return refuse(`${shown} is ${what}, which may hold secrets; Keen's file tools never read or write secrets.`);
       }
     }
     if (write) {
@@ -132,8 +152,24 @@ export function createFileGuard(opts: FileGuardOptions): FileGuard {
       if (relative(root, real).split(sep).includes(".git")) {
         return refuse(`${shown} is inside a .git directory; use git commands (bash) instead.`);
       }
+      // The project config chooses the next run's model and tools: only the user may open it up.
+      if (!opts.allowProjectConfigEdits && both.some((p) => namesOf(p).includes(".keen"))) {
+        return refuse(`${shown} is in this project's .keen config directory, which chooses the next run's model and tools; writing it needs "guard": { "allowProjectConfigEdits": true } in your own Keen config.`);
+      }
     }
     return { ok: true, path: real };
+  }
+
+  function checkHardLink(path: string, id: { dev: bigint; ino: bigint }): GuardDecision {
+    const match = inodes.lookup(id);
+    if (!match) return { ok: true, path };
+    if ("path" in match) {
+      return { ok: false, reason: `Refused: ${path} is a hard link to ${match.path}, which Keen's file tools never read or write.` };
+    }
+    return {
+      ok: false,
+      reason: `Refused: ${path} has more than one hard link, and Keen could not rule out that another one is a protected file (${match.unsure} holds too many files to check); it is not read.`,
+    };
   }
 
   const rulesCache = new Map<string, { rules: Ignore | null; at: number }>();
@@ -182,6 +218,7 @@ export function createFileGuard(opts: FileGuardOptions): FileGuard {
   return {
     checkRead: (p) => check(p, false),
     checkWrite: (p) => check(p, true),
+    checkHardLink,
     isIgnored,
   };
 }

@@ -1,19 +1,28 @@
-/** What a tool asks permission for; `summary` is a one-line description for a human. */
+/** What a tool call asks permission for; `summary` is a one-line description for a human. */
 export interface PermissionRequest {
   tool: string;
   input: unknown;
   summary: string;
+  /** The model's id for the call (permission-request events carry it). */
+  callId?: string;
+  /** For writes and edits: the change the call would make, for the person deciding. */
+  preview?: { path: string; diff: string };
 }
+
+/** The answer: run it, or refuse with a reason written for the model. */
+export type PermissionDecision = { allow: true } | { allow: false; reason: string };
 
 /**
  * Decides whether a tool call may run. Contract: never throws; async because an
  * interactive implementation answers through an event and a reply command.
  */
 export interface PermissionRequester {
-  request(req: PermissionRequest): Promise<"allow" | "deny">;
+  request(req: PermissionRequest, signal?: AbortSignal): Promise<PermissionDecision>;
+  /** True when the decision needs the call's preview (a person may look at a diff). */
+  wantsPreview?(tool: string): boolean;
 }
 
-/** For `keen run`: approves everything, dangerous bash included (the file guard still applies). */
+/** For tests and trusted runs: approves everything, dangerous bash included (the file guard still applies). */
 export function createAutoApproveRequester(): PermissionRequester {
-  return { request: async () => "allow" };
+  return { request: async () => ({ allow: true }) };
 }

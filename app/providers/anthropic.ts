@@ -3,7 +3,10 @@ import type { ContentBlock, Message, Usage } from "../../protocol/messages.js";
 import type { Provider, ProviderEvent, ProviderRequest } from "../../protocol/provider.js";
 import type { createMessagesClient, MessagesClient } from "./anthropic-client.js";
 import { createFetch } from "./http.js";
-import { abortedFailure, classifyFailure, parseToolInput, type ProviderOptions } from "./options.js";
+import { abortedFailure, classifyFailure, endpointOf, parseToolInput, type ProviderOptions } from "./options.js";
+
+/** Where the SDK sends requests when no base URL is configured. */
+const DEFAULT_BASE_URL = "https://api.anthropic.com";
 
 type Params = Anthropic.MessageCreateParamsStreaming;
 type BlockParam = Anthropic.ContentBlockParam;
@@ -34,7 +37,7 @@ export function createAnthropicProvider(options: ProviderOptions): Provider {
         const events = await sdk.messages.create(buildAnthropicRequest(options, request), { signal });
         for await (const event of events) yield* state.handle(event);
       } catch (err) {
-        return yield { type: "error", failure: classifyFailure(err, signal) };
+        return yield { type: "error", failure: classifyFailure(err, signal, endpointOf(options, DEFAULT_BASE_URL)) };
       }
       // The SDK ends iteration quietly on abort, so a short stream may mean either.
       if (signal.aborted) return yield { type: "error", failure: abortedFailure() };

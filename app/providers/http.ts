@@ -30,17 +30,37 @@ export function createFetch(env: NodeJS.ProcessEnv = process.env): SdkFetch {
         // undici's own fetch, not the global one: the global fetch is a different
         // bundled undici whose dispatcher interface need not match this one.
         fetch: undici.fetch as unknown as SdkFetch,
-        dispatcher: new undici.EnvHttpProxyAgent({
+        dispatcher: withoutExperimentalWarning(() => new undici.EnvHttpProxyAgent({
           httpProxy: env.HTTP_PROXY ?? env.http_proxy,
           httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
           noProxy: env.NO_PROXY ?? env.no_proxy,
-        }),
+        })),
       };
     }));
   return async (input, init) => {
     const { fetch, dispatcher } = await load();
     return fetch(input, { ...init, dispatcher } as RequestInit);
   };
+}
+
+/**
+ * Runs `build` with undici's "EnvHttpProxyAgent is experimental" warning
+ * (code UNDICI-EHPA) silenced: it means nothing to a Keen user and would land
+ * on stderr in the middle of a run. Every other warning still goes through.
+ */
+function withoutExperimentalWarning<T>(build: () => T): T {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const options = rest[0] as { code?: string } | string | undefined;
+    const code = typeof options === "object" ? options?.code : rest[1];
+    if (code === "UNDICI-EHPA") return;
+    (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    return build();
+  } finally {
+    process.emitWarning = emitWarning;
+  }
 }
 
 /**

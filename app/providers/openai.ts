@@ -2,8 +2,11 @@ import type { OpenAI } from "openai";
 import type { ContentBlock, Message, Usage } from "../../protocol/messages.js";
 import type { Provider, ProviderEvent, ProviderRequest } from "../../protocol/provider.js";
 import { createFetch } from "./http.js";
-import { abortedFailure, classifyFailure, parseToolInput, type ProviderOptions } from "./options.js";
+import { abortedFailure, classifyFailure, endpointOf, parseToolInput, type ProviderOptions } from "./options.js";
 import { createThinkTagSplitter, type ThinkSegment } from "./think-tags.js";
+
+/** Where the SDK sends requests when no base URL is configured. */
+const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
 type Params = OpenAI.Chat.ChatCompletionCreateParamsStreaming;
 type Chunk = OpenAI.Chat.ChatCompletionChunk;
@@ -40,7 +43,7 @@ export function createOpenAIProvider(options: ProviderOptions): Provider {
         const chunks = await sdk.chat.completions.create(buildOpenAIRequest(options, request), { signal });
         for await (const chunk of chunks) yield* state.handle(chunk);
       } catch (err) {
-        return yield { type: "error", failure: classifyFailure(err, signal) };
+        return yield { type: "error", failure: classifyFailure(err, signal, endpointOf(options, DEFAULT_BASE_URL)) };
       }
       if (signal.aborted) return yield { type: "error", failure: abortedFailure() };
       if (state.finishReason === undefined) {

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import type { ProviderFailure } from "../../protocol/provider.js";
 
 /** How to reach one model behind a vendor API; built by the registry from config. */
@@ -9,6 +10,8 @@ export interface ProviderOptions {
   model: string;
   /** Anthropic: without /v1; OpenAI: with /v1. */
   baseURL?: string;
+  /** Where baseURL came from (a variable or config key), named when the server cannot be reached. */
+  baseURLSource?: string;
   apiKey: string;
   /** Anthropic only. "x-api-key" (default): x-api-key + anthropic-version 2023-06-01; "bearer": the SDK's own Authorization header and version. */
   authStyle?: "bearer" | "x-api-key";
@@ -21,6 +24,24 @@ export interface ProviderOptions {
   refuses?: string[];
   /** SDK timeout for getting response headers (the SDKs stop timing once the body starts). */
   requestTimeoutMs?: number;
+}
+
+/** Where a provider sends its requests, named in a failure when the server cannot be reached. */
+export interface Endpoint {
+  url: string;
+  /** The variable or config key the URL came from. */
+  source?: string;
+  /** The proxy the request goes through, if a proxy variable applies to the URL's scheme. */
+  proxy?: { url: string; source: string };
+}
+
+/** The endpoint of `options` (the SDK's default URL when none is configured) and the proxy variable that applies to it. */
+export function endpointOf(options: ProviderOptions, defaultURL: string, env: NodeJS.ProcessEnv = process.env): Endpoint {
+  const url = options.baseURL ?? defaultURL;
+  // As undici's EnvHttpProxyAgent (app/providers/http.ts) picks them; NO_PROXY is left to the address check.
+  const names = url.startsWith("https:") ? ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"] : ["HTTP_PROXY", "http_proxy"];
+  const name = names.find((n) => (env[n] ?? "").trim() !== "");
+  return { url, source: options.baseURLSource, ...(name ? { proxy: { url: env[name]!, source: name } } : {}) };
 }
 
 /** The failure every aborted stream ends with. */
@@ -40,6 +61,17 @@ const PERMANENT_TYPES = new Set([
 ]);
 
 const NETWORK_CODE = /^(E[A-Z]{3,}|UND_ERR.*)$/;
+// A server that is down or a host that does not resolve is not a transient 500:
+// one more try (a restart, a DNS blip), then a message that names the setting.
+const UNREACHABLE: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ENOTFOUND: "host not found",
+  EAI_AGAIN: "DNS lookup failed",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+};
+/** Retries for an unreachable endpoint, whatever the retry policy allows. */
+export const UNREACHABLE_MAX_RETRIES = 1;
 const NETWORK_TEXT = /terminated|socket|other side closed|ECONN|EPIPE|ETIMEDOUT|network|fetch failed|connection error|timed out/i;
 
 /**
@@ -47,7 +79,7 @@ const NETWORK_TEXT = /terminated|socket|other side closed|ECONN|EPIPE|ETIMEDOUT|
  * class names do not survive a minified bundle, and importing the SDKs' error
  * classes here would load both SDKs at startup.
  */
-export function classifyFailure(err: unknown, signal?: AbortSignal): ProviderFailure {
+export function classifyFailure(err: unknown, signal?: AbortSignal, endpoint?: Endpoint): ProviderFailure {
   if (signal?.aborted) return abortedFailure();
   const e = (err ?? {}) as { status?: unknown; headers?: unknown; error?: unknown; type?: unknown; message?: unknown };
   const message = vendorMessage(e) ?? describeError(err);
@@ -62,7 +94,54 @@ export function classifyFailure(err: unknown, signal?: AbortSignal): ProviderFai
     const type = typeof e.type === "string" ? e.type : errorTypeOf(e.error);
     return { message, retryable: !(type !== undefined && PERMANENT_TYPES.has(type)) };
   }
+  if (endpoint) {
+    const where = `${endpoint.url}${endpoint.source ? ` (from ${endpoint.source})` : ""}`;
+    const refused = findCause(err, (e) => typeof e.code === "string" && e.code in UNREACHABLE);
+    if (refused) {
+      const proxy = endpoint.proxy;
+      const target = proxy && isAddressOf(refused, proxy.url) && !isAddressOf(refused, endpoint.url)
+        ? `the proxy ${proxy.url} (from ${proxy.source}) for ${where}`
+        : where;
+      const reason = UNREACHABLE[refused.code as string];
+      return { message: `cannot reach ${target}: ${reason} (${describeError(err)})`, retryable: true, maxRetries: UNREACHABLE_MAX_RETRIES };
+    }
+    // fetch refuses ports reserved for other protocols (the fetch standard's "bad port" list); no retry helps.
+    if (findCause(err, (e) => e.message === "bad port")) {
+      return { message: `cannot use ${where}: fetch refuses its port (reserved for another protocol); choose another port`, retryable: false };
+    }
+  }
   return { message, retryable: isNetworkError(err) };
+}
+
+type CauseLike = { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown; address?: unknown; hostname?: unknown; port?: unknown };
+
+/** The first error in `err`'s cause chain (and AggregateError members) that `test` accepts. */
+function findCause(err: unknown, test: (e: CauseLike) => boolean): CauseLike | undefined {
+  const queue: unknown[] = [err];
+  for (let i = 0; i < queue.length && i < 16; i++) {
+    const e = queue[i] as CauseLike | null;
+    if (!e || typeof e !== "object") continue;
+    if (test(e)) return e;
+    if (e.cause) queue.push(e.cause);
+    // Happy eyeballs (IPv6 and IPv4 tried) fails with an AggregateError of both.
+    if (Array.isArray(e.errors)) queue.push(...e.errors);
+  }
+  return undefined;
+}
+
+/** Whether a socket error is about `url`'s host: the name that did not resolve, or the address and port refused. */
+function isAddressOf(e: CauseLike, url: string): boolean {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return false;
+  }
+  const host = target.hostname.replace(/^\[|\]$/g, "");
+  const port = Number(target.port || (target.protocol === "https:" ? 443 : 80));
+  if (e.hostname === host) return true;
+  if (e.port !== port) return false;
+  return e.address === host || isIP(host) === 0;
 }
 
 /** "429 rate_limit_error: …" from the error body, instead of the SDK's JSON dump. */

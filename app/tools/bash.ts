@@ -107,6 +107,9 @@ function runBash(
 ): Promise<ToolResult> {
   const started = Date.now();
   const output = new CappedOutput(BASH_OUTPUT_CAP / 2);
+  // Redacted before the cap: a cut through a secret would hand the model part of it
+  // (and a model choosing the padding could collect it piece by piece).
+  const secrets = ctx.redactor?.stream();
   // detached: its own process group, so a kill reaches every process the command started.
   // `exec 2>&1` gives stdout and stderr one pipe, so they keep their true order (two pipes
   // race); on the same line, so bash's "line N" messages still match the command. The
@@ -135,7 +138,9 @@ function runBash(
     timers.push(setTimeout(() => stop("timeout"), timeout));
     signal.addEventListener("abort", onAbort, { once: true });
 
-    const onData = (chunk: string) => {
+    const onData = (raw: string, redacted = false) => {
+      const chunk = secrets && !redacted ? secrets.push(raw) : raw;
+      if (chunk === "") return;
       output.push(chunk);
       try {
         onOutput?.(chunk);
@@ -156,6 +161,8 @@ function runBash(
       if (pid !== undefined) live.delete(pid);
       child.stdout.destroy();
       child.stderr.destroy();
+      const rest = secrets?.end();
+      if (rest) onData(rest, true);
       const { text, truncated } = output.result();
       const details = { command, exit_code: exitCode, truncated, duration_ms: Date.now() - started };
       if (spawnError) return done(fail(`Could not run bash: ${spawnError.message}`, details));

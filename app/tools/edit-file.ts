@@ -1,8 +1,9 @@
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { closeSync } from "node:fs";
 import * as z from "zod";
-import { defineTool, fail, pathHelpers, toolInput } from "./define.js";
-import type { Tool, ToolContext } from "./tool.js";
-import { unifiedDiff } from "./write-file.js";
+import { openGuarded, readAll, replaceContent, type GuardedFile } from "../permissions/guarded-open.js";
+import { defineTool, fail, pathHelpers, toolInput, type PathHelpers } from "./define.js";
+import { decodeExact, isCrlf, markerRefusal, toCrlf, unifiedDiff } from "./file-text.js";
+import type { Tool, ToolContext, ToolPreview } from "./tool.js";
 
 const schema = toolInput(z.object({
   path: z.string().min(1).describe("File path, absolute or relative to the working directory."),
@@ -10,9 +11,11 @@ const schema = toolInput(z.object({
   new_string: z.string().describe("The replacement text."),
   replace_all: z.boolean().optional().describe("Replace every occurrence instead of exactly one (default false)."),
 }));
+type EditInput = z.output<typeof schema>;
 
 const description = `Replace exact text in an existing file. old_string must match the file exactly (whitespace and indentation included) and, unless replace_all is true, exactly once: include enough surrounding lines to make it unique.
-Read the file first to copy the text exactly. Do not include read_file's line-number prefixes. To create a file use write_file.`;
+Read the file first to copy the text exactly. Do not include read_file's line-number prefixes. To create a file use write_file.
+Only the replaced text changes: line endings (CRLF) and every other byte stay as they were.`;
 
 function countOccurrences(text: string, needle: string): number {
   let count = 0;
@@ -20,48 +23,106 @@ function countOccurrences(text: string, needle: string): number {
   return count;
 }
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/** The file's new bytes after the edit, or why the edit cannot be made. Only the replaced spans change. */
+export function planEdit(raw: Buffer, input: EditInput, shown: string): { data: Buffer; before: string; after: string; count: number } | string {
+  if (input.old_string === input.new_string) return "old_string and new_string are identical; nothing would change.";
+  if (raw.subarray(0, 8192).includes(0)) return `${shown} is a binary file; edit_file only edits text.`;
+  const { text: before, encoding } = decodeExact(raw);
+  // In latin1 text one character is one byte, so ASCII old/new strings edit the bytes exactly;
+  // other characters would have to be encoded somehow, and any choice could be wrong.
+  if (encoding !== "utf8" && (NON_ASCII.test(input.old_string) || NON_ASCII.test(input.new_string))) {
+    const which = NON_ASCII.test(input.old_string) ? "old_string" : "new_string";
+    return `${shown} is not valid UTF-8 (a legacy encoding such as Latin-1); edit_file changes such a file byte for byte and can only match and insert ASCII text, but ${which} has other characters (read_file shows the file's undecodable bytes as \uFFFD). Change only ASCII text around them, or convert the file first (bash: iconv).`;
+  }
+  let oldString = input.old_string;
+  let newString = input.new_string;
+  let count: number;
+  if (isCrlf(before)) {
+    // Models write \n; in a CRLF file both sides become CRLF, so the file keeps one style.
+    oldString = toCrlf(oldString);
+    newString = toCrlf(newString);
+    count = countOccurrences(before, oldString);
+  } else {
+    count = countOccurrences(before, oldString);
+    // A file with mixed endings: try CRLF only when \n alone matched nothing.
+    if (count === 0 && before.includes("\r\n") && oldString.includes("\n") && !oldString.includes("\r\n")) {
+      oldString = toCrlf(oldString);
+      newString = toCrlf(newString);
+      count = countOccurrences(before, oldString);
+    }
+  }
+  if (count === 0) {
+    return `old_string was not found in ${shown}. It must match exactly, including whitespace and indentation; read the file again and copy the text.`;
+  }
+  if (count > 1 && !input.replace_all) {
+    return `old_string matches ${count} places in ${shown}; add surrounding lines to make it unique, or set replace_all to true.`;
+  }
+  // split/join and slicing, not String.replace: `$&` and friends in new_string must stay literal.
+  let after: string;
+  if (input.replace_all) {
+    after = before.split(oldString).join(newString);
+  } else {
+    const at = before.indexOf(oldString);
+    after = before.slice(0, at) + newString + before.slice(at + oldString.length);
+  }
+  return { data: Buffer.from(after, encoding), before, after, count };
+}
+
+/** Opens the file to edit; the failure worded for the model. */
+function open(ctx: ToolContext, paths: PathHelpers, input: EditInput, mode: "write" | "preview"): GuardedFile | { ok: false; reason: string } {
+  const opened = openGuarded(ctx.guard, paths.resolve(input.path), mode);
+  if (opened.ok) return opened;
+  const shown = paths.show(opened.path);
+  if (opened.kind === "missing") return { ok: false, reason: `File not found: ${shown}. To create a file use write_file.` };
+  if (opened.kind === "directory") return { ok: false, reason: `${shown} is a directory; give a file path.` };
+  if (opened.kind === "not-file") return { ok: false, reason: `${shown} is not a regular file.` };
+  return { ok: false, reason: opened.reason };
+}
+
 /** The `edit_file` tool. */
 export function createEditFileTool(ctx: ToolContext): Tool {
   const paths = pathHelpers(ctx);
-  return defineTool("edit_file", description, schema, async (input) => {
+  const tool = defineTool("edit_file", description, schema, async (input) => {
     if (input.old_string === input.new_string) return fail("old_string and new_string are identical; nothing would change.");
-    const decision = ctx.guard.checkWrite(paths.resolve(input.path));
-    if (!decision.ok) return fail(decision.reason);
-    const abs = decision.path;
-    const shown = paths.show(abs);
-    const stat = statSync(abs, { throwIfNoEntry: false });
-    if (!stat) return fail(`File not found: ${shown}. To create a file use write_file.`);
-    if (stat.isDirectory()) return fail(`${shown} is a directory; give a file path.`);
-    if (!stat.isFile()) return fail(`${shown} is not a regular file.`);
-    const raw = readFileSync(abs);
-    if (raw.subarray(0, 8192).includes(0)) return fail(`${shown} is a binary file; edit_file only edits text.`);
-    const before = raw.toString("utf8");
-
-    let oldString = input.old_string;
-    let newString = input.new_string;
-    let count = countOccurrences(before, oldString);
-    // Models write \n; a file with CRLF line endings would otherwise never match.
-    if (count === 0 && before.includes("\r\n") && oldString.includes("\n") && !oldString.includes("\r\n")) {
-      oldString = oldString.replace(/\n/g, "\r\n");
-      newString = newString.replace(/\r?\n/g, "\r\n");
-      count = countOccurrences(before, oldString);
+    const marker = markerRefusal({ old_string: input.old_string, new_string: input.new_string });
+    if (marker) return fail(marker);
+    const file = open(ctx, paths, input, "write");
+    if (!file.ok) return fail(file.reason);
+    try {
+      const shown = paths.show(file.path);
+      const planned = planEdit(readAll(file.fd), input, shown);
+      if (typeof planned === "string") return fail(planned);
+      replaceContent(file.fd, planned.data);
+      const what = planned.count === 1 ? "1 occurrence" : `${planned.count} occurrences`;
+      return {
+        content: `Edited ${shown}: replaced ${what}.`, is_error: false,
+        details: { path: file.path, diff: unifiedDiff(shown, planned.before, planned.after) },
+      };
+    } finally {
+      closeSync(file.fd);
     }
-    if (count === 0) {
-      return fail(`old_string was not found in ${shown}. It must match exactly, including whitespace and indentation; read the file again and copy the text.`);
-    }
-    if (count > 1 && !input.replace_all) {
-      return fail(`old_string matches ${count} places in ${shown}; add surrounding lines to make it unique, or set replace_all to true.`);
-    }
-    // split/join and slicing, not String.replace: `$&` and friends in new_string must stay literal.
-    let after: string;
-    if (input.replace_all) {
-      after = before.split(oldString).join(newString);
-    } else {
-      const at = before.indexOf(oldString);
-      after = before.slice(0, at) + newString + before.slice(at + oldString.length);
-    }
-    writeFileSync(abs, after);
-    const what = count === 1 ? "1 occurrence" : `${count} occurrences`;
-    return { content: `Edited ${shown}: replaced ${what}.`, is_error: false, details: { path: abs, diff: unifiedDiff(shown, before, after) } };
   });
+  return { ...tool, preview: (input) => previewEdit(ctx, paths, input) };
+}
+
+/** The diff edit_file would make, or why it would fail; nothing is written. */
+async function previewEdit(ctx: ToolContext, paths: PathHelpers, raw: unknown): Promise<ToolPreview | string> {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) return `Invalid input for edit_file:\n${z.prettifyError(parsed.error)}`;
+  const input = parsed.data;
+  const marker = markerRefusal({ old_string: input.old_string, new_string: input.new_string });
+  if (marker) return marker;
+  const file = open(ctx, paths, input, "preview");
+  if (!file.ok) return file.reason;
+  try {
+    const shown = paths.show(file.path);
+    const planned = planEdit(readAll(file.fd), input, shown);
+    return typeof planned === "string" ? planned : { path: file.path, diff: unifiedDiff(shown, planned.before, planned.after) };
+  } catch (error) {
+    return `Cannot read ${paths.show(file.path)}: ${error instanceof Error ? error.message : String(error)}`;
+  } finally {
+    closeSync(file.fd);
+  }
 }

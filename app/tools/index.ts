@@ -4,12 +4,17 @@ import { createGlobTool } from "./glob.js";
 import { createGrepTool } from "./grep.js";
 import { createListTool } from "./list.js";
 import { createReadFileTool } from "./read-file.js";
+import type { Redactor } from "../permissions/redact.js";
 import type { Tool, ToolContext } from "./tool.js";
 import { createWriteFileTool } from "./write-file.js";
 
-/** Keen's built-in tools, in the order the model is offered them. */
+/**
+ * Keen's built-in tools, in the order the model is offered them. With
+ * `ctx.redactor`, no known secret leaves a tool: not in its content, its
+ * details, its progress output or the message of an exception.
+ */
 export function createTools(ctx: ToolContext): Tool[] {
-  return [
+  const tools = [
     createBashTool(ctx),
     createReadFileTool(ctx),
     createWriteFileTool(ctx),
@@ -18,20 +23,55 @@ export function createTools(ctx: ToolContext): Tool[] {
     createGlobTool(ctx),
     createListTool(ctx),
   ];
+  const redactor = ctx.redactor;
+  return redactor?.active ? tools.map((tool) => withRedaction(tool, redactor)) : tools;
 }
 
-// A variable is dropped when one of the `_`-separated words of its name (case-insensitive)
-// is one of these: ANTHROPIC_API_KEY, OPENAI_API_KEY, every *_API_KEY, KEEN_*_KEY/_TOKEN,
-// GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, DB_PASSWORD, npm_config__authToken… Whole words, so
-// SSH_AUTH_SOCK, KEYTIMEOUT or TOKENIZERS_PARALLELISM stay. Like codex's default shell
-// policy: whatever a command prints goes to the model, and a prompt injection can ask for
-// `env`. CLIs that need a token fall back to their own config files (gh, aws, npm).
-// Values are not inspected: DATABASE_URL with an inline password stays.
-const SECRET_WORDS = new Set(["KEY", "APIKEY", "SECRET", "TOKEN", "AUTHTOKEN", "PASSWORD", "PASSWD", "CREDENTIAL", "CREDENTIALS"]);
+/** `tool` with its results, progress output and exception messages redacted. */
+export function withRedaction(tool: Tool, redactor: Redactor): Tool {
+  const preview = tool.preview;
+  return {
+    definition: tool.definition,
+    // A diff shown for approval may quote a file's secret too.
+    ...(preview ? { preview: async (input: unknown) => redactor.redactDeep(await preview.call(tool, input)) } : {}),
+    async run(input, call) {
+      const stream = redactor.stream();
+      const onOutput = call.onOutput && ((chunk: string) => {
+        const clean = stream.push(chunk);
+        if (clean) call.onOutput!(clean);
+      });
+      try {
+        const result = redactor.redactDeep(await tool.run(input, { ...call, onOutput }));
+        const rest = stream.end();
+        if (rest) call.onOutput?.(rest);
+        return result;
+      } catch (error) {
+        throw new Error(redactor.redact(error instanceof Error ? error.message : String(error)));
+      }
+    },
+  };
+}
+
+// THE rule for secret-looking variable names (the child-process scrub below and the
+// redactor's list of values to hide both use it). A name is secret when, split on `_`
+// and upper-cased, one of its words
+//   - is KEY, APIKEY, SECRET, SECRETS, TOKEN, PASSWORD, PASSWD, PASS, PASSPHRASE, PAT,
+//     CREDENTIAL or CREDENTIALS (ANTHROPIC_API_KEY, GITHUB_TOKEN, GH_PAT, SMTP_PASS), or
+//   - ends with PASSWORD, PASSWD, SECRET, TOKEN or APIKEY glued to another word
+//     (PGPASSWORD, MYSECRET, GITLABTOKEN, npm_config__authToken).
+// Whole words and word endings only, so SSH_AUTH_SOCK, KEYTIMEOUT, TOKENIZERS_PARALLELISM
+// or MAX_TOKENS stay. Like codex's default shell policy: whatever a command prints goes
+// to the model, and a prompt injection can ask for `env`. CLIs that need a token fall
+// back to their own config files (gh, aws, npm). Values are not inspected: DATABASE_URL
+// with an inline password stays (README, "Security").
+const SECRET_WORDS = new Set([
+  "KEY", "APIKEY", "SECRET", "SECRETS", "TOKEN", "PASSWORD", "PASSWD", "PASS", "PASSPHRASE", "PAT", "CREDENTIAL", "CREDENTIALS",
+]);
+const SECRET_ENDINGS = /(PASSWORD|PASSWD|SECRET|TOKEN|APIKEY)$/;
 
 /** True when a variable name looks like it holds a secret (see the rule above). */
 export function isSecretEnvName(name: string): boolean {
-  return name.toUpperCase().split("_").some((word) => SECRET_WORDS.has(word));
+  return name.toUpperCase().split("_").some((word) => SECRET_WORDS.has(word) || SECRET_ENDINGS.test(word));
 }
 
 /** A copy of `env` for child processes (bash, rg), without provider keys and other secrets. */

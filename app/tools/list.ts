@@ -1,6 +1,7 @@
-import { readdirSync, statSync } from "node:fs";
+import { closeSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import * as z from "zod";
+import { openGuardedDir } from "../permissions/guarded-open.js";
 import { defineTool, fail, pathHelpers, toolInput } from "./define.js";
 import type { Tool, ToolContext } from "./tool.js";
 
@@ -18,23 +19,29 @@ Dotfiles are shown; gitignored entries and .git are not. At most ${LIST_MAX_ENTR
 export function createListTool(ctx: ToolContext): Tool {
   const paths = pathHelpers(ctx);
   return defineTool("list", description, schema, async (input) => {
-    const decision = ctx.guard.checkRead(paths.resolve(input.path ?? "."));
-    if (!decision.ok) return fail(decision.reason);
-    const dir = decision.path;
+    const opened = openGuardedDir(ctx.guard, paths.resolve(input.path ?? "."));
+    if (!opened.ok) {
+      const shown = paths.show(opened.path);
+      if (opened.kind === "missing") return fail(`Directory not found: ${shown}`);
+      if (opened.kind === "not-directory") return fail(`${shown} is a file, not a directory; use read_file to read it.`);
+      return fail(opened.reason);
+    }
+    const dir = opened.path;
     const shown = paths.show(dir);
-    const stat = statSync(dir, { throwIfNoEntry: false });
-    if (!stat) return fail(`Directory not found: ${shown}`);
-    if (!stat.isDirectory()) return fail(`${shown} is a file, not a directory; use read_file to read it.`);
-
     const dirs: string[] = [];
     const files: string[] = [];
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.name === ".git") continue;
-      const abs = join(dir, entry.name);
-      if (ctx.guard.isIgnored(abs)) continue;
-      // A symlink to a directory is listed as a directory.
-      const isDir = entry.isDirectory() || (entry.isSymbolicLink() && statSync(abs, { throwIfNoEntry: false })?.isDirectory());
-      (isDir ? dirs : files).push(isDir ? `${entry.name}/` : entry.name);
+    try {
+      // Read through the checked descriptor: a directory swapped in after the check is not listed.
+      for (const entry of readdirSync(opened.listPath, { withFileTypes: true })) {
+        if (entry.name === ".git") continue;
+        const abs = join(dir, entry.name);
+        if (ctx.guard.isIgnored(abs)) continue;
+        // A symlink to a directory is listed as a directory.
+        const isDir = entry.isDirectory() || (entry.isSymbolicLink() && statSync(abs, { throwIfNoEntry: false })?.isDirectory());
+        (isDir ? dirs : files).push(isDir ? `${entry.name}/` : entry.name);
+      }
+    } finally {
+      closeSync(opened.fd);
     }
     const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
     const entries = [...dirs.sort(byName), ...files.sort(byName)];

@@ -1,5 +1,6 @@
-import { readFileSync, statSync } from "node:fs";
+import { closeSync } from "node:fs";
 import * as z from "zod";
+import { openGuarded, readAll } from "../permissions/guarded-open.js";
 import { defineTool, fail, pathHelpers, toolInput } from "./define.js";
 import type { Tool, ToolContext } from "./tool.js";
 
@@ -26,20 +27,26 @@ Refuses binary files, files over ${READ_MAX_FILE_BYTES / 1024 / 1024} MB, and se
 export function createReadFileTool(ctx: ToolContext): Tool {
   const paths = pathHelpers(ctx);
   return defineTool("read_file", description, schema, async (input) => {
-    const decision = ctx.guard.checkRead(paths.resolve(input.path));
-    if (!decision.ok) return fail(decision.reason);
-    const abs = decision.path;
-    const shown = paths.show(abs);
-    const stat = statSync(abs, { throwIfNoEntry: false });
-    if (!stat) return fail(`File not found: ${shown}`);
-    if (stat.isDirectory()) return fail(`${shown} is a directory; use the list tool to see its entries.`);
-    // A FIFO or device would block the read forever.
-    if (!stat.isFile()) return fail(`${shown} is not a regular file.`);
-    if (stat.size > READ_MAX_FILE_BYTES) {
-      const mb = (stat.size / 1024 / 1024).toFixed(1);
-      return fail(`${shown} is ${mb} MB; read_file refuses files over ${READ_MAX_FILE_BYTES / 1024 / 1024} MB. Use grep to find what you need, or bash with head/tail/sed -n.`);
+    const file = openGuarded(ctx.guard, paths.resolve(input.path), "read");
+    if (!file.ok) {
+      const shown = paths.show(file.path);
+      if (file.kind === "missing") return fail(`File not found: ${shown}`);
+      if (file.kind === "directory") return fail(`${shown} is a directory; use the list tool to see its entries.`);
+      if (file.kind === "not-file") return fail(`${shown} is not a regular file.`);
+      return fail(file.reason);
     }
-    const buf = readFileSync(abs);
+    const abs = file.path;
+    const shown = paths.show(abs);
+    let buf: Buffer;
+    try {
+      if (file.stat.size > READ_MAX_FILE_BYTES) {
+        const mb = (file.stat.size / 1024 / 1024).toFixed(1);
+        return fail(`${shown} is ${mb} MB; read_file refuses files over ${READ_MAX_FILE_BYTES / 1024 / 1024} MB. Use grep to find what you need, or bash with head/tail/sed -n.`);
+      }
+      buf = readAll(file.fd, READ_MAX_FILE_BYTES);
+    } finally {
+      closeSync(file.fd);
+    }
     if (buf.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
       return fail(`${shown} is a binary file (it contains NUL bytes); read_file only reads text.`);
     }

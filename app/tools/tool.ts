@@ -1,5 +1,6 @@
 import type { ToolDefinition } from "../../protocol/provider.js";
 import type { FileGuard } from "../permissions/guard.js";
+import type { Redactor } from "../permissions/redact.js";
 
 /** What a tool result carries: `content` for the model, `details` for UIs (e.g. `{ path, diff }`). */
 export interface ToolResult {
@@ -17,12 +18,24 @@ export interface ToolContext {
   guard: FileGuard;
   /** Environment for child processes, provider keys already removed. */
   env: NodeJS.ProcessEnv;
+  /**
+   * Known secret values to hide from the model. createTools applies it to every
+   * result; a tool that cuts its output (bash) also redacts before cutting, so a
+   * cut never leaves part of a secret.
+   */
+  redactor?: Redactor;
 }
 
 /** Per call: abort, and a channel for progress output (bash streams its output here). */
 export interface ToolCallContext {
   signal: AbortSignal;
   onOutput?: (chunk: string) => void;
+}
+
+/** What a write or edit would change, shown before it is allowed (`permission-request`). */
+export interface ToolPreview {
+  path: string;
+  diff: string;
 }
 
 /**
@@ -33,4 +46,10 @@ export interface ToolCallContext {
 export interface Tool {
   definition: ToolDefinition;
   run(input: unknown, call: ToolCallContext): Promise<ToolResult>;
+  /**
+   * The change a call would make, computed without writing anything (write_file, edit_file);
+   * a string when the call would fail, saying why. Contract: never writes, never throws for
+   * a refused or missing file.
+   */
+  preview?(input: unknown): Promise<ToolPreview | string>;
 }

@@ -1,44 +1,87 @@
-import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
-import { createPatch } from "diff";
+import { closeSync } from "node:fs";
 import * as z from "zod";
-import { countLines, defineTool, fail, pathHelpers, plural, toolInput } from "./define.js";
-import type { Tool, ToolContext } from "./tool.js";
+import { openGuarded, readAll, replaceContent, type GuardedFile } from "../permissions/guarded-open.js";
+import { countLines, defineTool, fail, pathHelpers, plural, toolInput, type PathHelpers } from "./define.js";
+import { decodeExact, isCrlf, markerRefusal, toCrlf, unifiedDiff } from "./file-text.js";
+import type { Tool, ToolContext, ToolPreview } from "./tool.js";
+
+export { unifiedDiff } from "./file-text.js";
 
 const schema = toolInput(z.object({
   path: z.string().min(1).describe("File path, absolute or relative to the working directory."),
   content: z.string().describe("The complete new content of the file."),
+  overwrite_non_utf8: z.boolean().optional().describe("Replace an existing file that is not valid UTF-8 (default false: refused, since its other bytes would be lost)."),
 }));
+type WriteInput = z.output<typeof schema>;
 
 const description = `Create a file, or replace a whole file, with the given content. Parent directories are created.
-Only inside the workspace; secrets (.env, keys, credentials) are refused. To change part of an existing file, prefer edit_file.`;
+Only inside the workspace; secrets (.env, keys, credentials) are refused. An existing file with CRLF line endings keeps them. To change part of an existing file, prefer edit_file.`;
 
-// A diff of huge or very different files can take long (O(N*D)); past this the UI gets no diff.
-const DIFF_TIMEOUT_MS = 2000;
+/** What the write would do, from the file's current bytes (undefined: it does not exist). */
+function plan(input: WriteInput, shown: string, raw: Buffer | undefined): { data: Buffer; before: string; after: string } | string {
+  if (!raw) return { data: Buffer.from(input.content), before: "", after: input.content };
+  const { text: before, encoding } = decodeExact(raw);
+  if (encoding !== "utf8" && !input.overwrite_non_utf8) {
+    return `${shown} exists and is not valid UTF-8 (a legacy encoding such as Latin-1, or binary); write_file would replace bytes it cannot show you. Use edit_file for ASCII changes, or set overwrite_non_utf8 to true to replace the whole file.`;
+  }
+  // The model reads CRLF files as plain lines (read_file drops the \r) and writes \n back.
+  const after = isCrlf(before) && !input.content.includes("\r") ? toCrlf(input.content) : input.content;
+  return { data: Buffer.from(after), before, after };
+}
 
-/** A unified diff for the UI's diff pane; '' when it would take too long to compute. */
-export function unifiedDiff(shownPath: string, before: string, after: string): string {
-  return createPatch(shownPath, before, after, undefined, undefined, { timeout: DIFF_TIMEOUT_MS }) ?? "";
+/** Opens (or, with `create`, creates) the target; the failure worded for the model. */
+function open(ctx: ToolContext, paths: PathHelpers, input: WriteInput, mode: "write" | "preview"): GuardedFile | { ok: false; missing: boolean; path: string; reason: string } {
+  const opened = openGuarded(ctx.guard, paths.resolve(input.path), mode, { create: true });
+  if (opened.ok) return opened;
+  const shown = paths.show(opened.path);
+  const failure = (reason: string) => ({ ok: false as const, missing: opened.kind === "missing", path: opened.path, reason });
+  if (opened.kind === "directory") return failure(`${shown} is a directory; give a file path.`);
+  if (opened.kind === "not-file") return failure(`${shown} is not a regular file.`);
+  return failure(opened.reason);
 }
 
 /** The `write_file` tool. */
 export function createWriteFileTool(ctx: ToolContext): Tool {
   const paths = pathHelpers(ctx);
-  return defineTool("write_file", description, schema, async (input) => {
-    const decision = ctx.guard.checkWrite(paths.resolve(input.path));
-    if (!decision.ok) return fail(decision.reason);
-    const abs = decision.path;
-    const shown = paths.show(abs);
-    const stat = statSync(abs, { throwIfNoEntry: false });
-    if (stat?.isDirectory()) return fail(`${shown} is a directory; give a file path.`);
-    if (stat && !stat.isFile()) return fail(`${shown} is not a regular file.`);
-    const before = stat ? readFileSync(abs, "utf8") : "";
-    mkdirSync(dirname(abs), { recursive: true });
-    writeFileSync(abs, input.content);
-    const lines = countLines(input.content);
-    const content = stat
-      ? `Overwrote ${shown} (${plural(countLines(before), "line")} before, ${lines} now).`
-      : `Created ${shown} (${plural(lines, "line")}).`;
-    return { content, is_error: false, details: { path: abs, diff: unifiedDiff(shown, before, input.content) } };
+  const tool = defineTool("write_file", description, schema, async (input) => {
+    const marker = markerRefusal({ content: input.content });
+    if (marker) return fail(marker);
+    const file = open(ctx, paths, input, "write");
+    if (!file.ok) return fail(file.reason);
+    try {
+      const shown = paths.show(file.path);
+      const planned = plan(input, shown, file.created ? undefined : readAll(file.fd));
+      if (typeof planned === "string") return fail(planned);
+      replaceContent(file.fd, planned.data);
+      const lines = countLines(planned.after);
+      const content = file.created
+        ? `Created ${shown} (${plural(lines, "line")}).`
+        : `Overwrote ${shown} (${plural(countLines(planned.before), "line")} before, ${lines} now).`;
+      return { content, is_error: false, details: { path: file.path, diff: unifiedDiff(shown, planned.before, planned.after) } };
+    } finally {
+      closeSync(file.fd);
+    }
   });
+  return { ...tool, preview: (input) => previewWrite(ctx, paths, input) };
+}
+
+/** The diff write_file would make, or why it would fail; nothing is created or written. */
+async function previewWrite(ctx: ToolContext, paths: PathHelpers, raw: unknown): Promise<ToolPreview | string> {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) return `Invalid input for write_file:\n${z.prettifyError(parsed.error)}`;
+  const input = parsed.data;
+  const marker = markerRefusal({ content: input.content });
+  if (marker) return marker;
+  // A missing file (or directory) is what a write would create: the diff is against ''.
+  const file = open(ctx, paths, input, "preview");
+  if (!file.ok && !file.missing) return file.reason;
+  try {
+    const shown = paths.show(file.path);
+    const planned = plan(input, shown, file.ok ? readAll(file.fd) : undefined);
+    return typeof planned === "string" ? planned : { path: file.path, diff: unifiedDiff(shown, planned.before, planned.after) };
+  } catch (error) {
+    return `Cannot read ${paths.show(file.path)}: ${error instanceof Error ? error.message : String(error)}`;
+  } finally {
+    if (file.ok) closeSync(file.fd);
+  }
 }

@@ -112,7 +112,7 @@ test("SIGINT while a tool runs: the call is killed, the next one is not run, one
   assert.equal(r.code, 130, r.stderr);
   const lines = parseLines(r.stdout);
   const result = assertProtocolStream(lines, { deltas: true });
-  assert.deepEqual(kindSequence(lines), ["session-start", "text", "tool-use", "tool-use", "tool-update", "tool-result", "tool-result", "result"]);
+  assert.deepEqual(kindSequence(lines), ["session-start", "text", "tool-use", "tool-use", "tool-start", "tool-update", "tool-result", "tool-result", "result"]);
   const results = lines.filter((l) => l.kind === "tool-result");
   assert.deepEqual(results.map((l) => [l.tool_call_id, l.is_error]), [["t_sleep", true], ["t_next", true]]);
   assert.match(results[0]!.result, /^started/);

@@ -39,7 +39,7 @@ test("without --stream-deltas: only complete kinds, in order", async () => {
   ]);
   assert.deepEqual(lines[0], {
     kind: "session-start", conversation_id: result.session_id, ts: lines[0]!.ts, model: MODEL, cwd: sb.workspace,
-    tools: ["bash", "read_file", "write_file", "edit_file", "grep", "glob", "list"], protocol_version: 1, resumed: false, seq: 0,
+    tools: ["bash", "read_file", "write_file", "edit_file", "grep", "glob", "list"], protocol_version: 1, resumed: false, permission_mode: "auto", headless: true, seq: 0,
   });
   const contents = lines.filter((l) => l.kind === "text" || l.kind === "thinking").map((l) => [l.kind, l.role, l.content]);
   assert.deepEqual(contents, [
@@ -75,7 +75,7 @@ for (const p of providers) {
     assert.deepEqual(kindSequence(lines), [
       "session-start", "text",
       "thinking-start", "thinking-delta", "thinking-end", "text-delta", "content-end", "thinking", "text", "tool-use",
-      "tool-update", "tool-result",
+      "tool-start", "tool-update", "tool-result",
       "text-delta", "content-end", "text", "result",
     ]);
     assert.equal(joinDeltas(lines, "thinking-delta"), "Let me run the loop.");

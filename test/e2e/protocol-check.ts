@@ -31,7 +31,7 @@ export function assertValidLines(lines: Line[]): void {
   }
 }
 
-const DELTA_KINDS = ["text-delta", "thinking-start", "thinking-delta", "thinking-end", "content-end", "tool-update"];
+const DELTA_KINDS = ["text-delta", "thinking-start", "thinking-delta", "thinking-end", "content-end", "tool-update", "tool-start"];
 
 /** What a stream is expected to be. */
 export interface StreamExpectation {
@@ -116,6 +116,7 @@ export function assertProtocolStream(lines: Line[], expect: StreamExpectation): 
         assert.ok(!toolUses.has(l.tool_call_id), `duplicate tool-use ${l.tool_call_id}`);
         toolUses.set(l.tool_call_id, l);
         break;
+      case "tool-start":
       case "tool-update":
       case "tool-result": {
         const use = toolUses.get(l.tool_call_id);
@@ -124,7 +125,7 @@ export function assertProtocolStream(lines: Line[], expect: StreamExpectation): 
         assert.ok(!answered.has(l.tool_call_id), `${l.kind} after the tool-result of ${l.tool_call_id}`);
         // Calls run one after another: updates of one call never interleave with another.
         assert.ok(runningTool === undefined || runningTool === l.tool_call_id, "tool calls interleave");
-        runningTool = l.kind === "tool-update" ? l.tool_call_id : undefined;
+        runningTool = l.kind === "tool-result" ? undefined : l.tool_call_id;
         if (l.kind === "tool-result") answered.add(l.tool_call_id);
         break;
       }

@@ -57,6 +57,7 @@ test("429 with retry-after, then a cut stream, then success: retried, only the g
     session_id: "<id>", opencode_session_id: "<id>", text: "Good answer.", status: "success", is_error: false,
     errors: [], num_turns: 1, duration_ms: 0,
     usage: { input_tokens: 10, cached_tokens: 0, cache_write_tokens: 0, output_tokens: 3, reasoning_tokens: 0, total_tokens: 13 },
+    context: { used: 13, window: 200_000 }, stop_reason: "end_turn",
   });
   assert.equal(server.requests.length, 3);
   assert.deepEqual(server.unexpected, []);

@@ -66,6 +66,9 @@ test("json prints one RunResult with Anthropic usage summed over a two-step tool
       reasoning_tokens: 0,
       total_tokens: 379 + 25,
     },
+    // The last request's input (cache included) plus its output, against the window of an Anthropic model (200k by default).
+    context: { used: 7 + 180 + 12 + 5, window: 200_000 },
+    stop_reason: "end_turn",
   });
   assertServerDone();
   const [listed] = await sb.sessions();
@@ -99,6 +102,8 @@ test("json with the OpenAI provider: usage normalised, reasoning counted", async
       reasoning_tokens: 4,
       total_tokens: 163,
     },
+    context: { used: 90 + 3, window: 1_047_576 },
+    stop_reason: "end_turn",
   });
   assertServerDone();
   assert.deepEqual(server.requests.map((q) => [q.vendor, q.body.model, q.headers.authorization]), [

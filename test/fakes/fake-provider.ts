@@ -29,7 +29,8 @@ export class FakeProvider implements Provider {
       return;
     }
     if ("hang" in step) {
-      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+      // Aborted before the hang began (an interrupt right after the first delta): end at once.
+      if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
       yield { type: "error", failure: { message: "aborted", retryable: false } };
       return;
     }

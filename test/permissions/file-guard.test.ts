@@ -171,3 +171,83 @@ describe("isIgnored", () => {
     assert.equal(gg.isIgnored(g), false);
   });
 });
+
+describe("Keen's own files and other agents' credentials", () => {
+  const k = join(base, "keen-case");
+  const kHome = join(k, "home");
+  const keenHome = join(k, "keen-home");
+  put(join(keenHome, "config.json"), '{"model":"a/b"}');
+  put(join(keenHome, "sessions", "s1", "000001.log"));
+  put(join(kHome, ".config", "keen", "config.json"));
+  put(join(kHome, ".local", "share", "keen", "index", "LOG"));
+  const stores = [
+    ".claude/.credentials.json", ".claude.json", ".codex/auth.json", ".config/opencode/opencode.json",
+    ".local/share/opencode/auth.json", ".gemini/oauth_creds.json", ".pi/agent/auth.json", ".config/github-copilot/apps.json",
+  ];
+  for (const s of stores) put(join(kHome, s));
+  put(join(kHome, "project", "a.ts"));
+  // The workspace is the home directory itself: everything below is "inside".
+  const homeGuard = createFileGuard({ workspace: kHome, home: kHome, protectedPaths: [keenHome, join(keenHome, "config.json")] });
+
+  test("KEEN_HOME, its config and sessions, and the default XDG locations are refused both ways", () => {
+    for (const p of [keenHome, join(keenHome, "config.json"), join(keenHome, "sessions", "s1", "000001.log"), join(kHome, ".config", "keen", "config.json"), join(kHome, ".local", "share", "keen", "index", "LOG")]) {
+      refused(homeGuard.checkRead(p), /is Keen's own config or data; Keen's file tools never read or write it/);
+      refused(homeGuard.checkWrite(p), /is Keen's own config or data/);
+    }
+    refused(homeGuard.checkWrite(join(keenHome, "new.json")), /Keen's own config/);
+  });
+
+  test("a symlink into KEEN_HOME is refused", () => {
+    symlinkSync(join(keenHome, "config.json"), join(kHome, "project", "settings.json"));
+    refused(homeGuard.checkRead(join(kHome, "project", "settings.json")), /-> .*keen-home\/config\.json\) is Keen's own config/);
+    refused(homeGuard.checkWrite("project/settings.json"), /Keen's own config/);
+  });
+
+  test("other agents' stores are refused even when the workspace is home, by relative path too", () => {
+    for (const s of stores) {
+      refused(homeGuard.checkRead(s), /credential file/);
+      refused(homeGuard.checkWrite(join(kHome, s)), /credential file/);
+    }
+    refused(homeGuard.checkRead(".claude"), /credential file/);
+    assert.equal(homeGuard.checkWrite("project/a.ts").ok, true);
+  });
+});
+
+describe("secret names on directories", () => {
+  test("a directory with a secret name protects everything below it", () => {
+    for (const p of ["secrets.env/db.txt", "conf/prod.env/x/y.json", "backup/.ssh/id", "backup/.ssh/config", "vendor/.aws/credentials", "certs/tls.key/part1", ".gnupg/pubring.kbx"]) {
+      refused(guard.checkRead(join(ws, p)), /is inside a directory named .*, like .*, which may hold secrets/);
+      refused(guard.checkWrite(p), /is inside a directory named/);
+    }
+    refused(guard.checkRead(join(outside, "old-home", ".ssh", "known_hosts")), /inside a directory named \.ssh, like a credential directory/);
+  });
+
+  test("the directory itself is refused for listing; a venv named .env stays readable", () => {
+    mkdirSync(join(ws, "secrets.env"), { recursive: true });
+    refused(guard.checkRead(join(ws, "secrets.env")), /is a directory named secrets\.env, like an environment file/);
+    assert.equal(guard.checkRead(join(ws, ".env", "lib", "site.py")).ok, true);
+    assert.equal(guard.checkRead(join(ws, "src", "env", "config.ts")).ok, true);
+  });
+
+  test("names above the workspace do not count", () => {
+    const odd = join(base, "work.env", "proj");
+    put(join(odd, "a.txt"));
+    const oddGuard = createFileGuard({ workspace: odd, home });
+    assert.equal(oddGuard.checkRead(join(odd, "a.txt")).ok, true);
+    assert.equal(oddGuard.checkWrite("b.txt").ok, true);
+  });
+});
+
+describe("the project's .keen config", () => {
+  test("is readable, but written only when the user allows it", () => {
+    put(join(ws, ".keen", "config.json"), '{"model":"a/b"}');
+    assert.equal(guard.checkRead(join(ws, ".keen", "config.json")).ok, true);
+    for (const p of [".keen/config.json", ".keen/other.json", "sub/.keen/config.json"]) {
+      refused(guard.checkWrite(p), /this project's \.keen config directory, which chooses the next run's model and tools; writing it needs "guard": \{ "allowProjectConfigEdits": true \}/);
+    }
+    symlinkSync(join(ws, ".keen", "config.json"), join(ws, "innocent.json"));
+    refused(guard.checkWrite("innocent.json"), /\.keen config directory/);
+    const open = createFileGuard({ workspace: ws, home, allowProjectConfigEdits: true });
+    assert.equal(open.checkWrite(".keen/config.json").ok, true);
+  });
+});

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createTools, isSecretEnvName, toolEnv } from "../../app/tools/index.js";
+import { createRedactor } from "../../app/permissions/redact.js";
+import { BASH_OUTPUT_CAP } from "../../app/tools/bash.js";
+import { createTools, isSecretEnvName, toolEnv, withRedaction } from "../../app/tools/index.js";
 import { call, tempWorkspace } from "./helpers.js";
 
 test("createTools: the seven tools in order, each with a JSON Schema object and a description", () => {
@@ -33,4 +35,57 @@ test("toolEnv strips provider keys and other secrets, keeps the rest", () => {
   });
   assert.deepEqual(Object.keys(env).sort(), ["ANTHROPIC_BASE_URL", "HOME", "KEEN_MODEL", "KEYTIMEOUT", "PATH", "SSH_AUTH_SOCK", "TOKENIZERS_PARALLELISM"]);
   assert.equal(isSecretEnvName("my_service_api_key"), true);
+});
+
+test("the scrub also drops glued and short secret names, and still keeps look-alikes", () => {
+  for (const name of ["PGPASSWORD", "GH_PAT", "GITLAB_PAT", "DBPASSWORD", "MYSECRET", "GITLABTOKEN", "SMTP_PASS", "GPG_PASSPHRASE", "CI_JOB_TOKEN", "VAULT_SECRETS", "npm_config__authToken"]) {
+    assert.equal(isSecretEnvName(name), true, name);
+  }
+  for (const name of ["TOKENIZERS_PARALLELISM", "KEYTIMEOUT", "SSH_AUTH_SOCK", "MAX_TOKENS", "PATH", "PWD", "OLDPWD", "GIT_ASKPASS", "KEYMAP", "SECRETARY", "BYPASS_CACHE"]) {
+    assert.equal(isSecretEnvName(name), false, name);
+  }
+});
+
+test("with a redactor, no known secret leaves a tool: content, details, progress output, exceptions", async () => {
+  const key = "sk-test-secret-0123456789";
+  const t = tempWorkspace();
+  t.write({ "notes.txt": `the key is ${key}\n` });
+  const redactor = createRedactor([key]);
+  const tools = createTools({ ...t.ctx(), redactor });
+  const byName = (name: string) => tools.find((tool) => tool.definition.name === name)!;
+  const read = await byName("read_file").run({ path: "notes.txt" }, call());
+  assert.match(read.content, /the key is \[redacted\]/);
+  assert.doesNotMatch(read.content, /sk-test-secret/);
+  // Printed in two pieces with a pause between: the progress chunks split the key.
+  const chunks: string[] = [];
+  const command = "cut -c12- notes.txt | head -c 10; sleep 0.1; cut -c22- notes.txt";
+  const bash = await byName("bash").run({ command }, call({ onOutput: (c) => chunks.push(c) }));
+  assert.equal(bash.content, "[redacted]\n");
+  assert.equal(chunks.join(""), "[redacted]\n");
+  const throwing = withRedaction({
+    definition: { name: "boom", description: "", inputSchema: {} },
+    run: async () => {
+      throw new Error(`request failed with header x-api-key: ${key}`);
+    },
+  }, redactor);
+  await assert.rejects(throwing.run({}, call()), { message: "request failed with header x-api-key: [redacted]" });
+});
+
+test("bash: a cut through a secret never leaves part of it, wherever the padding puts the cut", async () => {
+  const key = "sk-ant-api03-ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  const t = tempWorkspace();
+  t.write({ "key.txt": key });
+  const bash = createTools({ ...t.ctx(), redactor: createRedactor([key]) })[0]!;
+  const half = BASH_OUTPUT_CAP / 2;
+  for (const shift of [1, 7, 20, key.length - 1]) {
+    // The head keeps `half` characters: pad so that the cut falls `shift` characters into the key.
+    const head = await bash.run({ command: `head -c ${half - shift} /dev/zero | tr '\\0' a; cat key.txt; head -c ${3 * half} /dev/zero | tr '\\0' b` }, call());
+    // The tail keeps the last `half` characters: put the key so that only its last `shift` characters are inside.
+    const tail = await bash.run({ command: `head -c ${3 * half} /dev/zero | tr '\\0' a; cat key.txt; head -c ${half - shift} /dev/zero | tr '\\0' b` }, call());
+    for (const r of [head, tail]) {
+      const parts = [key.slice(0, shift), key.slice(-shift), key.slice(0, 8), key.slice(-8)].filter((p) => p.length >= 8 || p === key.slice(0, shift) && shift >= 8);
+      for (const part of parts) assert.ok(!r.content.includes(part), `shift ${shift}: "${part}" leaked`);
+      assert.ok(!/ABCDEFGH|STUVWXYZ|sk-ant-a/.test(r.content), `shift ${shift}`);
+    }
+  }
 });

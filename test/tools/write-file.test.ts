@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, linkSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { unifiedDiff } from "../../app/tools/file-text.js";
 import { createWriteFileTool } from "../../app/tools/write-file.js";
 import { call, tempWorkspace } from "./helpers.js";
 
@@ -49,4 +50,53 @@ test("a directory path, and invalid input, are errors", async () => {
   t.write({ "dir/f": "" });
   assert.match((await write.run({ path: "dir", content: "x" }, call())).content, /^dir is a directory/);
   assert.match((await write.run({ path: "x.txt" }, call())).content, /^Invalid input for write_file:/);
+});
+
+test("an existing non-UTF-8 file is replaced only when asked, with overwrite_non_utf8", async () => {
+  const latin1 = Buffer.from("caf\xe9\n", "latin1");
+  t.write({ "l1.txt": latin1 });
+  const r = await write.run({ path: "l1.txt", content: "cafe\n" }, call());
+  assert.equal(r.is_error, true);
+  assert.match(r.content, /^l1\.txt exists and is not valid UTF-8 \(a legacy encoding such as Latin-1, or binary\); write_file would replace bytes it cannot show you\. Use edit_file for ASCII changes, or set overwrite_non_utf8 to true/);
+  assert.deepEqual(readFileSync(join(t.ws, "l1.txt")), latin1);
+  const forced = await write.run({ path: "l1.txt", content: "cafe\n", overwrite_non_utf8: true }, call());
+  assert.equal(forced.is_error, false, forced.content);
+  assert.equal(readFileSync(join(t.ws, "l1.txt"), "utf8"), "cafe\n");
+});
+
+test("an existing CRLF file keeps CRLF when the new content uses \\n", async () => {
+  t.write({ "crlf.txt": "a\r\nb\r\n" });
+  await write.run({ path: "crlf.txt", content: "a\nc\nd" }, call());
+  assert.equal(readFileSync(join(t.ws, "crlf.txt"), "utf8"), "a\r\nc\r\nd");
+  t.write({ "lf.txt": "a\nb\n" });
+  await write.run({ path: "lf.txt", content: "x\ny" }, call());
+  assert.equal(readFileSync(join(t.ws, "lf.txt"), "utf8"), "x\ny");
+});
+
+test("content with the redaction marker is refused; the file keeps its secret", async () => {
+  t.write({ "key.ts": "export const key = 'sk-live-0123456789';\n" });
+  const r = await write.run({ path: "key.ts", content: "export const key = '[redacted]';\n" }, call());
+  assert.equal(r.is_error, true);
+  assert.match(r.content, /^Refused: content contains \[redacted\], the marker Keen puts where it hid a secret from you/);
+  assert.equal(readFileSync(join(t.ws, "key.ts"), "utf8"), "export const key = 'sk-live-0123456789';\n");
+});
+
+test("a file with more than one hard link is not written", async () => {
+  t.write({ "one.txt": "x\n" });
+  linkSync(join(t.ws, "one.txt"), join(t.ws, "two.txt"));
+  const r = await write.run({ path: "two.txt", content: "y\n" }, call());
+  assert.match(r.content, /^Refused: .*two\.txt has 2 hard links; writing it would change the same file under its other names too/);
+  assert.equal(readFileSync(join(t.ws, "one.txt"), "utf8"), "x\n");
+});
+
+test("preview: the diff of a new or replaced file, and nothing is created", async () => {
+  const fresh = await write.preview!({ path: "pv/new/file.ts", content: "one\n" });
+  assert.deepEqual(fresh, { path: join(t.ws, "pv/new/file.ts"), diff: unifiedDiff("pv/new/file.ts", "", "one\n") });
+  assert.equal(existsSync(join(t.ws, "pv")), false);
+  t.write({ "pv.txt": "old\n" });
+  assert.deepEqual(await write.preview!({ path: "pv.txt", content: "new\n" }), { path: join(t.ws, "pv.txt"), diff: unifiedDiff("pv.txt", "old\n", "new\n") });
+  assert.equal(readFileSync(join(t.ws, "pv.txt"), "utf8"), "old\n");
+  assert.match(String(await write.preview!({ path: ".env", content: "A=1" })), /^Refused: .*\.env is an environment file/);
+  assert.match(String(await write.preview!({ path: "x.ts", content: "[redacted]" })), /^Refused: content contains \[redacted\]/);
+  assert.match(String(await write.preview!({ path: "dir" , content: "x" })), /^dir is a directory/);
 });

@@ -1,0 +1,57 @@
+import type { KeenEvent } from "../../protocol/events.js";
+import { isReplayed, isStored } from "../../protocol/kinds.js";
+import type { Message } from "../../protocol/messages.js";
+import { projectConversation } from "../../storage/projection.js";
+import type { SessionMeta, SessionStore } from "../../storage/store.js";
+
+/** The session an engine is working on. It is in the store from its first turn on (`meta`). */
+export interface CurrentSession {
+  id: string;
+  /** The stored row; undefined until the first turn creates it. */
+  meta?: SessionMeta;
+  cwd: string;
+  /** A model chosen for this session in this process (flag or `set-model`); else the stored one. */
+  model?: string;
+  /** True once this process has written the session's `session-start`. */
+  started: boolean;
+  /** How many stored events this process knows of: more in the store means another process continued it. */
+  seen: number;
+}
+
+/** What a turn starts from after claiming: the conversation so far and events others appended since. */
+export interface LoadedSession {
+  history: Message[];
+  /** Stored events of earlier turns (standing permission rules are read from them). */
+  events: KeenEvent[];
+  /** Complete events another process appended since this one last looked, to re-emit as history. */
+  appended: KeenEvent[];
+}
+
+/**
+ * Loads a claimed session's stored events: the conversation for the next turn
+ * and what others appended since `seen`. A session not yet in the store has
+ * nothing to load.
+ */
+export async function loadSession(store: SessionStore, session: CurrentSession): Promise<LoadedSession> {
+  if (!session.meta) return { history: [], events: [], appended: [] };
+  const events = await store.load(session.id);
+  const appended = session.started ? events.slice(session.seen).filter((e) => isReplayed(e.kind)) : [];
+  session.seen = events.length;
+  return { history: projectConversation(events), events, appended };
+}
+
+/** The events a resumed session's history replays to a front end. */
+export function historyEvents(events: KeenEvent[]): KeenEvent[] {
+  return events.filter((e) => isReplayed(e.kind));
+}
+
+/** Counts events as the store will keep them, so the next turn can tell what others appended. */
+export function countStored(session: CurrentSession, event: KeenEvent): void {
+  if (isStored(event.kind) && !event.replay) session.seen++;
+}
+
+/** A session's title: its first prompt's first line, cut to 80 characters. */
+export function titleOf(prompt: string): string {
+  const line = prompt.trim().split("\n")[0]!.trim();
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}

@@ -1,0 +1,323 @@
+import type { EventBus } from "../../protocol/bus.js";
+import type { EngineClient } from "../../protocol/client.js";
+import type { Command, CommandOf, PermissionMode } from "../../protocol/commands.js";
+import type { EventDraft, KeenEvent } from "../../protocol/events.js";
+import { PROTOCOL_VERSION } from "../../protocol/kinds.js";
+import type { Provider } from "../../protocol/provider.js";
+import { createRecorder, type Recorder } from "../../storage/recorder.js";
+import { SessionBusyError, type SessionStore } from "../../storage/store.js";
+import { MODE_ORDER, stricterMode } from "../permissions/policy.js";
+import type { Redactor } from "../permissions/redact.js";
+import type { Tool } from "../tools/tool.js";
+import { countStored, historyEvents, loadSession, titleOf, type CurrentSession } from "./engine-session.js";
+import { createPermissionGate } from "./permission-gate.js";
+import type { TurnPolicy } from "./policy.js";
+import type { RetryPolicy } from "./retry.js";
+import { runTurn } from "./turn.js";
+import { buildResult } from "./turn-result.js";
+import type { StopReason } from "./verdict.js";
+
+/** What a session needs to run turns with one model in one directory; built by the composition root. */
+export interface EngineSetup {
+  /** `<provider>/<model>` */
+  modelRef: string;
+  provider: Provider;
+  tools: Tool[];
+  system: string;
+  contextWindow: number;
+  /** The mode this session starts in: flags, else config, else the front end's default; narrowed by the project. */
+  permissionMode?: PermissionMode;
+  /** The project config's mode: `set-permission-mode` never goes looser than this. */
+  projectMode?: PermissionMode;
+  /** Retry settings of this session's config, over the engine's defaults. */
+  retry?: Partial<RetryPolicy>;
+  /** A fresh list per turn (policies keep per-turn state), with any tools they add. */
+  perTurn(): { policies: TurnPolicy[]; tools: Tool[] };
+}
+
+/** Everything the engine is given (the test seam: no module mocking). */
+export interface EngineOptions {
+  store: SessionStore;
+  bus: EventBus;
+  /** Turns of this front end are headless (keen run, keen stdio): stored on each user message. */
+  headless: boolean;
+  /** Directory of new sessions. */
+  cwd: string;
+  /** The mode before the first session setup says otherwise. */
+  permissionMode: PermissionMode;
+  /** False when nobody can answer a permission request (one-shot keen run). */
+  interactive: boolean;
+  /** Builds provider, tools and prompt for a session; throws an Error whose message is shown. */
+  prepare(session: { id: string; cwd: string; model?: string }): Promise<EngineSetup>;
+  /** Checks a `provider/model` reference (`set-model`); throws with a message naming what to set. */
+  checkModel(ref: string): string;
+  listModels(): unknown[];
+  retry: RetryPolicy;
+  /** Bounds each turn (keen stdio `--timeout`). */
+  turnTimeoutMs?: number;
+  newId(): string;
+  /** The first session: a stored one to continue (`meta`) or a fresh id. */
+  initial?: Pick<CurrentSession, "id" | "meta" | "cwd" | "model">;
+  /** Hides known secrets in every event before the bus (so in the store and every output) and in titles. */
+  redactor?: Pick<Redactor, "redact" | "redactDeep">;
+}
+
+/** The engine as its composition root holds it: a client, plus what only the process may do. */
+export interface SessionEngine extends EngineClient {
+  /** Stops the running turn for a reason only the process knows (signals, timeout, a gone reader). */
+  stop(reason: StopReason, message?: string): void;
+  /** Answers a line that is not a valid command (the stdio reader). */
+  reject(message: string, id?: string): void;
+  /** Ends after the running turn and queued prompts (stdin EOF); resolves once closed. */
+  close(): Promise<void>;
+  /** Resolves when the engine has shut down. */
+  readonly done: Promise<void>;
+  /** The current session's id. */
+  readonly sessionId: string;
+}
+
+/**
+ * The session engine: commands in, events out. It owns the session (create,
+ * claim while a turn runs, release), history, the prompt queue, abort, the
+ * permission flow, the verdict and each turn's `result`. Contract: `send`
+ * never throws; every command gets exactly one `response`; a claim is held
+ * only while a turn runs, so another process may continue the session between
+ * turns, and the next turn re-reads (and re-emits) what it appended.
+ */
+export function createSessionEngine(options: EngineOptions): SessionEngine {
+  const { store, bus } = options;
+  let session: CurrentSession = options.initial
+    ? { ...options.initial, started: false, seen: 0 }
+    : { id: options.newId(), cwd: options.cwd, started: false, seen: 0 };
+  let setup: { key: string; value: EngineSetup } | undefined;
+  let recorder: Recorder | undefined;
+  let running: { controller: AbortController; stop?: { reason: StopReason; message?: string } } | undefined;
+  const queue: CommandOf<"prompt">[] = [];
+  let closing = false;
+  let closed = false;
+  let pump: Promise<void> | undefined;
+  let early: { reason: StopReason; message?: string } | undefined;
+  let chosenMode: PermissionMode | undefined;
+  let resolveDone!: () => void;
+  const done = new Promise<void>((resolve) => (resolveDone = resolve));
+
+  const emit = async (draft: EventDraft): Promise<void> => {
+    let event = { ...draft, conversation_id: session.id, ts: Date.now() } as KeenEvent;
+    if (options.redactor) event = options.redactor.redactDeep(event);
+    if (recorder) {
+      countStored(session, event);
+      // Storage first: what a reader saw on stdout is already in the store.
+      await recorder.subscriber(event);
+    }
+    await bus.emit(event);
+  };
+  const respond = (command: { kind: string; id?: string }, ok: boolean, extra: { error?: string; data?: unknown } = {}) =>
+    emit({ kind: "response", ...(command.id !== undefined ? { id: command.id } : {}), command: command.kind, ok, ...extra });
+  const gate = createPermissionGate({ mode: options.permissionMode, interactive: options.interactive, emit, newId: options.newId });
+
+  function send(command: Command): void {
+    void handle(command).catch((error) => respond(command, false, { error: messageOf(error) }));
+  }
+
+  async function handle(command: Command): Promise<void> {
+    if (closed) return void (await respond(command, false, { error: "the engine has shut down" }));
+    switch (command.kind) {
+      case "prompt":
+        if (closing) return respond(command, false, { error: "the engine is shutting down" });
+        if (!command.text.trim()) return respond(command, false, { error: "empty prompt" });
+        queue.push(command);
+        pump ??= drain();
+        return;
+      case "interrupt": {
+        const dropped = queue.splice(0);
+        for (const prompt of dropped) await respond(prompt, false, { error: "dropped: the turn was interrupted" });
+        const was = Boolean(running);
+        stop("interrupt");
+        return respond(command, true, { data: { interrupted: was } });
+      }
+      case "permission-response": {
+        const error = gate.answer(command);
+        return respond(command, !error, error ? { error } : {});
+      }
+      case "set-permission-mode": {
+        // The project's floor comes with the session's setup; without one yet (no provider), the turn applies it.
+        const floor = await setupFor(session).then((v) => v.projectMode, () => undefined);
+        if (floor && MODE_ORDER.indexOf(command.mode) < MODE_ORDER.indexOf(floor)) {
+          return respond(command, false, { error: `permission mode ${command.mode} is wider than this project's config allows (${floor})` });
+        }
+        chosenMode = command.mode;
+        gate.mode = command.mode;
+        return respond(command, true, { data: { mode: command.mode } });
+      }
+      case "set-model": {
+        const model = options.checkModel(command.model);
+        session.model = model;
+        return respond(command, true, { data: { model } });
+      }
+      case "new-session":
+        if (running || queue.length) return respond(command, false, { error: "a turn is running: interrupt it first" });
+        session = { id: options.newId(), cwd: command.cwd ?? session.cwd, model: session.model, started: false, seen: 0 };
+        gate.rules.clear();
+        return respond(command, true, { data: { session_id: session.id, cwd: session.cwd } });
+      case "resume-session":
+        return resume(command);
+      case "list-sessions": {
+        const all = await store.list();
+        return respond(command, true, { data: command.cwd ? all.filter((s) => s.cwd === command.cwd) : all });
+      }
+      case "list-models":
+        return respond(command, true, { data: options.listModels() });
+      case "shutdown":
+        closing = true;
+        await idle();
+        await respond(command, true);
+        return finish();
+    }
+  }
+
+  async function resume(command: CommandOf<"resume-session">): Promise<void> {
+    if (running || queue.length) return respond(command, false, { error: "a turn is running: interrupt it first" });
+    const meta = await store.resolve(command.session);
+    const events = await store.load(meta.id);
+    session = { id: meta.id, meta, cwd: meta.cwd, started: false, seen: events.length };
+    gate.restore(events);
+    if (command.replay) for (const event of historyEvents(events)) await bus.emit({ ...event, replay: true });
+    return respond(command, true, { data: { session_id: meta.id, cwd: meta.cwd, model: meta.model, title: meta.title } });
+  }
+
+  async function drain(): Promise<void> {
+    while (queue.length && !closed) await turn(queue.shift()!);
+    pump = undefined;
+  }
+
+  async function turn(prompt: CommandOf<"prompt">): Promise<void> {
+    const started = Date.now();
+    const current = session;
+    let prepared: EngineSetup;
+    const wasStored = Boolean(current.meta);
+    try {
+      prepared = await setupFor(current);
+      await claim(current, prompt.text, prepared.modelRef);
+    } catch (error) {
+      return respond(prompt, false, { error: messageOf(error) });
+    }
+    const controller = new AbortController();
+    running = { controller };
+    if (early) {
+      stop(early.reason, early.message);
+      early = undefined;
+    }
+    const timer = options.turnTimeoutMs
+      ? setTimeout(() => stop("timeout", `timed out after ${(options.turnTimeoutMs! / 1000).toFixed(1)}s`), options.turnTimeoutMs)
+      : undefined;
+    recorder = createRecorder(store, current.id);
+    let status: "idle" | "failed" | "interrupted" = "interrupted";
+    let answer: { session_id: string; status: string } | undefined;
+    try {
+      const loaded = await loadSession(store, current);
+      gate.restore(loaded.events);
+      for (const event of loaded.appended) await bus.emit({ ...event, replay: true });
+      const kit = prepared.perTurn();
+      const tools = [...prepared.tools, ...kit.tools];
+      if (!current.started) {
+        current.started = true;
+        await emit({
+          kind: "session-start", model: prepared.modelRef, cwd: current.cwd, tools: tools.map((t) => t.definition.name),
+          protocol_version: PROTOCOL_VERSION, resumed: wasStored, permission_mode: gate.mode, headless: options.headless,
+        });
+      }
+      const outcome = await runTurn({
+        sessionId: current.id, turnId: options.newId(), provider: prepared.provider, tools, history: loaded.history,
+        system: prepared.system,
+        user: { role: "user", content: [{ type: "text", text: prompt.text }], headless: options.headless },
+        emit, requester: gate, retry: { ...options.retry, ...prepared.retry }, signal: controller.signal, policies: kit.policies,
+      });
+      const result = buildResult({ sessionId: current.id, outcome, policies: kit.policies, stop: running.stop, started, window: prepared.contextWindow });
+      if (result.error) await emit({ kind: "error", message: result.error });
+      await emit({ kind: "result", ...result.result });
+      status = result.result.status === "error" ? "failed" : result.result.status === "interrupted" ? "interrupted" : "idle";
+      await recorder.flush();
+      answer = { session_id: current.id, status: result.result.status };
+    } finally {
+      clearTimeout(timer);
+      running = undefined;
+      const flushing = recorder;
+      recorder = undefined;
+      await flushing.flush().catch((error) => process.stderr.write(`keen: could not store the session: ${messageOf(error)}\n`));
+      await store.release(current.id, status).catch(() => {});
+    }
+    // Answered once the claim is released: a client may hand the session to another process at once.
+    await respond(prompt, true, { data: answer });
+  }
+
+  async function setupFor(current: CurrentSession): Promise<EngineSetup> {
+    const model = current.model ?? current.meta?.model;
+    const key = `${current.id}\0${current.cwd}\0${model ?? ""}`;
+    if (setup?.key !== key) {
+      setup = { key, value: await options.prepare({ id: current.id, cwd: current.cwd, model }) };
+      // A mode the user chose in this process holds across sessions; a project config only tightens it.
+      const mode = stricterMode(chosenMode ?? setup.value.permissionMode ?? gate.mode, setup.value.projectMode);
+      if (mode) gate.mode = mode;
+    }
+    return setup.value;
+  }
+
+  /** Creates (and claims in the same write) or claims the session, and records model and cwd. */
+  async function claim(current: CurrentSession, text: string, modelRef: string): Promise<void> {
+    if (!current.meta) {
+      const now = Date.now();
+      const meta = { id: current.id, title: titleOf(options.redactor ? options.redactor.redact(text) : text), cwd: current.cwd, model: modelRef, created: now, updated: now, status: "running" as const };
+      await store.create(meta, { claim: true });
+      current.meta = meta;
+      return;
+    }
+    try {
+      await store.claim(current.id);
+    } catch (error) {
+      if (error instanceof SessionBusyError) throw new Error(error.message);
+      throw error;
+    }
+    await store.updateMeta(current.id, { status: "running", updated: Date.now(), model: modelRef, cwd: current.cwd });
+  }
+
+  function stop(reason: StopReason, message?: string): void {
+    // keen run: a signal or timeout before its one turn has started still stops that turn.
+    if (!running) return void (early ??= { reason, message });
+    if (running.stop) return;
+    running.stop = { reason, message };
+    running.controller.abort(new Error(reason));
+  }
+
+  /** Resolves once no turn runs and no prompt waits. */
+  async function idle(): Promise<void> {
+    while (pump) await pump;
+  }
+
+  function finish(): void {
+    if (closed) return;
+    closed = true;
+    resolveDone();
+  }
+
+  async function close(): Promise<void> {
+    closing = true;
+    await idle();
+    finish();
+  }
+
+  return {
+    send,
+    subscribe: (listener) => bus.subscribe(listener),
+    stop,
+    reject: (message, id) => void respond({ kind: "invalid", id }, false, { error: message }),
+    close,
+    done,
+    get sessionId() {
+      return session.id;
+    },
+  };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

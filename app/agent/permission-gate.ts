@@ -1,0 +1,100 @@
+import type { CommandOf, PermissionMode } from "../../protocol/commands.js";
+import type { EventDraft, KeenEvent } from "../../protocol/events.js";
+import { gate } from "../permissions/policy.js";
+import type { PermissionDecision, PermissionRequest, PermissionRequester } from "../permissions/requester.js";
+
+/** The engine's permission state for one session: mode, standing rules, open requests. */
+export interface PermissionGate extends PermissionRequester {
+  mode: PermissionMode;
+  /** Standing answers per tool (`allow-always`, `deny-always`), rebuilt from stored events on resume. */
+  readonly rules: Map<string, "allow" | "deny">;
+  /** Applies a reply; returns an error message when no request with that id is open. */
+  answer(command: CommandOf<"permission-response">): string | undefined;
+  /** Rebuilds the standing rules from a session's stored events. */
+  restore(events: KeenEvent[]): void;
+  /** True while a request waits for an answer. */
+  readonly waiting: boolean;
+}
+
+type Reply = CommandOf<"permission-response">;
+
+/**
+ * Permissions as an event and a reply: a call the mode says to ask about
+ * emits `permission-request` and waits for a `permission-response` (or the
+ * turn's abort). Without anybody to ask (`interactive` false: one-shot
+ * `keen run`), such a call is refused at once with a reason for the model.
+ */
+export function createPermissionGate(options: {
+  mode: PermissionMode;
+  interactive: boolean;
+  emit: (event: EventDraft) => Promise<void>;
+  newId: () => string;
+}): PermissionGate {
+  const rules = new Map<string, "allow" | "deny">();
+  const open = new Map<string, (reply: Reply) => void>();
+  const self: PermissionGate = {
+    mode: options.mode,
+    rules,
+    get waiting() {
+      return open.size > 0;
+    },
+    wantsPreview: (tool) => options.interactive && gate(self.mode, tool, rules.get(tool)) === "ask",
+    async request(req: PermissionRequest, signal?: AbortSignal): Promise<PermissionDecision> {
+      const decision = gate(self.mode, req.tool, rules.get(req.tool));
+      if (decision === "allow") return { allow: true };
+      if (decision === "refuse") {
+        return {
+          allow: false,
+          reason: rules.get(req.tool) === "deny"
+            ? `Not executed: the user denied ${req.tool} for the rest of this session.`
+            : `Not executed: the session is in read-only mode, so ${req.tool} cannot run.`,
+        };
+      }
+      if (!options.interactive) {
+        return {
+          allow: false,
+          reason: `Not executed: ${req.tool} needs the user's approval in ${self.mode} mode, and this one-shot run has nobody to ask. Do without it.`,
+        };
+      }
+      return ask(req, signal);
+    },
+    answer(reply) {
+      const resolve = open.get(reply.request_id);
+      if (!resolve) return `no permission request "${reply.request_id}" is waiting`;
+      open.delete(reply.request_id);
+      resolve(reply);
+      return undefined;
+    },
+    restore(events) {
+      rules.clear();
+      for (const event of events) if (event.kind === "permission-rule") rules.set(event.tool_name, event.decision);
+    },
+  };
+
+  async function ask(req: PermissionRequest, signal?: AbortSignal): Promise<PermissionDecision> {
+    const requestId = options.newId();
+    const reply = new Promise<Reply | undefined>((resolve) => {
+      open.set(requestId, resolve);
+      signal?.addEventListener("abort", () => {
+        open.delete(requestId);
+        resolve(undefined);
+      }, { once: true });
+    });
+    await options.emit({
+      kind: "permission-request", role: "assistant", request_id: requestId, tool_name: req.tool,
+      tool_call_id: req.callId ?? "", input: JSON.stringify(req.input ?? {}),
+      ...(req.preview ? { diff: req.preview.diff, path: req.preview.path } : {}),
+    });
+    const answer = await reply;
+    if (!answer) return { allow: false, reason: "Not executed: the run was interrupted." };
+    if (answer.decision === "allow-always" || answer.decision === "deny-always") {
+      const rule = answer.decision === "allow-always" ? "allow" : "deny";
+      rules.set(req.tool, rule);
+      await options.emit({ kind: "permission-rule", tool_name: req.tool, decision: rule });
+    }
+    if (answer.decision === "allow-once" || answer.decision === "allow-always") return { allow: true };
+    const said = answer.message?.trim() ? ` They said: ${answer.message.trim()}` : "";
+    return { allow: false, reason: `The user denied this ${req.tool} call.${said}` };
+  }
+  return self;
+}

@@ -1,0 +1,136 @@
+import { statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import type { EngineSetup } from "../agent/engine.js";
+import { createMaxStepsPolicy } from "../agent/max-steps.js";
+import type { TurnPolicy } from "../agent/policy.js";
+import { createStructuredOutput } from "../agent/structured-output.js";
+import { buildSystemPrompt } from "../agent/system-prompt.js";
+import { createFileGuard } from "../permissions/file-guard.js";
+import { BUILTIN_PROVIDERS, modelInfo, parseModelRef } from "../providers/registry.js";
+import type { Tool } from "../tools/tool.js";
+import { createTools, toolEnv } from "../tools/index.js";
+import { findWorkspace } from "../tools/workspace.js";
+import type { PermissionMode } from "../../protocol/commands.js";
+import type { Redactor } from "../permissions/redact.js";
+import { limitsFor, loadConfig, type KeenPaths, type ResolvedConfig } from "./config.js";
+import { secretsRedactor } from "./secrets.js";
+import { UsageError } from "./errors.js";
+import type { LoadedSchema } from "./output-schema.js";
+import { chooseModel, createProvider } from "./provider-setup.js";
+import { selectToolNames } from "./run-flags.js";
+
+/** What a front end's flags say about every session it runs. */
+export interface FrontEndSettings {
+  allowedTools?: string[];
+  disallowedTools?: string[];
+  maxTurns?: number;
+  outputSchema?: LoadedSchema;
+  headless: boolean;
+  /** `--permission-mode` */
+  permissionMode?: PermissionMode;
+  /** The front end's mode when neither flags nor config set one (auto for keen run, ask elsewhere). */
+  defaultMode: PermissionMode;
+}
+
+/** A session's setup and the config it came from (front ends read e.g. `stdinGraceMs`). */
+export interface PreparedSetup extends EngineSetup {
+  config: ResolvedConfig;
+  redactor: Redactor;
+}
+
+/**
+ * Builds what a session needs (provider, tools, system prompt, per-turn
+ * policies) for the engine, from config, flags and the session's directory.
+ * Each result is kept for its (session, cwd, model), so a front end may call
+ * it first to turn every usage error into exit 2 before a session exists,
+ * and the engine's own call reuses the result.
+ */
+export function createPreparer(paths: KeenPaths, settings: FrontEndSettings, env: NodeJS.ProcessEnv = process.env) {
+  let last: { key: string; value: Promise<PreparedSetup> } | undefined;
+  return (session: { id: string; cwd: string; model?: string }): Promise<PreparedSetup> => {
+    const key = `${session.id}\0${session.cwd}\0${session.model ?? ""}`;
+    if (last?.key !== key) last = { key, value: prepare(paths, settings, env, session) };
+    return last.value;
+  };
+}
+
+async function prepare(
+  paths: KeenPaths, settings: FrontEndSettings, env: NodeJS.ProcessEnv, session: { id: string; cwd: string; model?: string },
+): Promise<PreparedSetup> {
+  const cwd = resolve(session.cwd);
+  if (!isDirectory(cwd)) throw new UsageError(`working directory ${cwd} does not exist`);
+  const workspace = findWorkspace(cwd);
+  const config = loadConfig(paths, workspace);
+  const choice = chooseModel(session.model, config, env);
+  // Keen's config directory (holding the config file) and data directory are off limits to its tools.
+  const guard = createFileGuard({
+    workspace, protectedPaths: [dirname(paths.configFile), paths.dataDir], allowProjectConfigEdits: config.guard?.allowProjectConfigEdits,
+  });
+  // Hides known secrets from the model (tool output) and from every output (the engine redacts events with it).
+  const redactor = secretsRedactor(env, config.providers);
+  const allTools = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor });
+  const limits = limitsFor(
+    config,
+    { allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, permissionMode: settings.permissionMode },
+    settings.defaultMode,
+  );
+  const names = selectToolNames(allTools.map((t) => t.definition.name), limits.allowedTools, limits.disallowedTools);
+  const tools = allTools.filter((t) => names.includes(t.definition.name));
+  const schema = settings.outputSchema;
+  const maxTurns = limits.maxTurns;
+  const provider = await createProvider(choice, session.id);
+  const instructions = schema ? createStructuredOutput(schema.schema, schema.check).instructions : undefined;
+  return {
+    config,
+    redactor,
+    retry: config.retry,
+    permissionMode: limits.permissionMode ?? settings.defaultMode,
+    projectMode: config.projectLimits.permissionMode,
+    modelRef: `${choice.providerId}/${choice.model}`,
+    provider,
+    tools,
+    system: buildSystemPrompt({ cwd, workspace, toolNames: names, extra: instructions }),
+    contextWindow: modelInfo(choice.preset, choice.model).contextWindow,
+    perTurn() {
+      const policies: TurnPolicy[] = [];
+      const extra: Tool[] = [];
+      const structured = schema ? createStructuredOutput(schema.schema, schema.check) : undefined;
+      if (maxTurns) policies.push(createMaxStepsPolicy(maxTurns, settings.headless, Boolean(structured)));
+      if (structured) {
+        policies.push(structured);
+        extra.push(structured.tool);
+      }
+      return { policies, tools: extra };
+    },
+  };
+}
+
+/** Checks a `set-model` reference against config and keys; throws UsageError naming what to set. */
+export function checkModel(paths: KeenPaths, cwd: string, ref: string, env: NodeJS.ProcessEnv = process.env): string {
+  const choice = chooseModel(ref, loadConfig(paths, findWorkspace(cwd)), env);
+  return `${choice.providerId}/${choice.model}`;
+}
+
+/** The models of configured providers, for `list-models`: whether each provider's key is set. */
+export function listModels(config: ResolvedConfig | undefined, current: string | undefined, env: NodeJS.ProcessEnv = process.env) {
+  const providers = config?.providers ?? BUILTIN_PROVIDERS;
+  const out: { model: string; provider: string; available: boolean; current: boolean }[] = [];
+  for (const [id, preset] of Object.entries(providers)) {
+    const available = preset.keyOptional || Boolean(preset.apiKeyEnv && env[preset.apiKeyEnv]);
+    const names = new Set([preset.defaultModel, ...Object.keys(preset.models)]);
+    for (const name of names) {
+      const model = `${id}/${name}`;
+      out.push({ model, provider: id, available: Boolean(available), current: model === current });
+    }
+  }
+  const currentProvider = current ? parseModelRef(current).provider : undefined;
+  return out.sort((a, b) => Number(b.provider === currentProvider) - Number(a.provider === currentProvider));
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,50 @@
+import type { PermissionMode } from "../../protocol/commands.js";
+
+/** How a tool call is treated before it runs. */
+export type Gate = "allow" | "ask" | "refuse";
+
+/** What a tool does, for the permission policy: reads never ask. */
+export type ToolClass = "read" | "edit" | "exec";
+
+// Tools that only read the workspace; everything else (bash, MCP tools later) counts as exec.
+const READ_TOOLS = new Set(["read_file", "grep", "glob", "list", "structured_output"]);
+const EDIT_TOOLS = new Set(["write_file", "edit_file"]);
+
+/** The class of a tool by name; unknown tools are treated as the riskiest. */
+export function toolClass(name: string): ToolClass {
+  if (READ_TOOLS.has(name)) return "read";
+  if (EDIT_TOOLS.has(name)) return "edit";
+  return "exec";
+}
+
+/** Modes from most to least trusting; a project config may only move right. */
+export const MODE_ORDER: readonly PermissionMode[] = ["auto", "accept-edits", "ask", "read-only"];
+
+/**
+ * The decision table. `auto`: everything runs (the file guard still refuses
+ * what it refuses). `accept-edits`: edits and writes run, bash asks. `ask`:
+ * reads run, edits, writes and bash ask. `read-only`: edits, writes and bash
+ * are refused without asking. A standing rule from `allow-always` /
+ * `deny-always` replaces asking; `read-only` is never widened by a rule.
+ */
+export function gate(mode: PermissionMode, tool: string, rule?: "allow" | "deny"): Gate {
+  const cls = toolClass(tool);
+  if (cls === "read") return "allow";
+  if (rule === "deny") return "refuse";
+  if (mode === "read-only") return "refuse";
+  if (rule === "allow" || mode === "auto") return "allow";
+  if (mode === "accept-edits" && cls === "edit") return "allow";
+  return "ask";
+}
+
+/** The stricter of two modes; an absent one does not count. */
+export function stricterMode(a: PermissionMode | undefined, b: PermissionMode | undefined): PermissionMode | undefined {
+  if (!a || !b) return a ?? b;
+  return MODE_ORDER.indexOf(a) >= MODE_ORDER.indexOf(b) ? a : b;
+}
+
+/** The mode after `current` in the cycle the TUI's Shift-Tab walks. */
+export function nextMode(current: PermissionMode): PermissionMode {
+  const order: PermissionMode[] = ["ask", "accept-edits", "auto", "read-only"];
+  return order[(order.indexOf(current) + 1) % order.length]!;
+}

@@ -1,0 +1,134 @@
+import { after, before, beforeEach, test } from "node:test";
+import assert from "node:assert/strict";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { makeSandbox, parseLines } from "./harness.js";
+
+let server: MockLLMServer;
+before(async () => (server = await startMockLLMServer()));
+after(() => server.close());
+beforeEach(() => server.reset());
+
+const KEY = "sk-ant-api03-KEEN-TEST-KEY-0123456789abcdef";
+const GH = "ghp_keentest0123456789abcdefABCDEF";
+const HEADER = "hdr-secret-keen-test-value";
+const PIECES = [KEY, GH, HEADER, "KEEN-TEST-KEY", "keentest0123456789", "secret-keen-test"];
+
+function sandbox() {
+  const sb = makeSandbox(server.url, { providers: { anthropic: { headers: { "x-gateway-auth": HEADER } } } });
+  Object.assign(sb.env, { ANTHROPIC_API_KEY: KEY, GITHUB_TOKEN: GH });
+  return sb;
+}
+
+/** Every place a secret could show: the run's stdout and stderr, every stored view, what the model received. */
+async function everything(sb: ReturnType<typeof sandbox>, run: { stdout: string; stderr: string }) {
+  const views = [run.stdout, run.stderr, JSON.stringify(server.requests.map((r) => r.body))];
+  for (const { id } of await sb.sessions()) {
+    for (const flags of [[], ["--json"], ["--jsonl"]]) {
+      const shown = await sb.run(["sessions", "show", id, ...flags]);
+      assert.equal(shown.code, 0, shown.stderr);
+      views.push(shown.stdout, shown.stderr);
+    }
+  }
+  const list = await sb.run(["sessions", "list"]);
+  views.push(list.stdout, (await sb.run(["sessions", "list", "--json"])).stdout);
+  return views.join("\n");
+}
+
+function assertNoSecret(text: string) {
+  for (const piece of PIECES) assert.ok(!text.includes(piece), `"${piece}" leaked:\n${text.slice(Math.max(0, text.indexOf(piece) - 300), text.indexOf(piece) + 100)}`);
+}
+
+test("a tool that prints the key (from Keen's /proc environ or a file) never shows it: not to the model, stdout, the store or stderr", async () => {
+  const sb = sandbox();
+  writeFileSync(join(sb.workspace, "notes.txt"), `gateway ${HEADER}\nkey ${KEY}\n`);
+  const calls = [
+    { name: "bash", input: { command: "tr '\\0' '\\n' < /proc/$PPID/environ | grep -E 'KEY|TOKEN'" } },
+    { name: "bash", input: { command: "cat notes.txt; cat notes.txt | base64 -w0 | base64 -d" } },
+    { name: "read_file", input: { path: "notes.txt" } },
+    { name: "grep", input: { pattern: "sk-ant" } },
+  ];
+  for (const args of [["--headless"], ["--format", "json"]]) {
+    server.reset();
+    server.enqueue({ toolCalls: calls }, { text: `The key is ${KEY} and the token ${GH}.` });
+    const r = await sb.run(["run", ...args, "--no-stdin", "print the key"]);
+    assert.equal(r.code, 0, r.stderr);
+    assertNoSecret(await everything(sb, r));
+    const results = server.requests[1]!.body.messages.at(-1).content.filter((b: { type: string }) => b.type === "tool_result");
+    const texts = results.map((b: any) => (typeof b.content === "string" ? b.content : b.content.map((c: any) => c.text).join("")));
+    assert.match(texts[0], /ANTHROPIC_API_KEY=\[redacted\]/, "the tool really read Keen's environment");
+    assert.match(texts[0], /GITHUB_TOKEN=\[redacted\]/);
+    assert.match(texts[1], /gateway \[redacted\]\nkey \[redacted\]/);
+    assert.match(texts[2], /key \[redacted\]/);
+    const answer = args[0] === "--headless" ? parseLines(r.stdout).at(-1)!.text : JSON.parse(r.stdout).text;
+    assert.equal(answer, "The key is [redacted] and the token [redacted].");
+    await sb.run(["sessions", "rm", (await sb.sessions())[0]!.id]);
+  }
+  server.enqueue({ text: `The key is ${KEY}` });
+  const text = await sb.run(["run", "--no-stdin", "hi"]);
+  assert.deepEqual([text.code, text.stdout], [0, "The key is [redacted]\n"]);
+  rmSync(sb.root, { recursive: true, force: true });
+});
+
+test("a 401 whose message quotes the key and a header shows neither, on stderr, stdout or in the store", async () => {
+  const sb = sandbox();
+  server.enqueue({
+    kind: "http-error", status: 401,
+    body: { type: "error", error: { type: "authentication_error", message: `invalid x-api-key: ${KEY} (x-gateway-auth: ${JSON.stringify(HEADER)})` } },
+  });
+  const r = await sb.run(["run", "--headless", "--no-stdin", "hi"]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /invalid x-api-key: \[redacted\]/);
+  assert.equal(server.requests[0]!.headers["x-api-key"], KEY, "the real key was sent");
+  assert.equal(server.requests[0]!.headers["x-gateway-auth"], HEADER);
+  assertNoSecret(await everything(sb, r));
+  rmSync(sb.root, { recursive: true, force: true });
+});
+
+test("a key with a newline in it: neither the whole key nor a line of it is shown", async () => {
+  const sb = sandbox();
+  const second = "second-line-of-the-key-0987654321";
+  // A provider key with a newline cannot even be sent: the error that quotes it is redacted.
+  const bad = await sb.run(["run", "--headless", "--no-stdin", "hi"], { env: { ANTHROPIC_API_KEY: `${KEY}\n${second}` } });
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /invalid header value/);
+  assert.match(bad.stderr, /\[redacted\]/);
+  let seen = await everything(sb, bad);
+  // Another secret with a newline, printed by a tool from Keen's own environment.
+  server.enqueue({ toolCalls: [{ name: "bash", input: { command: "tr '\\0' '\\n' < /proc/$PPID/environ" } }] }, { text: "done" });
+  const printed = await sb.run(["run", "--headless", "--no-stdin", "hi"], { env: { MY_SERVICE_TOKEN: `  ${second}\nthird-line-of-the-token-5555\n` } });
+  assert.equal(printed.code, 0, printed.stderr);
+  assert.match(JSON.stringify(server.requests[1]!.body), /MY_SERVICE_TOKEN=\[redacted\]/);
+  seen += await everything(sb, printed);
+  assertNoSecret(seen);
+  for (const piece of [second, "third-line-of-the-token"]) assert.ok(!seen.includes(piece), piece);
+  rmSync(sb.root, { recursive: true, force: true });
+});
+
+test("an error Keen prints before the run starts does not quote a key either", async () => {
+  const sb = sandbox();
+  const r = await sb.run(["run", "--no-stdin", "--model", `${GH}/model`, "hi"]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^keen: unknown provider "\[redacted\]" in model "\[redacted\]\/model"/);
+  assertNoSecret(r.stderr);
+  rmSync(sb.root, { recursive: true, force: true });
+});
+
+test("sessions list and show also redact what was stored before the value was known as a secret", async () => {
+  const sb = sandbox();
+  const later = "value-that-became-a-secret-42";
+  server.enqueue({ toolCalls: [{ name: "bash", input: { command: `echo ${later}` } }] }, { text: `it printed ${later}` });
+  const r = await sb.run(["run", "--no-stdin", `print ${later}`]);
+  assert.equal(r.code, 0, r.stderr);
+  const env = { DEPLOY_TOKEN: later };
+  const [session] = JSON.parse((await sb.run(["sessions", "list", "--json"], { env })).stdout);
+  assert.equal(session.title, "print [redacted]");
+  const views = [(await sb.run(["sessions", "list"], { env })).stdout];
+  for (const flags of [[], ["--json"], ["--jsonl"]]) views.push((await sb.run(["sessions", "show", session.id, ...flags], { env })).stdout);
+  for (const view of views) {
+    assert.ok(!view.includes(later), view);
+    assert.match(view, /\[redacted\]/);
+  }
+  rmSync(sb.root, { recursive: true, force: true });
+});
