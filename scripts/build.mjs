@@ -77,7 +77,20 @@ const sideBundles = {
     // `import("undici")` becomes a bundled stand-in whose require() of the side bundle runs on first use.
     build.onResolve({ filter: new RegExp(`^(${names})$`) }, (args) => ({ path: args.path, namespace: "keen-side" }));
     build.onLoad({ filter: /.*/, namespace: "keen-side" }, (args) => ({ loader: "js", contents: `module.exports = require("./${args.path}.cjs");` }));
-    build.onResolve({ filter: new RegExp(`^\\./(${names})\\.cjs$`) }, (args) => ({ path: args.path, external: true }));
+    build.onResolve({ filter: new RegExp(`^\\./(${names}|tui)\\.cjs$`) }, (args) => ({ path: args.path, external: true }));
+  },
+};
+/**
+ * The TUI (app/tui/start.ts with marked, marked-terminal and the highlighter)
+ * is a side bundle too: `keen` alone loads it, no other command parses it.
+ * blessed stays outside every bundle: it requires its widgets by computed
+ * names and reads its terminfo files from its own directory, so it is
+ * required from node_modules at run time.
+ */
+const tuiBundle = {
+  name: "tui-bundle",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/tui\/start\.js$/ }, () => ({ path: "tui", namespace: "keen-side" }));
   },
 };
 const common = { bundle: true, format: "cjs", platform: "node", target: "node20", minify: true, logLevel: "warning" };
@@ -93,11 +106,12 @@ await build({
   outdir: stagingDir,
   outExtension: { ".js": ".cjs" },
   sourcemap: "linked",
-  plugins: [levelBinding, sideBundles],
+  plugins: [levelBinding, sideBundles, tuiBundle],
   define: { KEEN_VERSION: JSON.stringify(pkg.version), "import.meta": "__keenImportMeta" },
   banner: { js: RUNTIME_PATHS },
 });
 await build({ ...common, entryPoints: SIDE_BUNDLES, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
+await build({ ...common, entryPoints: { tui: "app/tui/start.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" }, external: ["blessed"] });
 try {
   buildSnapshot();
 } catch (error) {

@@ -180,7 +180,12 @@ export class TuiController {
     this.local({ kind: "local-clear" });
     this.lastDiffCount = 0;
     this.request({ kind: "resume-session", session, replay: true }, (r) => {
-      if (r.ok) this.note(`resumed ${session.slice(0, 8)}`);
+      if (!r.ok) return;
+      const data = (r.data ?? {}) as { session_id?: string; model?: string; cwd?: string };
+      if (data.session_id) this.view.sessionId = data.session_id;
+      if (data.model) this.view.model = data.model;
+      if (data.cwd) this.view.cwd = data.cwd;
+      this.note(`resumed ${(data.session_id ?? session).slice(0, 8)}`);
     });
   }
 

@@ -1,6 +1,6 @@
-import { PermissionModeSchema } from "../../protocol/commands.js";
+import type { PermissionMode } from "../../protocol/commands.js";
 import { THEME_NAMES } from "../../themes/index.js";
-import type { TuiController } from "./controller.js";
+import { MODE_CYCLE, type TuiController } from "./controller.js";
 import { completeSlash } from "./slash.js";
 import type { ListItem } from "./views/lists.js";
 
@@ -12,9 +12,9 @@ export function runSlash(c: TuiController, name: string, arg: string): void {
     case "model": return arg ? c.setModel(arg) : pickModel(c);
     case "mode": {
       if (!arg) return c.cycleMode();
-      const mode = PermissionModeSchema.safeParse(arg);
-      if (!mode.success) return c.notice(`unknown mode "${arg}"; modes: ${PermissionModeSchema.options.join(", ")}`, "error");
-      return c.setMode(mode.data);
+      // A plain list, not the zod schema: the TUI bundle stays free of zod.
+      if (!MODE_CYCLE.includes(arg as PermissionMode)) return c.notice(`unknown mode "${arg}"; modes: ${MODE_CYCLE.join(", ")}`, "error");
+      return c.setMode(arg as PermissionMode);
     }
     case "theme": return setTheme(c, arg);
     case "copy": {

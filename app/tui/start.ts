@@ -32,7 +32,16 @@ export interface StartTuiOptions {
   /** A built-in theme name, a theme file, or a Theme; NO_COLOR in `env` makes it monochrome. */
   theme?: string | Theme;
   env?: NodeJS.ProcessEnv;
-  initial: { cwd: string; model: string; sessionId?: string; permissionMode: PermissionMode; resume?: boolean };
+  initial: {
+    cwd: string;
+    model: string;
+    sessionId?: string;
+    permissionMode: PermissionMode;
+    /** Replay the stored session `sessionId` (keen --resume / --continue). */
+    resume?: boolean;
+    /** Why no provider could be set up (shown with what to set). */
+    problem?: string;
+  };
   /** The workspace's prompt history file (see history.ts `historyPathFor`). */
   historyFile?: string;
   /** Called once the terminal is restored, before the promise resolves. */
@@ -140,7 +149,8 @@ export async function startTui(options: StartTuiOptions): Promise<string | undef
   const onSignal = (signal: NodeJS.Signals) => void finish({ reason: "signal", signal });
   for (const s of signals) process.on(s, onSignal);
 
-  const { sessionId, resume } = options.initial;
+  const { sessionId, resume, problem } = options.initial;
+  if (problem) controller.showSetup(problem);
   if (resume && sessionId) controller.resume(sessionId);
   controller.request({ kind: "list-models" }, (r) => {
     const models = Array.isArray(r.data) ? (r.data as { available?: boolean }[]) : undefined;

@@ -3,7 +3,7 @@ import { renderMarkdown } from "../markdown.js";
 import type { SessionView, ToolCall, TranscriptItem } from "../state.js";
 import { paint } from "../style.js";
 import { sanitize, truncate, wrap, wrapLine } from "../text.js";
-import { SETUP_LINES } from "./setup.js";
+import { setupLines } from "./setup.js";
 import { duration, statusMark, statusWord, summarizeInput } from "./tool-summary.js";
 import { windowOf, type Scroll, type Window } from "./window.js";
 
@@ -98,7 +98,7 @@ function noticeLines(item: Extract<TranscriptItem, { type: "notice" }>, ctx: Tra
     case "setup":
       return [
         ...wrap(text, width).map((l) => paint(theme, "warning", l)),
-        ...SETUP_LINES.flatMap(([token, line]) => wrapLine(line, width, 2).map((l) => paint(theme, token, l))),
+        ...setupLines(width).flatMap(([token, line]) => wrapLine(line, width, 16).map((l) => paint(theme, token, l))),
       ];
   }
 }
