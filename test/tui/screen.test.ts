@@ -222,3 +222,14 @@ test("history per workspace: Up recalls earlier prompts and new ones are appende
   assert.ok(!h.text().includes(".env"));
   await quit(h);
 });
+
+test("Ctrl-G edits the prompt in $EDITOR and comes back to the same screen", async () => {
+  const h = new TuiHarness(80, 24);
+  h.start({ env: { TERM: "xterm-256color", EDITOR: "sed -i s/draft/edited/" } });
+  await h.waitFor("Type a prompt");
+  await h.keys("a draft prompt");
+  await h.keys("\x07");
+  await h.waitFor("> a edited prompt");
+  assert.equal(h.stdin.rawMode, true, "raw mode is back after the editor");
+  await quit(h);
+});

@@ -14,7 +14,8 @@ import { promptView } from "../../app/tui/views/input-box.js";
 import { helpLines } from "../../app/tui/views/lists.js";
 import { Editor } from "../../app/tui/editor.js";
 import { textWidth } from "../../app/tui/text.js";
-import { plain, viewOf } from "./helpers.js";
+import { reduce } from "../../app/tui/state.js";
+import { plain, stamp, viewOf } from "./helpers.js";
 
 const theme = loadTheme("dark", {});
 const NOW = Date.now();
@@ -149,4 +150,24 @@ test("help lists every key binding with a label and every slash command", () => 
   const text = plain(helpLines(100, theme)).join("\n");
   for (const key of ["Enter", "Alt-Enter, Ctrl-J", "Esc", "Ctrl-C", "Ctrl-D", "PgUp, wheel", "Tab", "Shift-Tab", "Ctrl-L", "Ctrl-G"]) assert.ok(text.includes(key), key);
   for (const cmd of ["/new", "/sessions", "/model", "/mode", "/theme", "/copy", "/undo", "/help", "/exit"]) assert.ok(text.includes(cmd), cmd);
+});
+
+test("a streaming answer renders each settled paragraph once; it reads the same as the settled message", () => {
+  const paragraphs = Array.from({ length: 30 }, (_, i) => `Paragraph **${i}** with some words.`);
+  const full = `${paragraphs.join("\n\n")}\n\n\`\`\`ts\nconst a = 1;\n\n\nconst b = 2;\n\`\`\``;
+  const cache = new TranscriptCache();
+  const ctx = { theme, width: 60, now: NOW, thinkingExpanded: false };
+  const view = viewOf([d.user("q")]);
+  let lines: string[] = [];
+  for (let i = 0; i < full.length; i += 7) {
+    reduce(view, stamp(d.delta(full.slice(i, i + 7))));
+    lines = transcriptWindow(view, ctx, cache, FOLLOW, 200).lines;
+  }
+  const stream = [...cache.streams.values()][0]!;
+  assert.equal(stream.chunks.length, 30, "one chunk per settled paragraph; the fenced blank lines do not cut");
+  reduce(view, stamp(d.contentEnd()));
+  reduce(view, stamp(d.text(full)));
+  const settled = transcriptWindow(view, ctx, cache, FOLLOW, 200).lines;
+  assert.deepEqual(plain(lines), plain(settled));
+  assert.equal(cache.streams.size, 0, "the streaming cache is dropped once the message settles");
 });

@@ -25,6 +25,8 @@ const USER_PREVIEW_LINES = 12;
  */
 export class TranscriptCache {
   private cache = new WeakMap<object, { stamp: string; lines: string[] }>();
+  /** Finished paragraphs of messages still streaming, rendered once each (by item id). */
+  readonly streams = new Map<number, { stamp: string; chunks: { end: number; lines: string[] }[] }>();
   renders = 0;
 
   lines(key: object, stamp: string, render: () => string[]): string[] {
@@ -38,7 +40,7 @@ export class TranscriptCache {
 }
 
 /** The lines of one transcript item; tool items are drawn from their call record. */
-export function renderItem(item: TranscriptItem, prev: TranscriptItem | undefined, tool: ToolCall | undefined, ctx: TranscriptContext): string[] {
+export function renderItem(item: TranscriptItem, prev: TranscriptItem | undefined, tool: ToolCall | undefined, ctx: TranscriptContext, cache?: TranscriptCache): string[] {
   const { theme, width } = ctx;
   const gap = prev === undefined || (item.type === "tool" && prev.type === "tool") ? [] : [""];
   switch (item.type) {
@@ -55,7 +57,7 @@ export function renderItem(item: TranscriptItem, prev: TranscriptItem | undefine
       return [...gap, ...out];
     }
     case "assistant":
-      return [...gap, ...renderMarkdown(item.text, width, theme)];
+      return [...gap, ...(item.streaming && cache ? streamingMarkdown(item, ctx, cache) : renderMarkdown(item.text, width, theme))];
     case "thinking": {
       const text = sanitize(item.text).trim();
       const label = item.streaming ? "thinking…" : "thought";
@@ -71,6 +73,45 @@ export function renderItem(item: TranscriptItem, prev: TranscriptItem | undefine
     case "notice":
       return [...gap, ...noticeLines(item, ctx)];
   }
+}
+
+/** Where a streaming text can be cut: after its last blank line outside a code fence (0: nowhere yet). */
+export function settledLength(text: string): number {
+  let cut = 0;
+  let fenced = false;
+  let at = 0;
+  for (const line of text.split("\n")) {
+    const next = at + line.length + 1;
+    if (/^\s{0,3}(```|~~~)/.test(line)) fenced = !fenced;
+    else if (!fenced && line.trim() === "" && next <= text.length) cut = next;
+    at = next;
+  }
+  return cut;
+}
+
+/**
+ * A message still streaming: its settled paragraphs are rendered once each
+ * and kept, only the paragraph being written is rendered again per frame, so
+ * a long answer does not make every frame slower.
+ */
+function streamingMarkdown(item: Extract<TranscriptItem, { type: "assistant" }>, ctx: TranscriptContext, cache: TranscriptCache): string[] {
+  const stamp = `${ctx.width}|${ctx.theme.name}|${ctx.theme.mono}`;
+  let entry = cache.streams.get(item.id);
+  if (!entry || entry.stamp !== stamp) {
+    entry = { stamp, chunks: [] };
+    cache.streams.set(item.id, entry);
+  }
+  const settled = settledLength(item.text);
+  let end = entry.chunks.at(-1)?.end ?? 0;
+  if (settled > end) {
+    entry.chunks.push({ end: settled, lines: renderMarkdown(item.text.slice(end, settled), ctx.width, ctx.theme) });
+    end = settled;
+  }
+  const out: string[] = [];
+  for (const chunk of entry.chunks) if (chunk.lines.length) out.push(...(out.length ? [""] : []), ...chunk.lines);
+  const tail = renderMarkdown(item.text.slice(end), ctx.width, ctx.theme);
+  if (tail.length && tail.some((l) => l !== "")) out.push(...(out.length ? [""] : []), ...tail);
+  return out;
 }
 
 function toolLines(tool: ToolCall, ctx: TranscriptContext): string[] {
@@ -114,6 +155,7 @@ export function itemLines(view: SessionView, i: number, ctx: TranscriptContext, 
   const prev = view.items[i - 1];
   const tool = item.type === "tool" ? view.tools.get(item.callId) : undefined;
   if (tool?.status === "running") return renderItem(item, prev, tool, ctx);
+  if (item.type === "assistant" && !item.streaming) cache.streams.delete(item.id);
   const stamp = `${ctx.width}|${ctx.theme.name}|${ctx.theme.mono}|${ctx.thinkingExpanded}|${prev?.type}`;
-  return cache.lines(tool ?? item, stamp, () => renderItem(item, prev, tool, ctx));
+  return cache.lines(tool ?? item, stamp, () => renderItem(item, prev, tool, ctx, cache));
 }
