@@ -43,7 +43,8 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
   const store = openStore(paths.dataDir);
   const here = resolve(flags.cwd ?? process.cwd());
   const meta = await sessionToOpen(store, flags, here);
-  const cwd = meta?.cwd ?? here;
+  // As with keen run --session: the session's directory unless --cwd says otherwise.
+  const cwd = flags.cwd ? here : (meta?.cwd ?? here);
   const config = loadConfig(paths, findWorkspace(cwd));
   const prepare = createPreparer(paths, { headless: false, permissionMode: mode?.data, defaultMode: "ask" });
   const id = meta?.id ?? newSessionId();

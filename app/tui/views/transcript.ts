@@ -1,5 +1,5 @@
 import type { Theme } from "../../../themes/index.js";
-import { renderMarkdown } from "../markdown.js";
+import { markdownLoaded, renderMarkdown } from "../markdown.js";
 import type { SessionView, ToolCall, TranscriptItem } from "../state.js";
 import { paint } from "../style.js";
 import { sanitize, truncate, wrap, wrapLine } from "../text.js";
@@ -95,7 +95,7 @@ export function settledLength(text: string): number {
  * a long answer does not make every frame slower.
  */
 function streamingMarkdown(item: Extract<TranscriptItem, { type: "assistant" }>, ctx: TranscriptContext, cache: TranscriptCache): string[] {
-  const stamp = `${ctx.width}|${ctx.theme.name}|${ctx.theme.mono}`;
+  const stamp = `${ctx.width}|${ctx.theme.name}|${ctx.theme.mono}|${markdownLoaded()}`;
   let entry = cache.streams.get(item.id);
   if (!entry || entry.stamp !== stamp) {
     entry = { stamp, chunks: [] };
@@ -156,6 +156,6 @@ export function itemLines(view: SessionView, i: number, ctx: TranscriptContext, 
   const tool = item.type === "tool" ? view.tools.get(item.callId) : undefined;
   if (tool?.status === "running") return renderItem(item, prev, tool, ctx);
   if (item.type === "assistant" && !item.streaming) cache.streams.delete(item.id);
-  const stamp = `${ctx.width}|${ctx.theme.name}|${ctx.theme.mono}|${ctx.thinkingExpanded}|${prev?.type}`;
+  const stamp = `${ctx.width}|${ctx.theme.name}|${ctx.theme.mono}|${ctx.thinkingExpanded}|${prev?.type}|${markdownLoaded()}`;
   return cache.lines(tool ?? item, stamp, () => renderItem(item, prev, tool, ctx, cache));
 }
