@@ -1,7 +1,7 @@
 import type { Widgets } from "blessed";
 import type { Theme } from "../../themes/index.js";
 import type { Frame, PaneFrame } from "./frame.js";
-import { charWidth, wideEmojiSource } from "./text.js";
+import { charWidth, forBlessed, wideEmojiSource } from "./text.js";
 
 type Blessed = typeof import("blessed");
 
@@ -97,7 +97,7 @@ export function createBlessedSurface(blessed: Blessed, input: NodeJS.ReadableStr
       last.label = frame.label;
       last.focused = frame.focused;
     }
-    const content = frame.lines.join("\n");
+    const content = frame.lines.map(forBlessed).join("\n");
     if (content !== last.content) {
       box.setContent(content);
       last.content = content;

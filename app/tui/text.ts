@@ -232,6 +232,27 @@ export function oneLine(text: string, width: number): string {
 }
 
 /**
+ * A line made ready for blessed: its width counting gives an astral emoji
+ * (a surrogate pair plus the placeholder cell it needs) one cell more than
+ * the terminal does, so one trailing padding space per such emoji goes.
+ */
+export function forBlessed(line: string): string {
+  let extra = 0;
+  for (const ch of line) if (ch.length === 2 && charWidth(ch.codePointAt(0)!) === 2 && EMOJI_WIDE.test(ch)) extra++;
+  let out = line;
+  for (; extra > 0; extra--) {
+    if (out.endsWith(" ")) out = out.slice(0, -1);
+    else {
+      // A full line (padding inside it, as in the tool panel): take the space from its last gap.
+      const gap = out.lastIndexOf("  ");
+      if (gap < 0) break;
+      out = out.slice(0, gap) + out.slice(gap + 1);
+    }
+  }
+  return out;
+}
+
+/**
  * A regex source (no `u` flag, surrogate pairs spelled out) matching every
  * emoji this module counts two cells wide that blessed's own table counts as
  * one; screen.ts adds it to blessed's table so both agree with the terminal.

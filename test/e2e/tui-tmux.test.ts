@@ -4,6 +4,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { textWidth } from "../../app/tui/text.js";
 import { makeSandbox } from "./harness.js";
 import { TMUX_MISSING, TmuxKeen } from "./tmux.js";
 
@@ -36,7 +37,7 @@ function keen(args: string[] = [], size?: { cols: number; rows: number }) {
 test("a prompt and its streamed answer, a tool call in the tool panel; /exit prints how to resume", { skip }, async () => {
   const { sb, t } = keen();
   writeFileSync(join(sb.workspace, "README.md"), "# Demo\n");
-  server.enqueue({ toolCalls: [{ name: "list", input: { path: "." } }] }, { text: "The workspace has a **README**.", chunkSize: 4, delayMs: 5 });
+  server.enqueue({ toolCalls: [{ name: "list", input: { path: "." } }] }, { text: "The workspace has a **README**. 中文 ✅ 😀 ok", chunkSize: 4, delayMs: 5 });
   await t.waitFor("Type a prompt");
   t.type("what is here?");
   t.keys(["Enter"]);
@@ -44,6 +45,10 @@ test("a prompt and its streamed answer, a tool call in the tool panel; /exit pri
   const screen = await t.waitFor(/ idle +anthropic\/claude-test/);
   assert.match(screen, /Tools 1/);
   assert.match(screen, /✓ list \. +ok/);
+  // CJK and emoji take two cells in blessed's model as in the terminal: every bordered row ends in column 120.
+  const rows = screen.split("\n").filter((row) => row.endsWith("│"));
+  assert.ok(rows.some((row) => row.includes("中文 ✅ 😀")));
+  assert.deepEqual([...new Set(rows.map((row) => textWidth(row)))], [120]);
   t.type("/exit");
   t.keys(["Enter"]);
   const end = await t.waitFor("[exit 0]");

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { charWidth, dropColors, fit, onlySgr, sanitize, textWidth, truncate, wrap, wrapLine } from "../../app/tui/text.js";
+import { charWidth, dropColors, fit, forBlessed, onlySgr, sanitize, textWidth, truncate, wrap, wrapLine } from "../../app/tui/text.js";
 
 test("sanitize makes escape sequences visible and drops what reorders or hides text", () => {
   assert.equal(sanitize("a\x1b[31mred\x1b[0m"), "a␛[31mred␛[0m");
@@ -43,4 +43,10 @@ test("truncate and fit count cells", () => {
   assert.equal(truncate("hello world", 8), "hello w…");
   assert.equal(fit("中文", 5), "中文 ");
   assert.equal(textWidth(fit("中文中文中文", 5)), 5);
+});
+
+test("forBlessed gives back the extra cell blessed counts for each astral emoji", () => {
+  assert.equal(forBlessed("a 😀 b   "), "a 😀 b  ");
+  assert.equal(forBlessed("x 😀  right"), "x 😀 right");
+  assert.equal(forBlessed("中文 ✅ plain  "), "中文 ✅ plain  ");
 });
