@@ -86,10 +86,21 @@ export async function startTui(options: StartTuiOptions): Promise<string | undef
     if (!surface || finishing) return;
     const started = performance.now();
     lastDraw = Date.now();
-    const { cols, rows } = surface.size();
-    lastFrame = controller.frame(cols, rows);
-    surface.draw(lastFrame);
+    try {
+      const { cols, rows } = surface.size();
+      lastFrame = controller.frame(cols, rows);
+      surface.draw(lastFrame);
+    } catch (error) {
+      // A drawing bug must not take the terminal (and the session) down: say it once and keep going.
+      reportOnce(`display error: ${String((error as Error)?.stack ?? error)}`);
+    }
     options.onFrame?.(performance.now() - started);
+  };
+  const reported = new Set<string>();
+  const reportOnce = (message: string) => {
+    if (reported.has(message)) return;
+    reported.add(message);
+    controller.notice(message.split("\n").slice(0, 3).join(" "), "error");
   };
   let timerDue = 0;
   const requestFrame = (urgent?: boolean) => {
@@ -135,7 +146,13 @@ export async function startTui(options: StartTuiOptions): Promise<string | undef
   const text = new StringDecoder("utf8");
   let escTimer: NodeJS.Timeout | undefined;
   const dispatch = (events: InputEvent[]) => {
-    for (const ev of events) handleInput(controller, ev, lastFrame);
+    for (const ev of events) {
+      try {
+        handleInput(controller, ev, lastFrame);
+      } catch (error) {
+        reportOnce(`input error: ${String((error as Error)?.stack ?? error)}`);
+      }
+    }
   };
   const onData = (chunk: Buffer | string) => {
     if (escTimer) clearTimeout(escTimer);
@@ -211,6 +228,8 @@ export async function startTui(options: StartTuiOptions): Promise<string | undef
 
 /** Asks the engine to stop (a running turn is interrupted and stored) and waits for its answer, briefly. */
 function shutdown(controller: TuiController): Promise<void> {
+  // The engine's shutdown waits for the running turn: end it first (what it produced is stored).
+  if (controller.view.running) controller.request({ kind: "interrupt" });
   return new Promise((resolve) => {
     const timeout = setTimeout(resolve, SHUTDOWN_WAIT_MS);
     controller.request({ kind: "shutdown" }, () => {

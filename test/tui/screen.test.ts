@@ -233,3 +233,15 @@ test("Ctrl-G edits the prompt in $EDITOR and comes back to the same screen", asy
   assert.equal(h.stdin.rawMode, true, "raw mode is back after the editor");
   await quit(h);
 });
+
+test("leaving during a turn interrupts it before the engine shuts down; a tool input that is not JSON still draws", async () => {
+  const h = await started(80, 24);
+  await h.keys("go\r");
+  h.engine.emit(d.user("go"));
+  h.engine.emit(d.delta("partial"));
+  h.engine.emit({ kind: "tool-use", role: "assistant", tool_name: "bash", tool_call_id: "t1", input: "not json {" });
+  await h.waitFor("partial");
+  await h.keys("\x04");
+  await h.result;
+  assert.deepEqual(h.engine.sent.map((c) => c.kind).slice(-2), ["interrupt", "shutdown"]);
+});
