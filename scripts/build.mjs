@@ -4,7 +4,7 @@
 // it is used.
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
-import { readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -64,20 +64,23 @@ var require = ((builtin) => (id) => (id.startsWith("./") ? builtin("node:module"
 `;
 
 /**
- * Libraries only one feature loads (undici: an HTTP proxy; ajv: --output-schema)
- * are bundles of their own beside keen.cjs, required on first use, so their
- * code (~0.5 MB of the 1.2 MB) is neither in the snapshot nor parsed by a
- * run that does not use them.
+ * Libraries only one feature loads (undici: an HTTP proxy; ajv: --output-schema;
+ * the ACP SDK: `keen acp`) are bundles of their own beside keen.cjs, required on
+ * first use, so their code (~0.5 MB of the 1.2 MB) is neither in the snapshot
+ * nor parsed by a run that does not use them. Keys are the import specifiers,
+ * values the bundle's file name in dist/ (without `.cjs`).
  */
-const SIDE_BUNDLES = { undici: "undici", ajv: "ajv" };
+const SIDE_BUNDLES = { undici: "undici", ajv: "ajv", "@agentclientprotocol/sdk": "acp-sdk" };
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 const sideBundles = {
   name: "side-bundles",
   setup(build) {
-    const names = Object.keys(SIDE_BUNDLES).join("|");
+    const specifiers = Object.keys(SIDE_BUNDLES).map(escape).join("|");
+    const files = Object.values(SIDE_BUNDLES).map(escape).join("|");
     // `import("undici")` becomes a bundled stand-in whose require() of the side bundle runs on first use.
-    build.onResolve({ filter: new RegExp(`^(${names})$`) }, (args) => ({ path: args.path, namespace: "keen-side" }));
+    build.onResolve({ filter: new RegExp(`^(${specifiers})$`) }, (args) => ({ path: SIDE_BUNDLES[args.path], namespace: "keen-side" }));
     build.onLoad({ filter: /.*/, namespace: "keen-side" }, (args) => ({ loader: "js", contents: `module.exports = require("./${args.path}.cjs");` }));
-    build.onResolve({ filter: new RegExp(`^\\./(${names}|tui)\\.cjs$`) }, (args) => ({ path: args.path, external: true }));
+    build.onResolve({ filter: new RegExp(`^\\./(${files}|tui)\\.cjs$`) }, (args) => ({ path: args.path, external: true }));
   },
 };
 /**
@@ -110,8 +113,13 @@ await build({
   define: { KEEN_VERSION: JSON.stringify(pkg.version), "import.meta": "__keenImportMeta" },
   banner: { js: RUNTIME_PATHS },
 });
-await build({ ...common, entryPoints: SIDE_BUNDLES, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
+const sideEntries = Object.fromEntries(Object.entries(SIDE_BUNDLES).map(([specifier, file]) => [file, specifier]));
+await build({ ...common, entryPoints: sideEntries, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
 await build({ ...common, entryPoints: { tui: "app/tui/start.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" }, external: ["blessed"] });
+// The demo cassette ships beside the bundle: app/cli/demo.ts finds it next to the bundle's import.meta.url.
+const demo = new URL("../app/cli/demo.cassette.jsonl", import.meta.url);
+if (existsSync(demo)) copyFileSync(demo, `${stagingDir}/demo.cassette.jsonl`);
+else process.stderr.write("keen build: app/cli/demo.cassette.jsonl is missing (npm run demo:record makes it); --replay demo will not work\n");
 try {
   buildSnapshot();
 } catch (error) {

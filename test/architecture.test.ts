@@ -10,6 +10,7 @@ const FORBIDDEN: Record<string, string[]> = {
   protocol: ["app", "storage"],
   "app/headless": ["app/agent", "app/providers", "storage"],
   "app/tui": ["app/agent", "app/providers", "storage"],
+  "app/acp": ["app/agent", "app/providers", "storage", "app/cli", "app/tools"],
   "app/agent": ["app/tui", "app/headless", "app/cli"],
   "app/providers": ["app/agent", "storage", "app/tui", "app/headless", "app/cli"],
   storage: ["app"],

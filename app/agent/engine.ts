@@ -97,6 +97,8 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   let closed = false;
   let pump: Promise<void> | undefined;
   let early: { reason: StopReason; message?: string } | undefined;
+  /** A turn is preparing and claiming its session: an interrupt now stops it as soon as it runs. */
+  let starting = false;
   let chosenMode: PermissionMode | undefined;
   let resolveDone!: () => void;
   const done = new Promise<void>((resolve) => (resolveDone = resolve));
@@ -132,7 +134,8 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         const dropped = queue.splice(0);
         for (const prompt of dropped) await respond(prompt, false, { error: "dropped: the turn was interrupted" });
         const was = Boolean(running);
-        stop("interrupt");
+        // Idle, there is nothing to stop: a stale interrupt must not stop the next prompt's turn.
+        if (running || starting) stop("interrupt");
         return respond(command, true, { data: { interrupted: was } });
       }
       case "permission-response": {
@@ -195,12 +198,16 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     const current = session;
     let prepared: EngineSetup;
     const wasStored = Boolean(current.meta);
+    starting = true;
     try {
       prepared = await setupFor(current);
       await claim(current, prompt.text, prepared.modelRef);
     } catch (error) {
+      starting = false;
+      early = undefined;
       return respond(prompt, false, { error: messageOf(error) });
     }
+    starting = false;
     const controller = new AbortController();
     running = { controller };
     if (early) {

@@ -8,13 +8,14 @@ import { createSessionEngine } from "../agent/engine.js";
 import { DEFAULT_RETRY } from "../agent/retry.js";
 import { ttyProblem } from "../tui/terminal.js";
 import { historyPathFor } from "../tui/history.js";
+import { cassetteSettings, openCassette, type CassetteFlags } from "./cassette-setup.js";
 import { keenPaths, loadConfig } from "./config.js";
 import { checkModel, createPreparer, listModels, type PreparedSetup } from "./engine-setup.js";
 import { UsageError } from "./errors.js";
 import { findWorkspace } from "../tools/workspace.js";
 
 /** `keen [--resume <id> | --continue] [--model m] [--permission-mode m] [--theme t] [--cwd dir]` */
-export interface TuiFlags {
+export interface TuiFlags extends CassetteFlags {
   resume?: string;
   continue?: boolean;
   model?: string;
@@ -40,13 +41,16 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
   if (mode && !mode.success) throw new UsageError(`--permission-mode must be one of ${PermissionModeSchema.options.join(", ")}, not "${flags.permissionMode}"`);
 
   const paths = keenPaths();
+  const cassette = openCassette(cassetteSettings(flags), paths);
   const store = openStore(paths.dataDir);
   const here = resolve(flags.cwd ?? process.cwd());
   const meta = await sessionToOpen(store, flags, here);
   // As with keen run --session: the session's directory unless --cwd says otherwise.
-  const cwd = flags.cwd ? here : (meta?.cwd ?? here);
+  const cwd = flags.cwd ? here : (meta?.cwd ?? cassette?.replay?.demoWorkspace?.() ?? here);
   const config = loadConfig(paths, findWorkspace(cwd));
-  const prepare = createPreparer(paths, { headless: false, permissionMode: mode?.data, defaultMode: "ask" });
+  // Replaying, as in keen run and stdio: the flag, else the replay's mode (the demo: auto), never the config's.
+  const replayMode = cassette?.replay ? (cassette.replay.mode ?? "ask") : undefined;
+  const prepare = createPreparer(paths, { headless: false, permissionMode: mode?.data ?? replayMode, defaultMode: "ask", cassette });
   const id = meta?.id ?? newSessionId();
   const model = flags.model ?? meta?.model;
   let setup: PreparedSetup | undefined;
@@ -59,10 +63,10 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
   }
 
   const bus = new EventBus((error) => process.stderr.write(`keen: a subscriber failed: ${String(error)}\n`));
-  const permissionMode: PermissionMode = setup?.permissionMode ?? mode?.data ?? "ask";
+  const permissionMode: PermissionMode = setup?.permissionMode ?? mode?.data ?? replayMode ?? "ask";
   const engine = createSessionEngine({
     store, bus, headless: false, cwd, permissionMode, interactive: true, redactor: setup?.redactor,
-    prepare, checkModel: (ref) => checkModel(paths, cwd, ref),
+    prepare, checkModel: (ref) => checkModel(paths, cwd, ref, process.env, cassette),
     listModels: () => listModels(setup?.config ?? config, setup?.modelRef),
     retry: DEFAULT_RETRY, newId: newSessionId, initial: { id, meta, cwd, model },
   });
@@ -71,7 +75,9 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
   let signal: NodeJS.Signals | undefined;
   await startTui({
     client: engine, stdin: process.stdin, stdout: process.stdout, theme: flags.theme ?? config.theme,
-    initial: { cwd, model: setup?.modelRef ?? model ?? config.model ?? "no model", sessionId: meta?.id, permissionMode, resume: Boolean(meta), problem: providerProblem },
+    initial: { cwd, model: setup?.modelRef ?? model ?? config.model ?? "no model", sessionId: meta?.id, permissionMode, resume: Boolean(meta), problem: providerProblem,
+      // A replay starts with its recorded prompt typed in, ready to send.
+      draft: meta ? undefined : cassette?.replay?.prompt },
     historyFile: historyPathFor(paths.dataDir, cwd),
     onExit: (exit) => {
       signal = exit.signal;

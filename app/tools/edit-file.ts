@@ -2,7 +2,7 @@ import { closeSync } from "node:fs";
 import * as z from "zod";
 import { openGuarded, readAll, replaceContent, type GuardedFile } from "../permissions/guarded-open.js";
 import { defineTool, fail, pathHelpers, toolInput, type PathHelpers } from "./define.js";
-import { decodeExact, isCrlf, markerRefusal, toCrlf, unifiedDiff } from "./file-text.js";
+import { changeDetails, decodeExact, isCrlf, markerRefusal, toCrlf, unifiedDiff } from "./file-text.js";
 import type { Tool, ToolContext, ToolPreview } from "./tool.js";
 
 const schema = toolInput(z.object({
@@ -98,7 +98,7 @@ export function createEditFileTool(ctx: ToolContext): Tool {
       const what = planned.count === 1 ? "1 occurrence" : `${planned.count} occurrences`;
       return {
         content: `Edited ${shown}: replaced ${what}.`, is_error: false,
-        details: { path: file.path, diff: unifiedDiff(shown, planned.before, planned.after) },
+        details: changeDetails(file.path, shown, planned.before, planned.after),
       };
     } finally {
       closeSync(file.fd);

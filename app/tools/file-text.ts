@@ -10,6 +10,15 @@ export function unifiedDiff(shownPath: string, before: string, after: string): s
   return createPatch(shownPath, before, after, undefined, undefined, { timeout: DIFF_TIMEOUT_MS }) ?? "";
 }
 
+// ACP clients show a change as the whole old and new text; past this (old + new) they get only the unified diff.
+const CHANGE_TEXT_MAX_CHARS = 128 * 1024;
+
+/** The details of a write or edit: the unified diff, plus the whole old (null: a new file) and new text when small enough. */
+export function changeDetails(path: string, shown: string, before: string | null, after: string): Record<string, unknown> {
+  const details = { path, diff: unifiedDiff(shown, before ?? "", after) };
+  return (before ?? "").length + after.length > CHANGE_TEXT_MAX_CHARS ? details : { ...details, old_text: before, new_text: after };
+}
+
 /**
  * A file's bytes as text, losslessly: UTF-8 when they are valid UTF-8, else latin1 (one
  * character per byte), so that turning the text back into bytes with the same encoding

@@ -2,7 +2,7 @@ import { closeSync } from "node:fs";
 import * as z from "zod";
 import { openGuarded, readAll, replaceContent, type GuardedFile } from "../permissions/guarded-open.js";
 import { countLines, defineTool, fail, pathHelpers, plural, toolInput, type PathHelpers } from "./define.js";
-import { decodeExact, isCrlf, markerRefusal, toCrlf, unifiedDiff } from "./file-text.js";
+import { changeDetails, decodeExact, isCrlf, markerRefusal, toCrlf, unifiedDiff } from "./file-text.js";
 import type { Tool, ToolContext, ToolPreview } from "./tool.js";
 
 export { unifiedDiff } from "./file-text.js";
@@ -57,7 +57,7 @@ export function createWriteFileTool(ctx: ToolContext): Tool {
       const content = file.created
         ? `Created ${shown} (${plural(lines, "line")}).`
         : `Overwrote ${shown} (${plural(countLines(planned.before), "line")} before, ${lines} now).`;
-      return { content, is_error: false, details: { path: file.path, diff: unifiedDiff(shown, planned.before, planned.after) } };
+      return { content, is_error: false, details: changeDetails(file.path, shown, file.created ? null : planned.before, planned.after) };
     } finally {
       closeSync(file.fd);
     }

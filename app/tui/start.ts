@@ -41,6 +41,8 @@ export interface StartTuiOptions {
     resume?: boolean;
     /** Why no provider could be set up (shown with what to set). */
     problem?: string;
+    /** Text already typed in the prompt (a replay's recorded prompt). */
+    draft?: string;
   };
   /** The workspace's prompt history file (see history.ts `historyPathFor`). */
   historyFile?: string;
@@ -177,8 +179,9 @@ export async function startTui(options: StartTuiOptions): Promise<string | undef
   const onSignal = (signal: NodeJS.Signals) => void finish({ reason: "signal", signal });
   for (const s of signals) process.on(s, onSignal);
 
-  const { sessionId, resume, problem } = options.initial;
+  const { sessionId, resume, problem, draft } = options.initial;
   if (problem) controller.showSetup(problem);
+  if (draft) controller.editor.setText(draft);
   if (resume && sessionId) controller.resume(sessionId);
   controller.request({ kind: "list-models" }, (r) => {
     const models = Array.isArray(r.data) ? (r.data as { available?: boolean }[]) : undefined;

@@ -142,6 +142,16 @@ test("interrupt ends a hanging turn as interrupted, drops queued prompts, and th
   assert.equal(meta!.status, "idle");
 });
 
+test("an interrupt while idle stops nothing: the next prompt's turn runs", async () => {
+  const h = harness([{ text: "First." }, { toolCalls: [{ id: "c1", name: "bash", input: { command: "ls" } }] }, { text: "Second." }]);
+  h.send({ kind: "prompt", id: "p1", text: "one" });
+  await h.responses("p1");
+  h.send({ kind: "interrupt", id: "i" });
+  assert.deepEqual((await h.responses("i")).data, { interrupted: false });
+  h.send({ kind: "prompt", id: "p2", text: "two" });
+  assert.equal(((await h.responses("p2")).data as { status: string }).status, "success");
+});
+
 test("commands that do not fit the state get error responses; set-permission-mode changes the next decision", async () => {
   const h = harness([{ toolCalls: [{ id: "c1", name: "bash", input: { command: "ls" } }] }, { text: "ok" }], { mode: "ask" });
   h.send({ kind: "permission-response", id: "x", request_id: "nope", decision: "allow-once" });

@@ -5,7 +5,7 @@
  * (node_modules linked) so it can change files without touching the checkout.
  */
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, test } from "node:test";
@@ -42,6 +42,15 @@ test("the build leaves the bundle, its start-up snapshot, and a link to the node
   const running = statSync(process.execPath, { bigint: true });
   assert.equal(builder.ino, running.ino, "npm test builds with the node that runs it");
   assert.equal(statSync(join(DIST, "blob-node.mtime"), { bigint: true }).mtimeNs, running.mtimeNs);
+});
+
+test("the ACP SDK is a side bundle that only `keen acp` requires: not in keen.cjs, not in the snapshot", () => {
+  const bundle = readFileSync(join(DIST, "keen.cjs"), "utf8");
+  assert.ok(existsSync(join(DIST, "acp-sdk.cjs")));
+  assert.ok(bundle.includes('require("./acp-sdk.cjs")'));
+  // A method name only the SDK's tables spell out.
+  assert.ok(!bundle.includes("session/request_permission"), "the SDK's code is not in the main bundle");
+  assert.ok(readFileSync(join(DIST, "acp-sdk.cjs"), "utf8").includes("session/request_permission"));
 });
 
 test("with the node that built it, bin/keen starts from the snapshot", async () => {

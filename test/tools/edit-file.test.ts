@@ -18,6 +18,7 @@ test("replaces one exact occurrence and returns a diff", async () => {
   assert.equal(file("a.ts"), "const a = 1;\nconst b = 3;\n");
   assert.equal(r.details?.path, join(t.ws, "a.ts"));
   assert.match(String(r.details?.diff), /@@ -1,2 \+1,2 @@\n const a = 1;\n-const b = 2;\n\+const b = 3;\n/);
+  assert.deepEqual([r.details?.old_text, r.details?.new_text], ["const a = 1;\nconst b = 2;\n", "const a = 1;\nconst b = 3;\n"]);
 });
 
 test("not found: clear failure, file untouched", async () => {

@@ -18,6 +18,7 @@ test("creates a file and its parent directories; the diff is against ''", async 
   const diff = String(r.details?.diff);
   assert.match(diff, /^Index: src\/deep\/new\.ts\n/);
   assert.match(diff, /@@ -0,0 \+1,2 @@\n\+one\n\+two\n/);
+  assert.deepEqual([r.details?.old_text, r.details?.new_text], [null, "one\ntwo\n"], "a new file has no old text");
 });
 
 test("overwrites, reporting line counts and a diff of the change", async () => {
@@ -26,6 +27,16 @@ test("overwrites, reporting line counts and a diff of the change", async () => {
   assert.equal(r.content, "Overwrote old.txt (2 lines before, 3 now).");
   assert.equal(readFileSync(join(t.ws, "old.txt"), "utf8"), "keep\nnew\nmore\n");
   assert.match(String(r.details?.diff), /@@ -1,2 \+1,3 @@\n keep\n-old\n\+new\n\+more\n/);
+  assert.deepEqual([r.details?.old_text, r.details?.new_text], ["keep\nold\n", "keep\nnew\nmore\n"]);
+});
+
+test("past 128 KiB of old plus new text, the details carry only the unified diff", async () => {
+  t.write({ "big.txt": "a\n".repeat(40_000) });
+  const r = await write.run({ path: "big.txt", content: `${"a\n".repeat(40_000)}b\n` }, call());
+  assert.equal(r.is_error, false);
+  assert.ok(String(r.details?.diff).length > 0);
+  assert.equal("old_text" in (r.details ?? {}), false);
+  assert.equal("new_text" in (r.details ?? {}), false);
 });
 
 test("relative paths resolve against cwd", async () => {

@@ -12,6 +12,8 @@ export function diffLines(diff: string, width: number, theme: Theme): string[] {
       const token = line.startsWith("+++") || line.startsWith("---") || line.startsWith("Index:") || line.startsWith("====")
         ? "diffMeta"
         : line.startsWith("+") ? "diffAdd" : line.startsWith("-") ? "diffDel" : line.startsWith("@@") ? "diffHunk" : "text";
+      // A rule line is cut to the pane, not wrapped onto a second line.
+      if (/^={4,}$/.test(line)) return [paint(theme, token, line.slice(0, width))];
       return wrapLine(line, width, 1).map((l) => paint(theme, token, l));
     });
 }

@@ -63,7 +63,8 @@ export function renderItem(item: TranscriptItem, prev: TranscriptItem | undefine
       const label = item.streaming ? "thinking…" : "thought";
       if (!ctx.thinkingExpanded) {
         const last = text.split("\n").filter(Boolean).pop() ?? "";
-        const hint = item.streaming ? last : `${text.split("\n").length} lines, Ctrl-T shows`;
+        const n = text.split("\n").length;
+        const hint = item.streaming ? last : `${n} ${n === 1 ? "line" : "lines"}, Ctrl-T shows`;
         return [...gap, truncate(paint(theme, "thinking", `${label} · ${hint}`), width)];
       }
       return [...gap, paint(theme, "thinking", label), ...wrap(text, width - 2).map((l) => paint(theme, "thinking", `│ ${l}`))];

@@ -1,0 +1,233 @@
+import type { PermissionOption, SessionConfigOption, SessionModeState, SessionUpdate, StopReason, ToolCallUpdate } from "@agentclientprotocol/sdk";
+import type { Command, PermissionMode } from "../../protocol/commands.js";
+import type { EventOf, KeenEvent } from "../../protocol/events.js";
+import type { HostedSession } from "./host.js";
+import { permissionToolCall, replayUpdates, stopReasonOf, toolCallFinished, toolCallProgress, toolCallStarted } from "./updates.js";
+
+/** A request the session cannot serve; `code` is the JSON-RPC error code the client gets. */
+export class AcpFailure extends Error {
+  constructor(message: string, readonly code: number) {
+    super(message);
+  }
+}
+/** JSON-RPC: the client sent something Keen refuses (a bad mode, an empty prompt). */
+export const INVALID_PARAMS = -32602;
+/** JSON-RPC: Keen could not do it (a provider failure, a session busy in another process). */
+export const INTERNAL_ERROR = -32603;
+
+/** Keen's permission modes as ACP session modes, in the order a client lists them. */
+const MODES: { id: PermissionMode; name: string; description: string }[] = [
+  { id: "ask", name: "Ask", description: "Reads run; edits and commands ask first." },
+  { id: "accept-edits", name: "Accept edits", description: "Reads and edits run; commands ask first." },
+  { id: "auto", name: "Auto", description: "Everything runs without asking." },
+  { id: "read-only", name: "Read-only", description: "Reads run; edits and commands are refused." },
+];
+
+/** The engine's answers to permission requests, offered to the client as ACP options (the ids are the engine's decisions). */
+const DECISIONS = ["allow-once", "allow-always", "deny", "deny-always"] as const;
+
+/** What a session needs from the ACP connection. */
+export interface AcpSessionOptions {
+  hosted: HostedSession;
+  /** Sends one `session/update`; awaited, so a slow client slows the turn instead of growing memory. */
+  notify(update: SessionUpdate): Promise<void>;
+  /** `session/request_permission`: the chosen option id, or undefined when the client cancelled. */
+  askPermission(toolCall: ToolCallUpdate, options: PermissionOption[], signal: AbortSignal): Promise<string | undefined>;
+  log(line: string): void;
+}
+
+/** One ACP session: ACP requests in as engine commands, engine events out as `session/update`s. */
+export interface AcpSession {
+  readonly id: string;
+  modes(): SessionModeState;
+  configOptions(): Promise<SessionConfigOption[]>;
+  /** Replays the stored history as updates; resolves once all are sent. */
+  load(): Promise<void>;
+  /** Runs one turn; resolves with the stop reason, throws AcpFailure when it could not run or failed. */
+  prompt(text: string): Promise<StopReason>;
+  /** Interrupts the running turn (its prompt answers `cancelled`) and withdraws open permission requests. */
+  cancel(): void;
+  setMode(mode: string): Promise<void>;
+  setConfigOption(configId: string, value: unknown): Promise<SessionConfigOption[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * Binds one hosted engine to the ACP connection. Contract: the event
+ * subscriber never throws (a failed notification is logged, the turn goes
+ * on); every command is sent with an id and its `response` awaited.
+ */
+export function createAcpSession(options: AcpSessionOptions): AcpSession {
+  const { hosted, notify, log } = options;
+  const waiting = new Map<string, (event: EventOf<"response">) => void>();
+  const asking = new Set<AbortController>();
+  let counter = 0;
+  let mode = hosted.mode;
+  let model = hosted.model;
+  let lastResult: EventOf<"result"> | undefined;
+  let cancelled = false;
+  let prompts = 0;
+  // Calls announced and not yet finished: a turn that ends leaves none spinning in the client.
+  const open = new Set<string>();
+  // Text or thinking of the current step went out: a retry then restarts it, and the client is told.
+  let streamed = false;
+
+  const unsubscribe = hosted.client.subscribe(async (event) => {
+    try {
+      await onEvent(event);
+    } catch (error) {
+      log(`could not send an update to the client: ${messageOf(error)}`);
+    }
+  });
+
+  function call(command: DistributiveOmit<Command, "id">): Promise<EventOf<"response">> {
+    const id = `acp-${++counter}`;
+    return new Promise((resolve) => {
+      waiting.set(id, resolve);
+      hosted.client.send({ ...command, id } as Command);
+    });
+  }
+
+  async function onEvent(event: KeenEvent): Promise<void> {
+    if (event.replay) {
+      for (const update of replayUpdates(event, hosted.cwd)) await notify(update);
+      return;
+    }
+    switch (event.kind) {
+      case "response": {
+        const resolve = event.id === undefined ? undefined : waiting.get(event.id);
+        if (resolve) {
+          waiting.delete(event.id!);
+          resolve(event);
+        }
+        return;
+      }
+      case "text-delta":
+        streamed = true;
+        return notify({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.delta } });
+      case "thinking-delta":
+        streamed = true;
+        return notify({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.delta } });
+      case "retry":
+        if (!streamed) return;
+        streamed = false;
+        // ACP cannot take back chunks already shown: say that the answer starts again.
+        return notify({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n\n(retrying: ${event.reason})\n\n` } });
+      case "text":
+      case "thinking":
+        streamed = false;
+        return;
+      case "tool-use":
+        streamed = false;
+        open.add(event.tool_call_id);
+        return notify(toolCallStarted(event, hosted.cwd));
+      case "tool-start":
+        return notify({ sessionUpdate: "tool_call_update", toolCallId: event.tool_call_id, status: "in_progress" });
+      case "tool-update":
+        return notify(toolCallProgress(event));
+      case "tool-result":
+        open.delete(event.tool_call_id);
+        return notify(toolCallFinished(event));
+      case "permission-request":
+        // Not awaited: the answer comes back as a command, and the bus must keep flowing meanwhile.
+        void ask(event);
+        return;
+      case "result":
+        lastResult = event;
+        for (const toolCallId of open) await notify({ sessionUpdate: "tool_call_update", toolCallId, status: "failed" });
+        open.clear();
+        return;
+      default:
+        return;
+    }
+  }
+
+  async function ask(event: EventOf<"permission-request">): Promise<void> {
+    const controller = new AbortController();
+    asking.add(controller);
+    const choices: PermissionOption[] = [
+      { optionId: "allow-once", name: "Allow", kind: "allow_once" },
+      { optionId: "allow-always", name: `Always allow ${event.tool_name}`, kind: "allow_always" },
+      { optionId: "deny", name: "Reject", kind: "reject_once" },
+      { optionId: "deny-always", name: `Always reject ${event.tool_name}`, kind: "reject_always" },
+    ];
+    let choice: string | undefined;
+    try {
+      choice = await options.askPermission(permissionToolCall(event, hosted.cwd), choices, controller.signal);
+    } catch (error) {
+      log(`permission request failed: ${messageOf(error)}`);
+    } finally {
+      asking.delete(controller);
+    }
+    // A cancelled turn has already withdrawn the request in the engine.
+    if (cancelled) return;
+    const decision = DECISIONS.find((d) => d === choice) ?? "deny";
+    const message = choice === undefined ? "The request was cancelled." : undefined;
+    await call({ kind: "permission-response", request_id: event.request_id, decision, ...(message ? { message } : {}) });
+  }
+
+  async function configOptions(): Promise<SessionConfigOption[]> {
+    const answer = await call({ kind: "list-models" });
+    const listed = (answer.ok && Array.isArray(answer.data) ? answer.data : []) as { model: string; available: boolean }[];
+    const models = [model, ...listed.filter((m) => m.available && m.model !== model).map((m) => m.model)];
+    return [{
+      id: "model", name: "Model", category: "model", type: "select", currentValue: model,
+      options: models.map((value) => ({ value, name: value })),
+    }];
+  }
+
+  return {
+    id: hosted.id,
+    modes: () => ({ currentModeId: mode, availableModes: MODES }),
+    configOptions,
+    async load() {
+      const answer = await call({ kind: "resume-session", session: hosted.id, replay: true });
+      if (!answer.ok) throw new AcpFailure(answer.error ?? "could not load the session", INTERNAL_ERROR);
+    },
+    async prompt(text) {
+      cancelled = false;
+      lastResult = undefined;
+      prompts++;
+      const answer = await call({ kind: "prompt", text }).finally(() => prompts--);
+      if (!answer.ok) {
+        throw new AcpFailure(answer.error ?? "the prompt could not run", answer.error === "empty prompt" ? INVALID_PARAMS : INTERNAL_ERROR);
+      }
+      const outcome = stopReasonOf(lastResult, cancelled);
+      if (typeof outcome === "object") throw new AcpFailure(outcome.error, INTERNAL_ERROR);
+      return outcome;
+    },
+    cancel() {
+      if (!prompts) return;
+      cancelled = true;
+      for (const controller of asking) controller.abort();
+      hosted.client.send({ kind: "interrupt" });
+    },
+    async setMode(next) {
+      const known = MODES.find((m) => m.id === next);
+      if (!known) throw new AcpFailure(`unknown mode "${next}"; modes: ${MODES.map((m) => m.id).join(", ")}`, INVALID_PARAMS);
+      const answer = await call({ kind: "set-permission-mode", mode: known.id });
+      if (!answer.ok) throw new AcpFailure(answer.error ?? "could not change the mode", INVALID_PARAMS);
+      mode = known.id;
+    },
+    async setConfigOption(configId, value) {
+      if (configId !== "model") throw new AcpFailure(`unknown config option "${configId}"; options: model`, INVALID_PARAMS);
+      if (typeof value !== "string") throw new AcpFailure("the model option takes a provider/model value", INVALID_PARAMS);
+      const answer = await call({ kind: "set-model", model: value });
+      if (!answer.ok) throw new AcpFailure(answer.error ?? "could not change the model", INVALID_PARAMS);
+      model = (answer.data as { model?: string } | undefined)?.model ?? value;
+      return configOptions();
+    },
+    async close() {
+      cancelled = true;
+      for (const controller of asking) controller.abort();
+      await hosted.close();
+      unsubscribe();
+    },
+  };
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

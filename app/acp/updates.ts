@@ -1,0 +1,184 @@
+import { isAbsolute, resolve } from "node:path";
+import type { ContentBlock, SessionUpdate, StopReason, ToolCallContent, ToolCallLocation, ToolCallUpdate, ToolKind } from "@agentclientprotocol/sdk";
+import type { EventOf, KeenEvent } from "../../protocol/events.js";
+
+/*
+ * Keen events → ACP `session/update` payloads, and ACP prompts → Keen text.
+ * Pure functions: the live stream and a replayed history go through the same
+ * ones, so a loaded session looks as it did live.
+ */
+
+/** How a client shows a tool call: a title, an icon (kind) and the files it touches. */
+export interface ToolView {
+  title: string;
+  kind: ToolKind;
+  locations: ToolCallLocation[];
+}
+
+// Tool output beyond this is cut for the client (the model got the whole result).
+const TEXT_MAX_CHARS = 100_000;
+const TITLE_MAX_CHARS = 120;
+
+/** Title, kind and locations of a call of `name` with `input` (the tool input as a JSON string). */
+export function toolView(name: string, input: string, cwd: string): ToolView {
+  const args = parseInput(input);
+  const str = (key: string) => (typeof args[key] === "string" ? (args[key] as string) : undefined);
+  const at = (path: string | undefined, line?: unknown): ToolCallLocation[] =>
+    path ? [{ path: isAbsolute(path) ? path : resolve(cwd, path), ...(typeof line === "number" ? { line } : {}) }] : [];
+  switch (name) {
+    case "bash":
+      return { title: short(str("command") ?? "bash"), kind: "execute", locations: [] };
+    case "read_file":
+      return { title: `Read ${str("path") ?? "a file"}`, kind: "read", locations: at(str("path"), args.offset) };
+    case "write_file":
+      return { title: `Write ${str("path") ?? "a file"}`, kind: "edit", locations: at(str("path")) };
+    case "edit_file":
+      return { title: `Edit ${str("path") ?? "a file"}`, kind: "edit", locations: at(str("path")) };
+    case "grep":
+      return { title: short(`Search for ${str("pattern") ?? ""}${str("path") ? ` in ${str("path")}` : ""}`), kind: "search", locations: [] };
+    case "glob":
+      return { title: short(`Find ${str("pattern") ?? "files"}${str("path") ? ` in ${str("path")}` : ""}`), kind: "search", locations: [] };
+    case "list":
+      return { title: `List ${str("path") ?? "."}`, kind: "read", locations: at(str("path")) };
+    default:
+      return { title: name, kind: "other", locations: [] };
+  }
+}
+
+/** The `tool_call` that announces a call (pending until it starts or is refused). */
+export function toolCallStarted(event: EventOf<"tool-use">, cwd: string): SessionUpdate {
+  const view = toolView(event.tool_name, event.input, cwd);
+  return {
+    sessionUpdate: "tool_call", toolCallId: event.tool_call_id, name: event.tool_name, status: "pending",
+    title: view.title, kind: view.kind, locations: view.locations, rawInput: parseInput(event.input),
+  };
+}
+
+/** The tool call a permission request shows: what would run, and for writes and edits the diff it would make. */
+export function permissionToolCall(event: EventOf<"permission-request">, cwd: string): ToolCallUpdate {
+  const view = toolView(event.tool_name, event.input, cwd);
+  return {
+    toolCallId: event.tool_call_id, name: event.tool_name, status: "pending", title: view.title, kind: view.kind, locations: view.locations,
+    ...(event.diff ? { content: [text(fenced(event.diff, "diff"))] } : {}),
+  };
+}
+
+/** A running call's output so far: the bounded tail the engine keeps, replacing the previous one. */
+export function toolCallProgress(event: EventOf<"tool-update">): SessionUpdate {
+  return { sessionUpdate: "tool_call_update", toolCallId: event.tool_call_id, status: "in_progress", content: [text(fenced(event.tail))] };
+}
+
+/**
+ * A finished call: `failed` or `completed`, with a `diff` item for writes and
+ * edits whose details carry the whole old and new text, else the unified diff
+ * or the output as text.
+ */
+export function toolCallFinished(event: EventOf<"tool-result">): SessionUpdate {
+  return { sessionUpdate: "tool_call_update", toolCallId: event.tool_call_id, status: event.is_error ? "failed" : "completed", content: resultContent(event) };
+}
+
+function resultContent(event: EventOf<"tool-result">): ToolCallContent[] {
+  if (event.is_error) return [text(cut(event.result))];
+  const details = event.details ?? {};
+  if (typeof details.path === "string" && typeof details.new_text === "string") {
+    const oldText = typeof details.old_text === "string" ? details.old_text : null;
+    return [{ type: "diff", path: details.path, oldText, newText: details.new_text }];
+  }
+  if (typeof details.diff === "string" && details.diff) return [text(fenced(details.diff, "diff"))];
+  return event.result ? [text(fenced(event.result))] : [];
+}
+
+/** The updates that show one stored event of a session's history (`session/load`, or turns another process appended). */
+export function replayUpdates(event: KeenEvent, cwd: string): SessionUpdate[] {
+  switch (event.kind) {
+    case "text":
+      return [{ sessionUpdate: event.role === "user" ? "user_message_chunk" : "agent_message_chunk", content: { type: "text", text: event.content } }];
+    case "thinking":
+      return [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.content } }];
+    case "tool-use":
+      return [toolCallStarted(event, cwd)];
+    case "tool-result":
+      return [toolCallFinished(event)];
+    default:
+      // Tool memory, errors and everything internal stay out of the client's transcript.
+      return [];
+  }
+}
+
+/**
+ * The ACP stop reason of a finished turn, from its `result`. A turn the
+ * client cancelled is `cancelled` whatever the loop made of the abort; a
+ * failure (provider error, timeout) is `{ error }` for a JSON-RPC error.
+ */
+export function stopReasonOf(result: Pick<EventOf<"result">, "status" | "stop_reason" | "errors"> | undefined, cancelled: boolean): StopReason | { error: string } {
+  if (cancelled || result?.status === "interrupted") return "cancelled";
+  if (!result) return { error: "the turn ended without a result" };
+  if (result.stop_reason === "refusal") return "refusal";
+  if (result.status === "error") return { error: result.errors.at(-1) ?? "the turn failed" };
+  if (result.status === "max_turns") return "max_turn_requests";
+  if (result.stop_reason === "max_tokens") return "max_tokens";
+  return "end_turn";
+}
+
+/**
+ * The prompt as Keen's text. Text is taken as is; a resource link becomes a
+ * line naming the file (the model reads it with its tools); an embedded text
+ * resource (what an editor attaches with @) is inlined with its URI. Images,
+ * audio and binary resources are not advertised, so they are refused.
+ */
+export function promptText(blocks: ContentBlock[]): string {
+  const parts: string[] = [];
+  for (const block of blocks) {
+    if (block.type === "text") parts.push(block.text);
+    else if (block.type === "resource_link") parts.push(`[${block.name}](${pathOf(block.uri)})`);
+    else if (block.type === "resource" && "text" in block.resource) {
+      parts.push(`<context uri="${pathOf(block.resource.uri)}">\n${block.resource.text}\n</context>`);
+    } else throw new UnsupportedContentError(block.type === "resource" ? "binary resource" : block.type);
+  }
+  return parts.join("\n\n");
+}
+
+/** A prompt block Keen did not advertise (image, audio, a binary resource). */
+export class UnsupportedContentError extends Error {
+  constructor(readonly what: string) {
+    super(`Keen does not accept ${what} content in prompts`);
+  }
+}
+
+function pathOf(uri: string): string {
+  if (!uri.startsWith("file://")) return uri;
+  try {
+    return decodeURIComponent(new URL(uri).pathname);
+  } catch {
+    return uri;
+  }
+}
+
+function parseInput(input: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(input);
+    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function text(value: string): ToolCallContent {
+  return { type: "content", content: { type: "text", text: value } };
+}
+
+/** A markdown code block whose fence no run of backticks in `value` can close. */
+export function fenced(value: string, lang = ""): string {
+  const longest = Math.max(2, ...[...value.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = "`".repeat(longest + 1);
+  return `${fence}${lang}\n${cut(value).replace(/\n$/, "")}\n${fence}`;
+}
+
+function cut(value: string): string {
+  return value.length > TEXT_MAX_CHARS ? `${value.slice(0, TEXT_MAX_CHARS)}\n[… ${value.length - TEXT_MAX_CHARS} more characters]` : value;
+}
+
+function short(value: string): string {
+  const line = value.split("\n")[0]!.trim();
+  return line.length > TITLE_MAX_CHARS || value.includes("\n") ? `${line.slice(0, TITLE_MAX_CHARS - 1)}…` : line;
+}

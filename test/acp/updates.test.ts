@@ -1,0 +1,57 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { fenced, promptText, replayUpdates, stopReasonOf, toolCallFinished, toolView, UnsupportedContentError } from "../../app/acp/updates.js";
+
+const base = { conversation_id: "s", ts: 0, role: "assistant" as const };
+
+test("stop reasons: cancel wins, refusal and max_tokens pass through, the step limit is max_turn_requests, a failure is an error", () => {
+  const result = (status: "success" | "error" | "interrupted" | "max_turns", stop_reason?: string) => ({ status, stop_reason, errors: ["boom"] });
+  assert.equal(stopReasonOf(result("success", "end_turn"), false), "end_turn");
+  assert.equal(stopReasonOf(result("success", "max_tokens"), false), "max_tokens");
+  assert.equal(stopReasonOf(result("success", "refusal"), false), "refusal");
+  assert.equal(stopReasonOf(result("max_turns", "end_turn"), false), "max_turn_requests");
+  assert.equal(stopReasonOf(result("interrupted"), false), "cancelled");
+  assert.equal(stopReasonOf(result("error"), true), "cancelled", "an abort the client asked for is never an error");
+  assert.deepEqual(stopReasonOf(result("error"), false), { error: "boom" });
+  assert.deepEqual(stopReasonOf(undefined, false), { error: "the turn ended without a result" });
+});
+
+test("tool views: titles, kinds and absolute locations; bad input still gives a view", () => {
+  assert.deepEqual(toolView("read_file", JSON.stringify({ path: "src/a.ts", offset: 10 }), "/w"), { title: "Read src/a.ts", kind: "read", locations: [{ path: "/w/src/a.ts", line: 10 }] });
+  assert.deepEqual(toolView("edit_file", JSON.stringify({ path: "/abs/b.ts" }), "/w"), { title: "Edit /abs/b.ts", kind: "edit", locations: [{ path: "/abs/b.ts" }] });
+  assert.deepEqual(toolView("grep", JSON.stringify({ pattern: "TODO", path: "src" }), "/w"), { title: "Search for TODO in src", kind: "search", locations: [] });
+  assert.deepEqual(toolView("bash", JSON.stringify({ command: "npm test\nnpm run lint" }), "/w"), { title: "npm test…", kind: "execute", locations: [] });
+  assert.deepEqual(toolView("structured_output", "{}", "/w"), { title: "structured_output", kind: "other", locations: [] });
+  assert.deepEqual(toolView("write_file", "not json", "/w"), { title: "Write a file", kind: "edit", locations: [] });
+});
+
+test("finished calls: a diff with old and new text, the unified diff when they were too large, errors as text", () => {
+  const result = (details: Record<string, unknown>, is_error = false) => ({ ...base, kind: "tool-result" as const, tool_name: "edit_file", tool_call_id: "c", result: "Edited.", is_error, details });
+  assert.deepEqual(toolCallFinished(result({ path: "/w/a", diff: "@@", old_text: "a", new_text: "b" })), {
+    sessionUpdate: "tool_call_update", toolCallId: "c", status: "completed", content: [{ type: "diff", path: "/w/a", oldText: "a", newText: "b" }],
+  });
+  assert.deepEqual(toolCallFinished(result({ path: "/w/a", diff: "@@ -1 +1 @@" })), {
+    sessionUpdate: "tool_call_update", toolCallId: "c", status: "completed", content: [{ type: "content", content: { type: "text", text: "```diff\n@@ -1 +1 @@\n```" } }],
+  });
+  assert.deepEqual(toolCallFinished(result({}, true)), {
+    sessionUpdate: "tool_call_update", toolCallId: "c", status: "failed", content: [{ type: "content", content: { type: "text", text: "Edited." } }],
+  });
+});
+
+test("a fence is longer than any backtick run inside", () => {
+  assert.equal(fenced("a ``` b"), "````\na ``` b\n````");
+  assert.equal(fenced("plain\n"), "```\nplain\n```");
+});
+
+test("replay: prompts, answers, thinking and tool calls are shown; memory and errors are not", () => {
+  assert.deepEqual(replayUpdates({ ...base, kind: "text", role: "user", content: "hi" }, "/w"), [{ sessionUpdate: "user_message_chunk", content: { type: "text", text: "hi" } }]);
+  assert.deepEqual(replayUpdates({ ...base, kind: "thinking", content: "hm" }, "/w"), [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "hm" } }]);
+  assert.deepEqual(replayUpdates({ ...base, kind: "memory", content: "secret plan" }, "/w"), []);
+  assert.deepEqual(replayUpdates({ conversation_id: "s", ts: 0, kind: "error", message: "x" }, "/w"), []);
+});
+
+test("prompt text: links and embedded text resources inline; images are refused", () => {
+  assert.equal(promptText([{ type: "text", text: "see" }, { type: "resource_link", name: "a b.ts", uri: "file:///w/a%20b.ts" }]), "see\n\n[a b.ts](/w/a b.ts)");
+  assert.throws(() => promptText([{ type: "image", data: "", mimeType: "image/png" }]), UnsupportedContentError);
+  assert.throws(() => promptText([{ type: "resource", resource: { uri: "file:///x.bin", blob: "AAAA" } }]), /binary resource/);
+});

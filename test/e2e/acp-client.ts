@@ -1,0 +1,128 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { Readable, Writable } from "node:stream";
+import {
+  client, methods, ndJsonStream, PROTOCOL_VERSION,
+  type ClientCapabilities, type ClientContext, type InitializeResponse, type RequestPermissionRequest, type SessionNotification,
+} from "@agentclientprotocol/sdk";
+import { KEEN_BIN } from "./harness.js";
+
+/** An answer the test client gives to `session/request_permission`: an option id, or the cancelled outcome. */
+export type PermissionAnswer = string | "cancelled";
+
+/** `keen acp` under the SDK's own client, recording every update and permission request. */
+export interface AcpClient {
+  child: ChildProcess;
+  /** Every `session/update`, in arrival order. */
+  updates: SessionNotification[];
+  /** Every `session/request_permission`, in arrival order. */
+  permissions: RequestPermissionRequest[];
+  /** Answers for the next permission requests, taken in order (a request finding none waits). */
+  answer(...answers: PermissionAnswer[]): void;
+  /** Every stdout line as written (to check that stdout carries only JSON-RPC). */
+  raw: string[];
+  stderr(): string;
+  /** Connects, runs `initialize`, then `op`; closes keen's stdin (as an editor does) when `op` settles. */
+  run<T>(op: (ctx: ClientContext, init: InitializeResponse) => Promise<T>, capabilities?: ClientCapabilities): Promise<T>;
+  /** Resolves with the first update from index `from` on that matches. */
+  waitFor(match: (n: SessionNotification) => boolean, from?: number): Promise<SessionNotification>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Spawns `bin/keen acp …`; killed after `timeoutMs` so a hang fails the test instead of blocking it. */
+export function startAcp(args: string[], env: Record<string, string | undefined>, cwd: string, timeoutMs = 30_000): AcpClient {
+  const full: NodeJS.ProcessEnv = { ...process.env };
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) delete full[k];
+    else full[k] = v;
+  }
+  const child = spawn(KEEN_BIN, ["acp", ...args], { cwd, env: full, stdio: ["pipe", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  const raw: string[] = [];
+  let partial = "";
+  child.stdout!.on("data", (d: Buffer) => {
+    partial += d.toString("utf8");
+    const lines = partial.split("\n");
+    partial = lines.pop()!;
+    raw.push(...lines.filter(Boolean));
+  });
+  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal });
+    }),
+  );
+
+  const updates: SessionNotification[] = [];
+  const permissions: RequestPermissionRequest[] = [];
+  const answers: PermissionAnswer[] = [];
+  const wake: (() => void)[] = [];
+  const notifyAll = () => {
+    for (const w of wake.splice(0)) w();
+  };
+  const nextAnswer = async (): Promise<PermissionAnswer> => {
+    while (!answers.length) await new Promise<void>((resolve) => wake.push(resolve));
+    return answers.shift()!;
+  };
+  const app = client({ name: "keen-test" })
+    .onNotification(methods.client.session.update, ({ params }) => {
+      updates.push(params);
+      notifyAll();
+    })
+    .onRequest(methods.client.session.requestPermission, async ({ params }) => {
+      permissions.push(params);
+      notifyAll();
+      const choice = await nextAnswer();
+      return { outcome: choice === "cancelled" ? { outcome: "cancelled" } : { outcome: "selected", optionId: choice } };
+    });
+  const stream = ndJsonStream(
+    Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
+    Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>,
+  );
+  let closed = false;
+  void exited.then(() => {
+    closed = true;
+    notifyAll();
+  });
+
+  return {
+    child, updates, permissions, raw,
+    answer(...more) {
+      answers.push(...more);
+      notifyAll();
+    },
+    stderr: () => stderr,
+    run: (op, capabilities = {}) =>
+      app.connectWith(stream, async (ctx) => {
+        const init = await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: capabilities, clientInfo: { name: "keen-test", version: "1" } });
+        return op(ctx, init);
+      }).finally(() => child.stdin!.end()),
+    async waitFor(match, from = 0) {
+      for (;;) {
+        const found = updates.slice(from).find(match);
+        if (found) return found;
+        if (closed) throw new Error(`keen acp exited before the expected update; stderr: ${stderr}`);
+        await new Promise<void>((resolve) => wake.push(resolve));
+      }
+    },
+    exited,
+  };
+}
+
+/** The kinds of updates, in order, with runs of one kind collapsed (streaming and progress split them arbitrarily). */
+export function updateKinds(updates: SessionNotification[]): string[] {
+  const out: string[] = [];
+  for (const { update } of updates) {
+    const kind = update.sessionUpdate === "tool_call_update" ? `tool_call_update:${update.status ?? "-"}` : update.sessionUpdate;
+    if (out.at(-1) === kind) continue;
+    out.push(kind);
+  }
+  return out;
+}
+
+/** The text of the chunks of one kind, joined. */
+export function chunkText(updates: SessionNotification[], kind: "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk"): string {
+  return updates.map((n) => n.update)
+    .map((u) => (u.sessionUpdate === kind && u.content.type === "text" ? u.content.text : "")).join("");
+}

@@ -1,0 +1,281 @@
+import { after, before, beforeEach, test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { methods, type SessionNotification } from "@agentclientprotocol/sdk";
+import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { makeSandbox } from "./harness.js";
+import { chunkText, startAcp, updateKinds } from "./acp-client.js";
+
+const MODEL = "anthropic/claude-test";
+const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+let server: MockLLMServer;
+const roots: string[] = [];
+before(async () => (server = await startMockLLMServer()));
+after(async () => {
+  await server.close();
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+beforeEach(() => server.reset());
+
+function open(args: string[] = []) {
+  const sb = makeSandbox(server.url);
+  roots.push(sb.root);
+  return { sb, acp: startAcp(["--model", MODEL, ...args], sb.env, sb.workspace) };
+}
+
+const of = (updates: SessionNotification[], sessionId: string) => updates.filter((n) => n.sessionId === sessionId);
+
+test("initialize advertises what Keen supports; session/new gives modes and the model option; unknown sessions are JSON-RPC errors", async () => {
+  const { sb, acp } = open();
+  await acp.run(async (ctx, init) => {
+    assert.deepEqual(init.agentInfo, { name: "keen", title: "Keen", version: pkg.version });
+    assert.deepEqual(init.agentCapabilities, {
+      loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: true }, sessionCapabilities: { list: {} },
+    });
+    assert.equal(init.protocolVersion, 1);
+    const created = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [{ name: "files", command: "mcp-files", args: [], env: [] }] });
+    assert.match(created.sessionId, /^[0-9a-f-]{36}$/);
+    assert.deepEqual(created.modes, {
+      currentModeId: "ask",
+      availableModes: [
+        { id: "ask", name: "Ask", description: "Reads run; edits and commands ask first." },
+        { id: "accept-edits", name: "Accept edits", description: "Reads and edits run; commands ask first." },
+        { id: "auto", name: "Auto", description: "Everything runs without asking." },
+        { id: "read-only", name: "Read-only", description: "Reads run; edits and commands are refused." },
+      ],
+    });
+    const [option] = created.configOptions ?? [];
+    assert.equal(option?.id, "model");
+    assert.equal(option?.type === "select" && option.currentValue, MODEL);
+    await assert.rejects(ctx.request(methods.agent.session.prompt, { sessionId: "no-such-session", prompt: [{ type: "text", text: "hi" }] }),
+      (error: { code: number; data?: { sessionId?: string } }) => error.code === -32002 && error.data?.sessionId === "no-such-session");
+    await assert.rejects(ctx.request(methods.agent.session.load, { sessionId: "no-such-session", cwd: sb.workspace, mcpServers: [] }),
+      (error: { code: number }) => error.code === -32002);
+  });
+  const { code } = await acp.exited;
+  assert.equal(code, 0, acp.stderr());
+  assert.match(acp.stderr(), /MCP servers are not supported yet; ignoring files/);
+  assert.ok(acp.raw.every((line) => JSON.parse(line).jsonrpc === "2.0"), "stdout carries JSON-RPC only");
+});
+
+test("a prompt streams thought and message chunks, tool calls with kinds and locations, and diffs for a write and an edit", async () => {
+  const { sb, acp } = open(["--permission-mode", "auto"]);
+  writeFileSync(join(sb.workspace, "app.txt"), "alpha\nbeta\n");
+  server.enqueue(
+    { thinking: "Plan the change.", text: "Writing notes first.", toolCalls: [{ name: "write_file", input: { path: "notes.txt", content: "one\ntwo\n" } }] },
+    { toolCalls: [{ name: "edit_file", input: { path: "app.txt", old_string: "beta", new_string: "gamma" } }] },
+    { toolCalls: [{ name: "bash", input: { command: "echo hello; sleep 0.5; echo world" } }] },
+    { deltas: ["All done.\n<keen_m", "emory>\n- MEMO-7f3: notes\n</keen_memory>"] },
+  );
+  const sessionId = await acp.run(async (ctx) => {
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
+    const reply = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "take notes and fix app.txt" }] });
+    assert.equal(reply.stopReason, "end_turn");
+    return sessionId;
+  });
+  assert.equal((await acp.exited).code, 0, acp.stderr());
+  const updates = of(acp.updates, sessionId);
+  assert.deepEqual(updateKinds(updates), [
+    "agent_thought_chunk", "agent_message_chunk",
+    "tool_call", "tool_call_update:in_progress", "tool_call_update:completed",
+    "tool_call", "tool_call_update:in_progress", "tool_call_update:completed",
+    "tool_call", "tool_call_update:in_progress", "tool_call_update:completed",
+    "agent_message_chunk",
+  ]);
+  assert.equal(chunkText(updates, "agent_thought_chunk"), "Plan the change.");
+  // Tool memory never reaches the client.
+  assert.equal(chunkText(updates, "agent_message_chunk").trim(), "Writing notes first.All done.");
+  assert.ok(!JSON.stringify(acp.updates).includes("MEMO-7f3"));
+  const calls = updates.map((n) => n.update).filter((u) => u.sessionUpdate === "tool_call");
+  assert.deepEqual(calls.map((c) => [c.title, c.kind, c.status, c.locations]), [
+    ["Write notes.txt", "edit", "pending", [{ path: join(sb.workspace, "notes.txt") }]],
+    ["Edit app.txt", "edit", "pending", [{ path: join(sb.workspace, "app.txt") }]],
+    ["echo hello; sleep 0.5; echo world", "execute", "pending", []],
+  ]);
+  const done = updates.map((n) => n.update).filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
+  assert.deepEqual(done[0]!.sessionUpdate === "tool_call_update" && done[0]!.content, [
+    { type: "diff", path: join(sb.workspace, "notes.txt"), oldText: null, newText: "one\ntwo\n" },
+  ]);
+  assert.deepEqual(done[1]!.sessionUpdate === "tool_call_update" && done[1]!.content, [
+    { type: "diff", path: join(sb.workspace, "app.txt"), oldText: "alpha\nbeta\n", newText: "alpha\ngamma\n" },
+  ]);
+  const bash = done[2]!.sessionUpdate === "tool_call_update" ? done[2]!.content : undefined;
+  assert.match(JSON.stringify(bash), /hello\\nworld/);
+  // While it ran, the output so far (the engine's bounded tail) replaced the call's content.
+  const progress = updates.map((n) => n.update).filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "in_progress" && u.content);
+  assert.ok(progress.some((u) => /hello/.test(JSON.stringify(u)) && !/world/.test(JSON.stringify(u))), JSON.stringify(progress));
+  // The ACP session is a Keen session: every other front end sees it.
+  const shown = await sb.show(sessionId);
+  assert.equal(shown.session.title, "take notes and fix app.txt");
+  assert.deepEqual(server.unexpected, []);
+});
+
+test("permission requests: reject once, then allow always (no more asking for that tool); the model hears the answers", async () => {
+  const { sb, acp } = open();
+  const bash = (command: string) => ({ toolCalls: [{ name: "bash", input: { command } }] });
+  server.enqueue(bash("echo first"), { text: "You said no." }, bash("echo second"), { text: "Ran it." }, bash("echo third"), { text: "Ran again." });
+  acp.answer("deny", "allow-always");
+  const sessionId = await acp.run(async (ctx) => {
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
+    const prompt = (text: string) => ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+    assert.equal((await prompt("one")).stopReason, "end_turn");
+    assert.equal((await prompt("two")).stopReason, "end_turn");
+    assert.equal((await prompt("three")).stopReason, "end_turn");
+    return sessionId;
+  });
+  assert.equal((await acp.exited).code, 0, acp.stderr());
+  assert.equal(acp.permissions.length, 2, "allow-always holds for the third call");
+  const [asked] = acp.permissions;
+  assert.deepEqual(asked!.options.map((o) => [o.optionId, o.kind]), [
+    ["allow-once", "allow_once"], ["allow-always", "allow_always"], ["deny", "reject_once"], ["deny-always", "reject_always"],
+  ]);
+  assert.equal(asked!.sessionId, sessionId);
+  assert.deepEqual([asked!.toolCall.title, asked!.toolCall.kind], ["echo first", "execute"]);
+  const updates = of(acp.updates, sessionId);
+  const statuses = updates.map((n) => n.update).filter((u) => u.sessionUpdate === "tool_call_update" && u.status !== "in_progress")
+    .map((u) => u.sessionUpdate === "tool_call_update" && u.status);
+  assert.deepEqual(statuses, ["failed", "completed", "completed"]);
+  const toolResults = server.requests.map((r) => JSON.stringify(r.body.messages.at(-1)));
+  assert.match(toolResults[1]!, /The user denied this bash call/);
+  assert.match(toolResults[3]!, /second/);
+  assert.match(toolResults[5]!, /third/);
+});
+
+test("session/cancel mid-stream answers the prompt cancelled at once; the session takes the next prompt", async () => {
+  const { sb, acp } = open();
+  server.enqueue({ text: "word ".repeat(400), delayMs: 25, chunkSize: 5 }, { text: "Fresh answer." });
+  const sessionId = await acp.run(async (ctx) => {
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
+    const pending = ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "talk a lot" }] });
+    await acp.waitFor((n) => n.update.sessionUpdate === "agent_message_chunk");
+    const at = Date.now();
+    await ctx.notify(methods.agent.session.cancel, { sessionId });
+    assert.equal((await pending).stopReason, "cancelled");
+    assert.ok(Date.now() - at < 3000, `cancelled after ${Date.now() - at} ms`);
+    const next = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] });
+    assert.equal(next.stopReason, "end_turn");
+    return sessionId;
+  });
+  assert.equal((await acp.exited).code, 0, acp.stderr());
+  assert.match(chunkText(of(acp.updates, sessionId), "agent_message_chunk"), /Fresh answer\.$/);
+  // The partial answer is stored: the next request saw it.
+  assert.match(JSON.stringify(server.requests[1]!.body.messages), /turn interrupted/);
+});
+
+test("session/load replays a session made by keen run before answering; its next turn sees that history", async () => {
+  const { sb, acp } = open();
+  server.enqueue({ text: "Listing.", toolCalls: [{ name: "list", input: {} }] }, { text: "An empty workspace." });
+  const run = await sb.run(["run", "--model", MODEL, "--format", "json", "what is here?"]);
+  assert.equal(run.code, 0, run.stderr);
+  const sessionId = JSON.parse(run.stdout).session_id as string;
+  server.enqueue({ text: "Still empty." });
+  await acp.run(async (ctx) => {
+    const loaded = await ctx.request(methods.agent.session.load, { sessionId, cwd: sb.workspace, mcpServers: [] });
+    // Everything was replayed before the answer.
+    assert.deepEqual(updateKinds(of(acp.updates, sessionId)), [
+      "user_message_chunk", "agent_message_chunk", "tool_call", "tool_call_update:completed", "agent_message_chunk",
+    ]);
+    assert.equal(chunkText(acp.updates, "user_message_chunk"), "what is here?");
+    assert.equal(loaded.modes?.currentModeId, "ask");
+    const reply = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "and now?" }] });
+    assert.equal(reply.stopReason, "end_turn");
+  });
+  assert.equal((await acp.exited).code, 0, acp.stderr());
+  assert.match(JSON.stringify(server.requests[2]!.body.messages), /what is here\?.*An empty workspace\..*and now\?/s);
+  const shown = await sb.show(sessionId);
+  assert.deepEqual(shown.events.filter((e) => e.kind === "text" && e.role === "user").map((e) => e.content), ["what is here?", "and now?"]);
+});
+
+test("session/set_mode changes the permission mode (auto runs bash unasked); unknown modes and options are invalid params; the model is a config option", async () => {
+  const { sb, acp } = open();
+  server.enqueue({ toolCalls: [{ name: "bash", input: { command: "echo ran" } }] }, { text: "Done." }, { text: "From the other model." });
+  await acp.run(async (ctx) => {
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
+    await ctx.request(methods.agent.session.setMode, { sessionId, modeId: "auto" });
+    await assert.rejects(ctx.request(methods.agent.session.setMode, { sessionId, modeId: "yolo" }), (e: { code: number; message: string }) => e.code === -32602 && /unknown mode "yolo"/.test(e.message));
+    assert.equal((await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "run it" }] })).stopReason, "end_turn");
+    const changed = await ctx.request(methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "anthropic/claude-other" });
+    const [model] = changed.configOptions;
+    assert.equal(model?.type === "select" && model.currentValue, "anthropic/claude-other");
+    await assert.rejects(ctx.request(methods.agent.session.setConfigOption, { sessionId, configId: "colour", value: "blue" }), (e: { code: number }) => e.code === -32602);
+    await assert.rejects(ctx.request(methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "nosuchprovider/x" }), (e: { code: number }) => e.code === -32602);
+    assert.equal((await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] })).stopReason, "end_turn");
+  });
+  assert.equal((await acp.exited).code, 0, acp.stderr());
+  assert.equal(acp.permissions.length, 0);
+  assert.deepEqual(server.requests.map((r) => r.body.model), ["claude-test", "claude-test", "claude-other"]);
+});
+
+test("malformed input gets JSON-RPC errors and never ends the process", async () => {
+  const { sb, acp } = open();
+  server.enqueue({ text: "Still here." });
+  await acp.run(async (ctx) => {
+    const before = acp.raw.length;
+    acp.child.stdin!.write([
+      "this is not json",
+      "[1, 2]",
+      "42",
+      JSON.stringify({ jsonrpc: "2.0", id: 901, method: "session/prompt", params: { sessionId: 5 } }),
+      JSON.stringify({ jsonrpc: "2.0", id: 902, method: "no/such/method", params: {} }),
+      JSON.stringify({ jsonrpc: "2.0", id: 903, method: "session/new", params: { cwd: join(sb.root, "missing-dir"), mcpServers: [] } }),
+      JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "nobody" } }),
+    ].join("\n") + "\n");
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
+    await assert.rejects(ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "image", data: "AAAA", mimeType: "image/png" }] }),
+      (e: { code: number; message: string }) => e.code === -32602 && /image/.test(e.message));
+    await assert.rejects(ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "   " }] }), (e: { code: number }) => e.code === -32602);
+    const reply = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "are you alive?" }] });
+    assert.equal(reply.stopReason, "end_turn");
+    const errors = acp.raw.slice(before).map((line) => JSON.parse(line)).filter((m) => m.error).map((m) => [m.id, m.error.code]);
+    assert.deepEqual(errors.slice(0, 6), [[null, -32700], [null, -32600], [null, -32600], [901, -32602], [902, -32601], [903, -32603]]);
+    const missing = acp.raw.map((line) => JSON.parse(line)).find((m) => m.id === 903);
+    assert.match(missing.error.message, /missing-dir does not exist/);
+  });
+  assert.equal((await acp.exited).code, 0, acp.stderr());
+});
+
+test("prompts: embedded resources and links reach the model as text; the step limit ends with max_turn_requests; a provider failure is an error the client can show", async () => {
+  const { sb, acp } = open(["--max-turns", "2", "--permission-mode", "auto"]);
+  server.enqueue(
+    { toolCalls: [{ name: "list", input: {} }] }, { text: "Summary at the limit." },
+    { kind: "http-error", status: 400, body: { type: "error", error: { type: "invalid_request_error", message: "prompt is too long" } } },
+  );
+  await acp.run(async (ctx) => {
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
+    const reply = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [
+      { type: "text", text: "look at" },
+      { type: "resource_link", name: "main.ts", uri: `file://${sb.workspace}/main.ts` },
+      { type: "resource", resource: { uri: `file://${sb.workspace}/notes.md`, text: "remember the milk" } },
+    ] });
+    assert.equal(reply.stopReason, "max_turn_requests");
+    await assert.rejects(ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "more" }] }),
+      (e: { code: number; message: string }) => e.code === -32603 && /prompt is too long/.test(e.message));
+    const { sessions } = await ctx.request(methods.agent.session.list, { cwd: sb.workspace });
+    assert.deepEqual(sessions.map((s) => [s.sessionId, s.cwd, s.title]), [[sessionId, sb.workspace, "look at"]]);
+  });
+  assert.equal((await acp.exited).code, 0, acp.stderr());
+  const first = JSON.stringify(server.requests[0]!.body.messages[0]);
+  assert.ok(first.includes(`[main.ts](${sb.workspace}/main.ts)`), first);
+  assert.ok(first.includes(`<context uri=\\"${sb.workspace}/notes.md\\">\\nremember the milk\\n</context>`), first);
+});
+
+test("SIGTERM mid-turn: the turn is interrupted and stored, the process exits 143", async () => {
+  const { sb, acp } = open();
+  server.enqueue({ text: "word ".repeat(400), delayMs: 25, chunkSize: 5 });
+  let sessionId = "";
+  const finished = acp.run(async (ctx) => {
+    ({ sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] }));
+    const pending = ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "talk a lot" }] });
+    await acp.waitFor((n) => n.update.sessionUpdate === "agent_message_chunk");
+    acp.child.kill("SIGTERM");
+    // The connection closes before the turn can answer; the prompt settles either way.
+    await pending.catch(() => undefined);
+  }).catch(() => undefined);
+  const { code } = await acp.exited;
+  await finished;
+  assert.equal(code, 143, acp.stderr());
+  const shown = await sb.show(sessionId);
+  assert.equal(shown.session.status, "interrupted");
+  assert.ok(shown.events.some((e) => e.kind === "text" && e.role === "user" && e.content === "talk a lot"));
+});
