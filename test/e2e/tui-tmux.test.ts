@@ -142,3 +142,17 @@ test("SIGTERM leaves the terminal sane and exits 143", { skip }, async () => {
   const modes = t.tmux("display-message", "-p", "-t", t.name, "#{alternate_on} #{mouse_any_flag} #{cursor_flag}").trim();
   assert.equal(modes, "0 0 1", "alternate screen off, mouse reporting off, cursor shown");
 });
+
+test("keen --replay demo: the recorded prompt is typed in; Enter replays the whole session with its tools and diff", { skip }, async () => {
+  const sb = makeSandbox(server.url);
+  const t = new TmuxKeen(["--replay", "demo", "--replay-speed", "0"], { ...sb.env, ANTHROPIC_API_KEY: undefined }, sb.workspace);
+  open.push(t);
+  await t.waitFor("> The test in this project fails.");
+  assert.match(t.screen(), /mode: auto/);
+  t.keys(["Enter"]);
+  const screen = await t.waitFor(/Fixed\./, 20_000);
+  assert.match(screen, /Tools 3/);
+  assert.match(screen, /\+ {2}return "Hello, "/);
+  t.keys(["C-d"]);
+  await t.waitFor("[exit 0]");
+});
