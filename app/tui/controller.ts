@@ -168,6 +168,7 @@ export class TuiController {
 
   /** Starts over in a new session (the old one stays resumable). */
   newSession(): void {
+    if (this.busy()) return;
     this.local({ kind: "local-clear" });
     this.lastDiffCount = 0;
     this.ui.diffIndex = 0;
@@ -177,6 +178,7 @@ export class TuiController {
 
   /** Switches to a stored session: clears the transcript and lets the engine replay its history. */
   resume(session: string): void {
+    if (this.busy()) return;
     this.local({ kind: "local-clear" });
     this.lastDiffCount = 0;
     this.request({ kind: "resume-session", session, replay: true }, (r) => {
@@ -187,6 +189,13 @@ export class TuiController {
       if (data.cwd) this.view.cwd = data.cwd;
       this.note(`resumed ${(data.session_id ?? session).slice(0, 8)}`);
     });
+  }
+
+  /** The engine switches sessions only between turns; the transcript must not be cleared for nothing. */
+  private busy(): boolean {
+    if (!this.view.running) return false;
+    this.notice("A turn is running: interrupt it first (Esc), then switch sessions.", "warning");
+    return true;
   }
 
   /** The screen for a size; remembers the scroll positions as drawn. */

@@ -245,3 +245,30 @@ test("leaving during a turn interrupts it before the engine shuts down; a tool i
   await h.result;
   assert.deepEqual(h.engine.sent.map((c) => c.kind).slice(-2), ["interrupt", "shutdown"]);
 });
+
+test("PgUp and the mouse wheel scroll the transcript; new output leaves a scrolled view in place; End follows again; Tab moves the focus", async () => {
+  const h = await started(80, 24);
+  for (let i = 0; i < 60; i++) {
+    h.engine.emit({ ...d.user(`question ${i}`), replay: true } as never);
+    h.engine.emit({ ...d.text(`answer ${i}`), replay: true } as never);
+  }
+  await h.waitFor("answer 59");
+  await h.keys("\x1b[5~");
+  await h.waitFor("scrolled: End follows");
+  assert.ok(!h.text().includes("answer 59"));
+  const before = h.text();
+  h.engine.emit(d.user("live question"));
+  h.engine.emit(d.delta("live answer"));
+  await h.settle(100);
+  assert.equal(h.text().split("\n").slice(1, 8).join("\n"), before.split("\n").slice(1, 8).join("\n"), "the scrolled view did not move");
+  await h.keys("\x1b[<65;10;5M".repeat(20));
+  await h.waitFor("live answer");
+  await h.keys("\t");
+  await h.keys("\x1b[5~");
+  await h.waitFor("scrolled: End follows");
+  await h.keys("\x1b[F");
+  await h.waitFor(/Keen ─/);
+  assert.ok(h.text().includes("live answer"));
+  h.engine.emit(d.result());
+  await quit(h);
+});
