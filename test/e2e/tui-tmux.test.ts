@@ -112,7 +112,7 @@ test("Esc interrupts a streaming turn; resizing to 40x10 and back mid-turn keeps
   await t.waitFor("[exit 0]");
 });
 
-test("--resume shows the stored history and the session continues", { skip }, async () => {
+test("--resume shows the stored history and the session continues; --continue opens it again", { skip }, async () => {
   const sb = makeSandbox(server.url);
   server.enqueue({ text: "Stored answer one." });
   const first = await sb.run(["run", "--model", MODEL, "--no-stdin", "remember the number 7"]);
@@ -129,6 +129,11 @@ test("--resume shows the stored history and the session continues", { skip }, as
   assert.match(JSON.stringify(server.requests.at(-1)!.body), /remember the number 7/);
   t.keys(["C-d"]);
   await t.waitFor(`Resume it with: keen --resume ${session!.id}`);
+  const again = new TmuxKeen(["--continue"], sb.env, sb.workspace);
+  open.push(again);
+  await again.waitFor("It was 7.");
+  again.keys(["C-d"]);
+  await again.waitFor("[exit 0]");
 });
 
 test("SIGTERM leaves the terminal sane and exits 143", { skip }, async () => {
