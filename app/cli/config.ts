@@ -45,6 +45,8 @@ export const UserConfigSchema = z.strictObject({
   maxTurns: z.number().int().positive().optional(),
   permissionMode: PermissionModeSchema.optional(),
   guard: z.strictObject({ allowProjectConfigEdits: z.boolean().optional() }).optional(),
+  /** The TUI's theme: dark, light, high-contrast, or a theme file (`--theme` wins). */
+  theme: z.string().optional(),
 });
 export type UserConfig = z.infer<typeof UserConfigSchema>;
 
@@ -85,6 +87,7 @@ export function warmConfigSchemas(): void {
     maxTurns: 1,
     permissionMode: "ask",
     guard: { allowProjectConfigEdits: false },
+    theme: "dark",
   });
   ProjectConfigSchema.parse({ model: "p/m", tools, maxTurns: 1, permissionMode: "ask" });
 }

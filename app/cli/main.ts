@@ -15,6 +15,19 @@ export async function main(argv: string[]): Promise<number> {
   });
   let pending: (() => Promise<number>) | undefined;
 
+  // `keen` alone opens the TUI; its options come before any command (run has its own --model).
+  program
+    .enablePositionalOptions()
+    .option("-r, --resume <id>", "open the TUI on a stored session (id or unique prefix)")
+    .option("-c, --continue", "open the TUI on the latest session of this directory")
+    .option("-m, --model <provider/model>", "model to use, e.g. anthropic/claude-sonnet-5-5")
+    .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only")
+    .option("--theme <theme>", "dark (default), light, high-contrast, or a theme file")
+    .option("--cwd <dir>", "working directory of new sessions");
+  cassetteOptions(program, "ask").action((flags) => {
+    pending = async () => (await import("./tui.js")).tuiCommand(flags);
+  });
+
   const run = program
     .command("run")
     .description("run one turn non-interactively and print the answer")
