@@ -185,10 +185,10 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     if (running || queue.length) return respond(command, false, { error: "a turn is running: interrupt it first" });
     const meta = await store.resolve(command.session);
     const events = await store.load(meta.id);
-    session = { id: meta.id, meta, cwd: meta.cwd, started: false, seen: events.length };
+    session = { id: meta.id, meta, cwd: command.cwd ?? meta.cwd, started: false, seen: events.length };
     gate.restore(events);
     if (command.replay) for (const event of historyEvents(events)) await bus.emit({ ...event, replay: true });
-    return respond(command, true, { data: { session_id: meta.id, cwd: meta.cwd, model: meta.model, title: meta.title } });
+    return respond(command, true, { data: { session_id: meta.id, cwd: session.cwd, model: meta.model, title: meta.title } });
   }
 
   async function drain(): Promise<void> {

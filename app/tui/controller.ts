@@ -176,12 +176,12 @@ export class TuiController {
     this.note("new session");
   }
 
-  /** Switches to a stored session: clears the transcript and lets the engine replay its history. */
-  resume(session: string): void {
+  /** Switches to a stored session: clears the transcript and lets the engine replay its history; `cwd` moves it (`keen --resume x --cwd y`). */
+  resume(session: string, cwd?: string): void {
     if (this.busy()) return;
     this.local({ kind: "local-clear" });
     this.lastDiffCount = 0;
-    this.request({ kind: "resume-session", session, replay: true }, (r) => {
+    this.request({ kind: "resume-session", session, replay: true, ...(cwd ? { cwd } : {}) }, (r) => {
       if (!r.ok) return;
       const data = (r.data ?? {}) as { session_id?: string; model?: string; cwd?: string };
       if (data.session_id) this.view.sessionId = data.session_id;

@@ -182,7 +182,8 @@ export async function startTui(options: StartTuiOptions): Promise<string | undef
   const { sessionId, resume, problem, draft } = options.initial;
   if (problem) controller.showSetup(problem);
   if (draft) controller.editor.setText(draft);
-  if (resume && sessionId) controller.resume(sessionId);
+  // The composition already chose the directory (--cwd, else the session's): the engine keeps it.
+  if (resume && sessionId) controller.resume(sessionId, options.initial.cwd);
   controller.request({ kind: "list-models" }, (r) => {
     const models = Array.isArray(r.data) ? (r.data as { available?: boolean }[]) : undefined;
     if (r.ok && models && !models.some((m) => m.available !== false)) controller.showSetup("no model has a key or a reachable server");
