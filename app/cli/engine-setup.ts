@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { UnknownSessionError, type SessionMeta, type SessionStore } from "../../storage/store.js";
 import type { EngineSetup } from "../agent/engine.js";
 import { createMaxStepsPolicy } from "../agent/max-steps.js";
 import type { TurnPolicy } from "../agent/policy.js";
@@ -137,5 +138,16 @@ function isDirectory(path: string): boolean {
     return statSync(path).isDirectory();
   } catch {
     return false;
+  }
+}
+
+/** The stored session a front end starts in (`--session`), or none; an unknown id is a usage error (exit 2). */
+export async function storedSession(store: SessionStore, idOrPrefix: string | undefined): Promise<SessionMeta | undefined> {
+  if (!idOrPrefix) return undefined;
+  try {
+    return await store.resolve(idOrPrefix);
+  } catch (error) {
+    if (error instanceof UnknownSessionError) throw new UsageError(error.message);
+    throw error;
   }
 }

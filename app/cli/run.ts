@@ -3,7 +3,6 @@ import { EventBus } from "../../protocol/bus.js";
 import type { RunResult } from "../../protocol/result.js";
 import { newSessionId } from "../../storage/ids.js";
 import { openStore } from "../../storage/level-store.js";
-import { UnknownSessionError, type SessionMeta } from "../../storage/store.js";
 import { createSessionEngine } from "../agent/engine.js";
 import { DEFAULT_RETRY } from "../agent/retry.js";
 import { createJsonOutput, createStderrReporter, createTextOutput } from "../headless/final-output.js";
@@ -12,7 +11,7 @@ import { createStreamSink } from "../headless/sink.js";
 import { readPrompt } from "../headless/stdin.js";
 import { openCassette } from "./cassette-setup.js";
 import { keenPaths } from "./config.js";
-import { createPreparer, listModels } from "./engine-setup.js";
+import { createPreparer, listModels, storedSession } from "./engine-setup.js";
 import { ExitError, UsageError } from "./errors.js";
 import { loadOutputSchema } from "./output-schema.js";
 import { validateRunFlags, type RunFlags } from "./run-flags.js";
@@ -32,15 +31,7 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   }
   const paths = keenPaths();
   const store = openStore(paths.dataDir);
-  let meta: SessionMeta | undefined;
-  if (settings.session) {
-    try {
-      meta = await store.resolve(settings.session);
-    } catch (error) {
-      if (error instanceof UnknownSessionError) throw new UsageError(error.message);
-      throw error;
-    }
-  }
+  const meta = await storedSession(store, settings.session);
   const cassette = openCassette(settings.cassette, paths);
   const replay = cassette?.replay;
   const demo = (settings.cwd ?? meta?.cwd) ? undefined : replay?.demoWorkspace?.();
