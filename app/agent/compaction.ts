@@ -134,13 +134,18 @@ async function summarise(options: CompactOptions, replaced: Message[]): Promise<
     options.instructions ? `\nThe user asks for this in particular: ${options.instructions}` : ""}`;
   const request = { system: SUMMARY_SYSTEM, messages: [{ role: "user" as const, content: [{ type: "text" as const, text: ask }] }], tools: [], sessionId: "" };
   let error = "the summary request ended without a result";
-  for await (const item of streamWithRetry(options.provider, request, options.retry, options.signal)) {
-    if (item.type !== "event") continue;
-    if (item.event.type === "error") error = item.event.failure.message;
-    if (item.event.type === "done") {
-      const text = textOf(item.event.message).replace(MEMORY, "").trim();
-      return text ? { ok: true, text } : { ok: false, error: "the summary came back empty" };
+  try {
+    for await (const item of streamWithRetry(options.provider, request, options.retry, options.signal)) {
+      if (item.type !== "event") continue;
+      if (item.event.type === "error") error = item.event.failure.message;
+      if (item.event.type === "done") {
+        const text = textOf(item.event.message).replace(MEMORY, "").trim();
+        return text ? { ok: true, text } : { ok: false, error: "the summary came back empty" };
+      }
     }
+  } catch (thrown) {
+    // Providers never throw by contract; a compaction must not end the turn even if one does.
+    error = thrown instanceof Error ? thrown.message : String(thrown);
   }
   return { ok: false, error: options.signal.aborted ? "interrupted" : error };
 }
@@ -178,18 +183,21 @@ function isRealUserMessage(message: Message): boolean {
  * The automatic compaction policy: before a request whose context and expected
  * output would pass the threshold, and after a request that overflowed the
  * window, it compacts and the turn continues with the result. A failed
- * compaction changes nothing (an overflowed request then fails the turn).
+ * compaction changes nothing (an overflowed request then fails the turn) and
+ * is not tried again automatically in the same turn.
  */
 export function createCompactionPolicy(provider: Provider, settings: CompactionSettings): TurnPolicy {
+  let failed = false;
   return {
     async beforeRequest(request) {
       const tokensBefore = contextTokens(request);
       const trigger: CompactionTrigger = request.overflow ? "overflow" : "auto";
-      if (trigger === "auto" && tokensBefore + settings.reserveTokens <= settings.threshold * settings.window) return undefined;
+      if (trigger === "auto" && (failed || tokensBefore + settings.reserveTokens <= settings.threshold * settings.window)) return undefined;
       const result = await compactConversation({
         provider, messages: request.messages, keepTokens: settings.keepTokens, trigger, turnId: request.turnId, tokensBefore,
         emit: request.emit, signal: request.signal, retry: request.retry,
       });
+      if (!result.ok) failed = true;
       return result.ok ? result.messages : undefined;
     },
   };
