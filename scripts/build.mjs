@@ -4,7 +4,7 @@
 // it is used.
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
-import { readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -102,6 +102,10 @@ await build({
 });
 const sideEntries = Object.fromEntries(Object.entries(SIDE_BUNDLES).map(([specifier, file]) => [file, specifier]));
 await build({ ...common, entryPoints: sideEntries, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
+// The demo cassette ships beside the bundle: app/cli/demo.ts finds it next to the bundle's import.meta.url.
+const demo = new URL("../app/cli/demo.cassette.jsonl", import.meta.url);
+if (existsSync(demo)) copyFileSync(demo, `${stagingDir}/demo.cassette.jsonl`);
+else process.stderr.write("keen build: app/cli/demo.cassette.jsonl is missing (npm run demo:record makes it); --replay demo will not work\n");
 try {
   buildSnapshot();
 } catch (error) {

@@ -7,7 +7,7 @@ import type { ToolCall } from "./tool-runner.js";
 
 /** How one step (model request, retries included) ended. */
 export type StepOutcome =
-  | { ok: true; message: Message; visibleText: string; toolCalls: ToolCall[]; usage: Usage; stopReason: string }
+  | { ok: true; message: Message; visibleText: string; toolCalls: ToolCall[]; usage: Usage; stopReason: string; lastAttempt: number }
   | { ok: false; error: string; partialRaw: string; aborted: boolean; overflow?: boolean };
 
 /** Dependencies of a step. */
@@ -18,6 +18,8 @@ export interface StepOptions {
   signal: AbortSignal;
   emit: (event: EventDraft) => Promise<void>;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** The attempt number of this step's first attempt: the one that ended the previous step (1 at first). */
+  firstAttempt?: number;
 }
 
 /**
@@ -29,15 +31,17 @@ export interface StepOptions {
  */
 export async function runStep(options: StepOptions): Promise<StepOutcome> {
   const { emit } = options;
-  let attempt = 1;
+  // Attempts are numbered across the whole turn, so a later step's deltas are never below an earlier retry's attempt.
+  const base = options.firstAttempt ?? 1;
+  let attempt = base;
   let state = freshState();
   let finalError = "provider stream ended without a result";
   let overflow = false;
   for await (const item of streamWithRetry(options.provider, options.request, options.retry, options.signal, options.sleep)) {
     if (item.type === "retry") {
-      attempt = item.attempt;
+      attempt = base + item.attempt - 1;
       state = freshState();
-      await emit({ kind: "retry", role: "assistant", attempt: item.attempt, reason: item.reason, delay_ms: item.delayMs });
+      await emit({ kind: "retry", role: "assistant", attempt, reason: item.reason, delay_ms: item.delayMs });
       continue;
     }
     const event = item.event;
@@ -87,7 +91,7 @@ export async function runStep(options: StepOptions): Promise<StepOutcome> {
         for (const call of state.calls) {
           await emit({ kind: "tool-use", role: "assistant", tool_name: call.name, tool_call_id: call.id, input: JSON.stringify(call.input ?? {}) });
         }
-        return { ok: true, message: event.message, visibleText: state.texts.join(""), toolCalls: state.calls, usage: event.usage, stopReason: event.stopReason };
+        return { ok: true, message: event.message, visibleText: state.texts.join(""), toolCalls: state.calls, usage: event.usage, stopReason: event.stopReason, lastAttempt: attempt };
       }
       case "error":
         finalError = event.failure.message;

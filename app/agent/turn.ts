@@ -60,6 +60,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
   const definitions = options.tools.map((t) => t.definition);
   const policies = options.policies ?? [];
   let last: PendingRequest["last"];
+  let attempt = 1;
   for (let step = 1; ; step++) {
     const plan = planStep(policies, step);
     if (!plan) {
@@ -90,11 +91,15 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
       return runStep({
         provider: options.provider,
         request: { system: options.system, messages, tools: definitions, toolChoice: plan.toolChoice, sessionId: options.sessionId },
-        retry: options.retry, signal: options.signal, emit, sleep: options.sleep,
+        retry: options.retry, signal: options.signal, emit, sleep: options.sleep, firstAttempt: attempt,
       });
     };
     let result = await send();
-    if (!result.ok && result.overflow && !result.partialRaw && (await replace(result.error))) result = await send();
+    if (!result.ok && result.overflow && !result.partialRaw && (await replace(result.error))) {
+      // The overflowed attempt failed before any output; the retry gets the next attempt number.
+      attempt++;
+      result = await send();
+    }
     if (!result.ok) {
       outcome.status = result.aborted ? "interrupted" : "error";
       if (!result.aborted) {
@@ -110,6 +115,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
       break;
     }
     outcome.steps = step;
+    attempt = result.lastAttempt;
     outcome.usage = addUsage(outcome.usage, result.usage);
     outcome.text = result.visibleText;
     outcome.stopReason = result.stopReason;

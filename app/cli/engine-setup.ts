@@ -13,6 +13,7 @@ import { createTools, toolEnv } from "../tools/index.js";
 import { findWorkspace } from "../tools/workspace.js";
 import type { PermissionMode } from "../../protocol/commands.js";
 import type { Redactor } from "../permissions/redact.js";
+import type { CassetteSetup } from "./cassette-setup.js";
 import { limitsFor, loadConfig, type KeenPaths, type ResolvedConfig } from "./config.js";
 import { secretsRedactor } from "./secrets.js";
 import { UsageError } from "./errors.js";
@@ -31,6 +32,8 @@ export interface FrontEndSettings {
   permissionMode?: PermissionMode;
   /** The front end's mode when neither flags nor config set one (auto for keen run, ask elsewhere). */
   defaultMode: PermissionMode;
+  /** `--record` / `--replay` (openCassette): the providers' requests are recorded or served from a cassette. */
+  cassette?: CassetteSetup;
 }
 
 /** A session's setup and the config it came from (front ends read e.g. `stdinGraceMs`). */
@@ -62,7 +65,8 @@ async function prepare(
   if (!isDirectory(cwd)) throw new UsageError(`working directory ${cwd} does not exist`);
   const workspace = findWorkspace(cwd);
   const config = loadConfig(paths, workspace);
-  const choice = chooseModel(session.model, config, env);
+  const replay = settings.cassette?.replay;
+  const choice = replay ? replay.choose(session.model, config) : chooseModel(session.model, config, env);
   // Keen's config directory (holding the config file) and data directory are off limits to its tools.
   const guard = createFileGuard({
     workspace, protectedPaths: [dirname(paths.configFile), paths.dataDir], allowProjectConfigEdits: config.guard?.allowProjectConfigEdits,
@@ -79,7 +83,7 @@ async function prepare(
   const tools = allTools.filter((t) => names.includes(t.definition.name));
   const schema = settings.outputSchema;
   const maxTurns = limits.maxTurns;
-  const provider = await createProvider(choice, session.id);
+  const provider = await createProvider(choice, session.id, undefined, settings.cassette?.fetchFor(session.id, choice, redactor));
   const instructions = schema ? createStructuredOutput(schema.schema, schema.check).instructions : undefined;
   const info = modelInfo(choice.preset, choice.model);
   const compaction: CompactionSettings = {
@@ -116,8 +120,9 @@ async function prepare(
 }
 
 /** Checks a `set-model` reference against config and keys; throws UsageError naming what to set. */
-export function checkModel(paths: KeenPaths, cwd: string, ref: string, env: NodeJS.ProcessEnv = process.env): string {
-  const choice = chooseModel(ref, loadConfig(paths, findWorkspace(cwd)), env);
+export function checkModel(paths: KeenPaths, cwd: string, ref: string, env: NodeJS.ProcessEnv = process.env, cassette?: CassetteSetup): string {
+  const config = loadConfig(paths, findWorkspace(cwd));
+  const choice = cassette?.replay ? cassette.replay.choose(ref, config) : chooseModel(ref, config, env);
   return `${choice.providerId}/${choice.model}`;
 }
 

@@ -1,9 +1,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { terminalText } from "../headless/terminal-text.js";
 import { ExitError, UsageError } from "./errors.js";
-
-declare const KEEN_VERSION: string;
-const version = typeof KEEN_VERSION === "string" ? KEEN_VERSION : "0.0.0-dev";
+import { version } from "./version.js";
 
 /**
  * The composition root's entry: parse flags, load the command's module lazily
@@ -34,7 +32,8 @@ export async function main(argv: string[]): Promise<number> {
     .option("--max-turns <n>", "limit the model requests of this run")
     .option("--output-schema <file>", "JSON Schema the answer must satisfy")
     .option("--permission-mode <mode>", "auto (default), accept-edits or read-only; ask needs keen stdio or the TUI")
-    .addOption(new Option("--input-format <format>", "with --headless: jsonl reads commands from stdin (= keen stdio)").choices(["text", "jsonl"]))
+    .addOption(new Option("--input-format <format>", "with --headless: jsonl reads commands from stdin (= keen stdio)").choices(["text", "jsonl"]));
+  cassetteOptions(run, "read-only")
     .action((message: string[], flags) => {
       const formatGiven = run.getOptionValueSource("format") === "cli";
       if (flags.inputFormat === "jsonl") {
@@ -44,7 +43,7 @@ export async function main(argv: string[]): Promise<number> {
       pending = async () => (await import("./run.js")).runCommand(message, flags, formatGiven);
     });
 
-  program
+  const stdio = program
     .command("stdio")
     .description("two-way JSON lines: commands on stdin, events on stdout (see docs/PROTOCOL.md)")
     .option("-s, --session <id>", "start in a stored session (id or unique prefix)")
@@ -55,7 +54,8 @@ export async function main(argv: string[]): Promise<number> {
     .option("--disallowed-tools <list>", "comma-separated tools the model may not call")
     .option("--max-turns <n>", "limit the model requests of each turn")
     .option("--output-schema <file>", "JSON Schema every answer must satisfy")
-    .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only")
+    .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only");
+  cassetteOptions(stdio, "ask")
     .action((flags) => {
       pending = async () => (await import("./stdio-entry.js")).stdioFromFlags(flags);
     });
@@ -87,6 +87,11 @@ export async function main(argv: string[]): Promise<number> {
     .action((id: string, flags: { instructions?: string }) => {
       pending = async () => (await import("./sessions-compact.js")).compactSession(id, flags);
     });
+  sessions.command("export").argument("<id>", "session id or unique prefix")
+    .requiredOption("--cassette <file>", "write the session's cassette (recorded with --record or KEEN_RECORD) to <file>, - for stdout")
+    .action((id: string, flags: { cassette: string }) => {
+      pending = async () => (await import("./sessions.js")).exportSession(id, flags);
+    });
   sessions.command("rm").argument("<id>", "session id or unique prefix").action((id: string) => {
     pending = async () => (await import("./sessions.js")).removeSession(id);
   });
@@ -107,6 +112,15 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     return await fail(error);
   }
+}
+
+/** `--record` / `--replay` and their companions (docs/CASSETTES.md), the same on every front end. */
+function cassetteOptions(command: Command, replayMode: string): Command {
+  return command
+    .option("--record <file>", "write the model requests and their streamed responses to a cassette (also KEEN_RECORD)")
+    .option("--replay <file>", `serve every model request from a cassette instead of the network (no key needed; permission mode ${replayMode} unless set); "demo" replays the shipped demo in a temporary workspace`)
+    .option("--replay-loose", "with --replay: serve the next recorded response even when the request differs")
+    .option("--replay-speed <n>", "with --replay: 0 at once, 1 as recorded (default), N times faster");
 }
 
 async function fail(error: unknown): Promise<number> {

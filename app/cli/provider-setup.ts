@@ -1,4 +1,5 @@
 import type { Provider } from "../../protocol/provider.js";
+import type { SdkFetch } from "../providers/http.js";
 import { BUILTIN_PROVIDERS, modelInfo, parseModelRef, resolveHeaders, type ProviderPreset } from "../providers/registry.js";
 import type { ResolvedConfig } from "./config.js";
 import { UsageError } from "./errors.js";
@@ -66,7 +67,7 @@ function isHttpURL(value: string): boolean {
 }
 
 /** Builds the provider, loading only the SDK it needs. */
-export async function createProvider(choice: ModelChoice, sessionId: string, requestTimeoutMs?: number): Promise<Provider> {
+export async function createProvider(choice: ModelChoice, sessionId: string, requestTimeoutMs?: number, fetch?: SdkFetch): Promise<Provider> {
   const info = modelInfo(choice.preset, choice.model);
   const options = {
     kind: choice.preset.kind,
@@ -81,6 +82,7 @@ export async function createProvider(choice: ModelChoice, sessionId: string, req
     thinkingBudget: info.thinkingBudget,
     refuses: info.refuses,
     requestTimeoutMs,
+    fetch,
   };
   if (choice.preset.kind === "anthropic") {
     const { createAnthropicProvider } = await import("../providers/anthropic.js");

@@ -1,4 +1,5 @@
 import type { PermissionMode } from "../../protocol/commands.js";
+import { cassetteSettings, type CassetteSettings } from "./cassette-setup.js";
 import { UsageError } from "./errors.js";
 
 const MODES = ["auto", "accept-edits", "ask", "read-only"];
@@ -18,6 +19,10 @@ export interface RunFlags {
   maxTurns?: string;
   outputSchema?: string;
   permissionMode?: string;
+  record?: string;
+  replay?: string;
+  replayLoose?: boolean;
+  replaySpeed?: string;
 }
 
 /** Flags after validation. */
@@ -34,6 +39,8 @@ export interface RunSettings {
   maxTurns?: number;
   outputSchema?: string;
   permissionMode?: PermissionMode;
+  /** `--record` / `KEEN_RECORD`, `--replay` and its companions. */
+  cassette?: CassetteSettings;
 }
 
 /** Validates flag combinations; throws UsageError (exit 2) with one clear line. */
@@ -72,6 +79,7 @@ export function validateRunFlags(flags: RunFlags, formatGiven: boolean): RunSett
     maxTurns,
     outputSchema: flags.outputSchema,
     permissionMode: flags.permissionMode as PermissionMode | undefined,
+    cassette: cassetteSettings(flags),
   };
 }
 

@@ -10,6 +10,7 @@ import { createJsonOutput, createStderrReporter, createTextOutput } from "../hea
 import { createJsonlWriter } from "../headless/jsonl-writer.js";
 import { createStreamSink } from "../headless/sink.js";
 import { readPrompt } from "../headless/stdin.js";
+import { openCassette } from "./cassette-setup.js";
 import { keenPaths } from "./config.js";
 import { createPreparer, listModels } from "./engine-setup.js";
 import { ExitError, UsageError } from "./errors.js";
@@ -39,16 +40,24 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
       throw error;
     }
   }
-  const cwd = resolve(settings.cwd ?? meta?.cwd ?? process.cwd());
+  const cassette = openCassette(settings.cassette, paths);
+  const replay = cassette?.replay;
+  const demo = (settings.cwd ?? meta?.cwd) ? undefined : replay?.demoWorkspace?.();
+  if (demo) process.stderr.write(`keen: replaying the demo in ${demo}\n`);
+  const cwd = resolve(settings.cwd ?? meta?.cwd ?? demo ?? process.cwd());
   const outputSchema = settings.outputSchema ? await loadOutputSchema(resolve(settings.outputSchema)) : undefined;
+  // A replay's tools really run on this workspace: read-only unless --permission-mode says otherwise, whatever
+  // the config says (the demo runs auto in its own workspace); the flag-level value still only narrows to a project's.
   const prepare = createPreparer(paths, {
     allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, outputSchema, headless: true,
-    permissionMode: settings.permissionMode, defaultMode: "auto",
+    permissionMode: settings.permissionMode ?? (replay ? (replay.mode ?? "read-only") : undefined), defaultMode: "auto", cassette,
   });
   const initial = { id: meta?.id ?? newSessionId(), meta, cwd, model: settings.model };
   const setup = await prepare({ id: initial.id, cwd, model: initial.model ?? meta?.model });
-  const { prompt, note } = await readPrompt(args, { skip: !settings.stdin, graceMs: setup.config.stdinGraceMs ?? 3000 });
-  if (note) process.stderr.write(`${note}\n`);
+  const read = await readPrompt(args, { skip: !settings.stdin, graceMs: setup.config.stdinGraceMs ?? 3000 });
+  if (read.note) process.stderr.write(`${read.note}\n`);
+  // A replay without a prompt replays the recorded one.
+  const prompt = read.prompt.trim() ? read.prompt : (replay?.prompt ?? read.prompt);
   if (!prompt.trim()) throw new UsageError('empty prompt: pass a message (keen run "…") or pipe one on stdin');
 
   const bus = new EventBus((error) => process.stderr.write(`keen: an output failed: ${String(error)}\n`));

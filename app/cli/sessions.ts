@@ -1,3 +1,5 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { EventBus } from "../../protocol/bus.js";
 import { commandJsonSchema } from "../../protocol/commands.js";
 import { protocolJsonSchema } from "../../protocol/jsonl.js";
@@ -8,10 +10,10 @@ import { SessionBusyError, UnknownSessionError, type SessionMeta } from "../../s
 import { createJsonlWriter } from "../headless/jsonl-writer.js";
 import { createStreamSink } from "../headless/sink.js";
 import { terminalText } from "../headless/terminal-text.js";
+import { sessionCassettePath } from "./cassette-setup.js";
 import { keenPaths } from "./config.js";
 import { ExitError, UsageError } from "./errors.js";
 import { secretsRedactor } from "./secrets.js";
-
 
 /** `keen sessions list [--json]` */
 export async function listSessions(flags: { json?: boolean }): Promise<number> {
@@ -55,9 +57,36 @@ export async function showSession(idOrPrefix: string, flags: { json?: boolean; j
   return 0;
 }
 
+/**
+ * `keen sessions export <id> --cassette <file>`: the session's own copy of
+ * its recorded requests (kept only when it ran with --record or KEEN_RECORD),
+ * redacted again with the secrets known now, as a cassette `--replay` takes.
+ */
+export async function exportSession(idOrPrefix: string, flags: { cassette: string }): Promise<number> {
+  const paths = keenPaths();
+  const meta = await resolveOrUsage(openStore(paths.dataDir), idOrPrefix);
+  const source = sessionCassettePath(paths, meta.id);
+  if (!existsSync(source)) {
+    throw new ExitError(`session ${meta.id} was not recorded: only runs with --record <file> (or KEEN_RECORD) keep a cassette`, 1);
+  }
+  const redactor = secretsRedactor();
+  const lines = readFileSync(source, "utf8").split("\n").filter((line) => line.trim() !== "");
+  const text = lines.map((line) => redactor.redact(line)).join("\n") + "\n";
+  if (flags.cassette === "-") {
+    const sink = createStreamSink();
+    await sink.write(text);
+    await sink.flush();
+  } else {
+    writeFileSync(resolve(flags.cassette), text);
+    process.stderr.write(`keen: wrote the cassette of session ${meta.id} (${lines.length} lines) to ${flags.cassette}\n`);
+  }
+  return 0;
+}
+
 /** `keen sessions rm <id>` */
 export async function removeSession(idOrPrefix: string): Promise<number> {
-  const store = openStore(keenPaths().dataDir);
+  const paths = keenPaths();
+  const store = openStore(paths.dataDir);
   const meta = await resolveOrUsage(store, idOrPrefix);
   try {
     await store.remove(meta.id);
@@ -65,6 +94,7 @@ export async function removeSession(idOrPrefix: string): Promise<number> {
     if (error instanceof SessionBusyError) throw new ExitError(error.message, 1);
     throw error;
   }
+  rmSync(sessionCassettePath(paths, meta.id), { force: true });
   process.stderr.write(`keen: removed session ${meta.id}\n`);
   return 0;
 }

@@ -10,6 +10,7 @@ import { readCommands } from "../headless/command-reader.js";
 import { createStderrReporter } from "../headless/final-output.js";
 import { createJsonlWriter } from "../headless/jsonl-writer.js";
 import { createStreamSink } from "../headless/sink.js";
+import { openCassette } from "./cassette-setup.js";
 import { keenPaths } from "./config.js";
 import { checkModel, createPreparer, listModels } from "./engine-setup.js";
 import { UsageError } from "./errors.js";
@@ -39,11 +40,13 @@ export async function stdioCommand(settings: RunSettings): Promise<number> {
       throw error;
     }
   }
-  const cwd = resolve(settings.cwd ?? meta?.cwd ?? process.cwd());
+  const cassette = openCassette(settings.cassette, paths);
+  const cwd = resolve(settings.cwd ?? meta?.cwd ?? cassette?.replay?.demoWorkspace?.() ?? process.cwd());
   const outputSchema = settings.outputSchema ? await loadOutputSchema(resolve(settings.outputSchema)) : undefined;
   const prepare = createPreparer(paths, {
     allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, outputSchema, headless: true,
-    permissionMode: settings.permissionMode, defaultMode: "ask",
+    // Replaying, as in keen run: the flag, else the replay's mode (ask; the demo: auto), never the config's.
+    permissionMode: settings.permissionMode ?? (cassette?.replay ? (cassette.replay.mode ?? "ask") : undefined), defaultMode: "ask", cassette,
   });
   const initial = { id: meta?.id ?? newSessionId(), meta, cwd, model: settings.model };
   // Usage errors (no provider, bad config, unknown tools) end the process before it reads a command.
@@ -52,7 +55,7 @@ export async function stdioCommand(settings: RunSettings): Promise<number> {
   const bus = new EventBus((error) => process.stderr.write(`keen: an output failed: ${String(error)}\n`));
   const engine = createSessionEngine({
     store, bus, headless: true, cwd, permissionMode: setup.permissionMode ?? "ask", interactive: true, redactor: setup.redactor,
-    prepare, checkModel: (ref) => checkModel(paths, cwd, ref),
+    prepare, checkModel: (ref) => checkModel(paths, cwd, ref, process.env, cassette),
     listModels: () => listModels(setup.config, setup.modelRef),
     retry: DEFAULT_RETRY, turnTimeoutMs: settings.timeoutMs, newId: newSessionId, initial,
   });

@@ -59,7 +59,7 @@ function makeClient(create: typeof createMessagesClient, options: ProviderOption
   return create({
     apiKey: options.apiKey,
     baseURL: options.baseURL ?? null,
-    fetch: createFetch(),
+    fetch: options.fetch ?? createFetch(),
     maxRetries: 0,
     ...(options.requestTimeoutMs !== undefined ? { timeout: options.requestTimeoutMs } : {}),
     defaultHeaders: { ...auth, ...options.headers },

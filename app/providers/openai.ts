@@ -60,7 +60,7 @@ function makeClient(OpenAIClass: typeof OpenAI, options: ProviderOptions): OpenA
     // Local servers need no key, but the SDK refuses to start without one.
     apiKey: options.apiKey || "no-key",
     baseURL: options.baseURL ?? null,
-    fetch: createFetch(),
+    fetch: options.fetch ?? createFetch(),
     maxRetries: 0,
     ...(options.requestTimeoutMs !== undefined ? { timeout: options.requestTimeoutMs } : {}),
     defaultHeaders: { ...options.headers },

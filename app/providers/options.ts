@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import type { ProviderFailure } from "../../protocol/provider.js";
+import type { SdkFetch } from "./http.js";
 
 /** How to reach one model behind a vendor API; built by the registry from config. */
 export interface ProviderOptions {
@@ -24,6 +25,8 @@ export interface ProviderOptions {
   refuses?: string[];
   /** SDK timeout for getting response headers (the SDKs stop timing once the body starts). */
   requestTimeoutMs?: number;
+  /** The fetch the SDK uses (a cassette's recorder or player); default: createFetch(). */
+  fetch?: SdkFetch;
 }
 
 /** Where a provider sends its requests, named in a failure when the server cannot be reached. */
@@ -81,6 +84,9 @@ const NETWORK_TEXT = /terminated|socket|other side closed|ECONN|EPIPE|ETIMEDOUT|
  */
 export function classifyFailure(err: unknown, signal?: AbortSignal, endpoint?: Endpoint): ProviderFailure {
   if (signal?.aborted) return abortedFailure();
+  // A replayed request the cassette cannot serve: retrying would fail the same way (replay-fetch.ts).
+  const replay = findCause(err, (c) => c.code === "KEEN_REPLAY");
+  if (replay) return { message: String(replay.message), retryable: false };
   const e = (err ?? {}) as { status?: unknown; headers?: unknown; error?: unknown; type?: unknown; message?: unknown };
   const message = vendorMessage(e) ?? describeError(err);
   if (typeof e.status === "number") {

@@ -104,3 +104,13 @@ test("aborting the run interrupts the turn", async () => {
   const end = events.at(-1) as { kind: string; status: string };
   assert.deepEqual([end.kind, end.status], ["turn-end", "interrupted"]);
 });
+
+test("attempts are numbered across the turn: a step after a retried one keeps the retry's number", async () => {
+  const { events } = await turn([
+    { fail: { message: "overloaded", retryable: true }, deltas: ["lost"] },
+    { toolCalls: [{ id: "a", name: "echo", input: {} }], deltas: ["first"] },
+    { deltas: ["second"] },
+  ]);
+  const numbered = events.flatMap((e) => (e.kind === "text-delta" || e.kind === "retry" ? [[e.kind, e.attempt]] : []));
+  assert.deepEqual(numbered, [["text-delta", 1], ["retry", 2], ["text-delta", 2], ["text-delta", 2]]);
+});

@@ -1,0 +1,176 @@
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, beforeEach, test } from "node:test";
+import { startMockLLMServer, type MockLLMServer, type MockStep } from "../fakes/mock-llm-server.js";
+import { parseLines } from "./harness.js";
+import { assertProtocolStream, kindSequence } from "./protocol-check.js";
+import { comparable, removeSandboxes, replaySandbox, sandbox } from "./replay-helpers.js";
+
+let server: MockLLMServer;
+before(async () => (server = await startMockLLMServer()));
+after(async () => {
+  await server.close();
+  removeSandboxes();
+});
+beforeEach(() => server.reset());
+
+function used() {
+  assert.deepEqual(server.unexpected, []);
+  assert.deepEqual(server.rejected, []);
+  assert.equal(server.pending(), 0);
+}
+
+const FILES = { "a.txt": "alpha\n" };
+const PROMPT = "what is in a.txt?";
+const cases: { name: string; model: string; env: Record<string, string>; retry: MockStep }[] = [
+  { name: "anthropic (529 then success)", model: "anthropic/claude-test", env: {}, retry: { kind: "http-error", status: 529, headers: { "retry-after": "0" } } },
+  { name: "openai (a connection reset mid-stream)", model: "openai/gpt-4.1", env: { OPENAI_API_KEY: "test-key" }, retry: { text: "partial answer that", cutAfterChunks: 3 } },
+];
+
+const steps = (retry: MockStep): MockStep[] => [
+  retry,
+  {
+    thinking: "Read it, then count its bytes.", text: "Looking.",
+    toolCalls: [{ id: "call_read", name: "read_file", input: { path: "a.txt" } }, { id: "call_wc", name: "bash", input: { command: "wc -c < a.txt" } }],
+  },
+  { text: "It says alpha (6 bytes).\n\n<keen_memory>\n- a.txt: \"alpha\", 6 bytes\n</keen_memory>", chunkSize: 6 },
+];
+
+for (const c of cases) {
+  test(`${c.name}: a recorded multi-step run replays with the mock gone and no key: the same JSONL stream, and the session resumes`, async () => {
+    const live = sandbox(server.url);
+    for (const [name, content] of Object.entries(FILES)) writeFileSync(join(live.workspace, name), content);
+    const first = join(live.root, "first.jsonl");
+    const second = join(live.root, "second.jsonl");
+    server.enqueue(...steps(c.retry));
+    const r1 = await live.run(["run", "--headless", "--stream-deltas", "--model", c.model, "--record", first, PROMPT], { env: c.env });
+    assert.equal(r1.code, 0, r1.stderr);
+    const liveLines = parseLines(r1.stdout);
+    assert.ok(kindSequence(liveLines).includes("retry"), "the recording holds a retry");
+    const id = liveLines[0]!.conversation_id;
+    server.enqueue({ text: "Still alpha." });
+    const r2 = await live.run(["run", "--headless", "--session", id, "--record", second, "and now?"], { env: c.env });
+    assert.equal(r2.code, 0, r2.stderr);
+    used();
+
+    const rs = await replaySandbox(FILES);
+    const p1 = await rs.run(["run", "--headless", "--stream-deltas", "--replay", first, "--replay-speed", "0", "--permission-mode", "auto", PROMPT]);
+    assert.equal(p1.code, 0, p1.stderr);
+    const replayLines = parseLines(p1.stdout);
+    // The retry is in the first step: the next step's deltas keep the turn's attempt number.
+    assertProtocolStream(replayLines, { deltas: true });
+    assert.deepEqual(comparable(replayLines, rs.workspace), comparable(liveLines, live.workspace));
+
+    // The replayed session is stored like a live one: a second cassette continues it.
+    const newId = replayLines[0]!.conversation_id;
+    const p2 = await rs.run(["run", "--headless", "--session", newId, "--replay", second, "--replay-speed", "0", "--permission-mode", "auto", "and now?"]);
+    assert.equal(p2.code, 0, p2.stderr);
+    assert.deepEqual(comparable(parseLines(p2.stdout), rs.workspace), comparable(parseLines(r2.stdout), live.workspace));
+  });
+}
+
+test("keen stdio: --record and --replay over two prompts give the same stream", async () => {
+  const prompts = ["first question", "second question"];
+  const commands = `${prompts.map((text, i) => JSON.stringify({ kind: "prompt", id: `p${i}`, text })).join("\n")}\n`;
+  const live = sandbox(server.url);
+  const cassette = join(live.root, "stdio.jsonl");
+  server.enqueue({ thinking: "Easy.", text: "One." }, { text: "Two." });
+  const r = await live.run(["stdio", "--model", "anthropic/claude-test", "--record", cassette], { stdin: commands });
+  assert.equal(r.code, 0, r.stderr);
+  used();
+  const rs = await replaySandbox();
+  const p = await rs.run(["stdio", "--replay", cassette, "--replay-speed", "0"], { stdin: commands });
+  assert.equal(p.code, 0, p.stderr);
+  const replayLines = parseLines(p.stdout);
+  assert.equal(replayLines[0]!.permission_mode, "ask", "keen stdio keeps its ask default when replaying");
+  assert.deepEqual(comparable(replayLines, rs.workspace), comparable(parseLines(r.stdout), live.workspace));
+});
+
+test("a mismatching replay fails with the documented error (exit 1); --replay-loose serves it anyway; run --replay defaults to read-only", async () => {
+  const live = sandbox(server.url);
+  const cassette = join(live.root, "c.jsonl");
+  server.enqueue({ text: "Hello." });
+  assert.equal((await live.run(["run", "--model", "anthropic/claude-test", "--record", cassette, "say hello"])).code, 0);
+  const rs = await replaySandbox();
+
+  const wrong = await rs.run(["run", "--headless", "--replay", cassette, "--replay-speed", "0", "say goodbye"]);
+  assert.equal(wrong.code, 1);
+  const lines = parseLines(wrong.stdout);
+  const message = `replay: request 1 does not match ${cassette}: user message 1: the cassette has "say hello", this run sent "say goodbye" (--replay-loose serves it anyway)`;
+  assert.deepEqual(lines.filter((l) => l.kind === "error").map((l) => l.message), [message]);
+  assert.equal(lines.some((l) => l.kind === "retry"), false, "a mismatch is not retried");
+  assert.equal(lines.at(-1)!.status, "error");
+  assert.equal(lines[0]!.permission_mode, "read-only", "a one-shot replay defaults to read-only");
+  assert.match(wrong.stderr, /keen: error: replay: request 1 does not match/);
+
+  const tools = await rs.run(["run", "--replay", cassette, "--replay-speed", "0", "--disallowed-tools", "bash", "say hello"]);
+  assert.equal(tools.code, 1);
+  assert.match(tools.stderr, /replay: request 1 does not match .*: tools: the cassette offered \[bash, .*\], this run offers \[read_file, .*\] \(not offered now: bash\)/);
+
+  const loose = await rs.run(["run", "--replay", cassette, "--replay-loose", "--replay-speed", "0", "say goodbye"]);
+  assert.equal(loose.code, 0, loose.stderr);
+  assert.equal(loose.stdout, "Hello.\n");
+  assert.match(loose.stderr, /replay: request 1 differs from .*: user message 1: .* served anyway \(--replay-loose\)/);
+
+  // No prompt: the recorded one is sent.
+  const bare = await rs.run(["run", "--replay", cassette, "--replay-speed", "0", "--permission-mode", "auto"]);
+  assert.equal(bare.code, 0, bare.stderr);
+  assert.equal(bare.stdout, "Hello.\n");
+});
+
+test("a failing run's cassette reproduces the failure", async () => {
+  const live = sandbox(server.url);
+  const cassette = join(live.root, "fail.jsonl");
+  server.enqueue({ kind: "http-error", status: 400 });
+  const r = await live.run(["run", "--format", "json", "--model", "anthropic/claude-test", "--record", cassette, "break"]);
+  assert.equal(r.code, 1);
+  const rs = await replaySandbox();
+  const p = await rs.run(["run", "--format", "json", "--replay", cassette, "--replay-speed", "0", "break"]);
+  assert.equal(p.code, 1);
+  assert.deepEqual(JSON.parse(p.stdout).errors, JSON.parse(r.stdout).errors);
+  assert.match(JSON.parse(p.stdout).errors[0], /^400 invalid_request_error: mock HTTP 400$/);
+});
+
+test("--replay-speed 1 keeps the recorded pacing", async () => {
+  const live = sandbox(server.url);
+  const cassette = join(live.root, "slow.jsonl");
+  server.enqueue({ text: "one two three four five six", delayMs: 100 });
+  assert.equal((await live.run(["run", "--model", "anthropic/claude-test", "--record", cassette, "slowly"])).code, 0);
+  const chunks = readFileSync(cassette, "utf8").trim().split("\n").map((l) => JSON.parse(l)).filter((l) => l.type === "chunk");
+  const span = Math.max(...chunks.map((l) => l.ms));
+  assert.ok(span >= 800, `the recording spans ${span} ms`);
+  const rs = await replaySandbox();
+  const started = Date.now();
+  const p = await rs.run(["run", "--replay", cassette, "--replay-speed", "1", "slowly"]);
+  assert.equal(p.code, 0, p.stderr);
+  assert.ok(Date.now() - started >= span, `replay took ${Date.now() - started} ms, the recording ${span} ms`);
+});
+
+test("flag errors are usage errors (exit 2) and KEEN_RECORD records like --record", async () => {
+  const sb = sandbox(server.url);
+  const cases: [string[], RegExp][] = [
+    [["--record", "a.jsonl", "--replay", "b.jsonl"], /--record and --replay cannot be combined/],
+    [["--replay-loose"], /--replay-loose needs --replay <file>/],
+    [["--replay", "x.jsonl", "--replay-speed", "-1"], /--replay-speed must be 0 \(at once\), 1 \(as recorded\) or a factor N > 0, not "-1"/],
+    [["--replay", "missing.jsonl"], /no cassette at .*missing\.jsonl/],
+  ];
+  for (const [flags, message] of cases) {
+    const r = await sb.run(["run", ...flags, "hi"]);
+    assert.equal(r.code, 2, `${flags.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+  }
+  const bad = join(sb.root, "bad.jsonl");
+  writeFileSync(bad, '{"type":"cassette","version":9}\n');
+  const r = await sb.run(["stdio", "--replay", bad]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /is cassette version 9; this Keen reads version 1/);
+
+  const viaEnv = join(sb.root, "env.jsonl");
+  server.enqueue({ text: "Recorded." });
+  const rec = await sb.run(["run", "--model", "anthropic/claude-test", "hi"], { env: { KEEN_RECORD: viaEnv } });
+  assert.equal(rec.code, 0, rec.stderr);
+  assert.ok(existsSync(viaEnv));
+  assert.match(readFileSync(viaEnv, "utf8"), /"type":"end"/);
+  used();
+});

@@ -1,0 +1,199 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, beforeEach, test } from "node:test";
+import type { Provider, ProviderEvent, ProviderRequest } from "../../protocol/provider.js";
+import { createAnthropicProvider } from "../../app/providers/anthropic.js";
+import { CASSETTE_VERSION, parseCassette, type CassetteHeader } from "../../app/providers/cassette-format.js";
+import { describeMismatch, requestKey } from "../../app/providers/cassette-match.js";
+import { createOpenAIProvider } from "../../app/providers/openai.js";
+import type { ProviderOptions } from "../../app/providers/options.js";
+import { createRecordingFetch, openCassetteWriter } from "../../app/providers/record-fetch.js";
+import { createReplayPlayer } from "../../app/providers/replay-fetch.js";
+import { createRedactor } from "../../app/permissions/redact.js";
+import { startMockLLMServer, type MockLLMServer, type MockStep } from "../fakes/mock-llm-server.js";
+
+let server: MockLLMServer;
+let dir: string;
+before(async () => {
+  server = await startMockLLMServer();
+  dir = mkdtempSync(join(tmpdir(), "keen-cassette-"));
+});
+after(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+beforeEach(() => server.reset());
+
+const READ = { name: "read_file", description: "Read a file", inputSchema: { type: "object", properties: { path: { type: "string" } } } };
+const request = (text: string, tools = [READ]): ProviderRequest => ({
+  system: "You are Keen. Working directory: /somewhere", messages: [{ role: "user", content: [{ type: "text", text }] }], tools, sessionId: "s1",
+});
+const HEADER: CassetteHeader = { type: "cassette", version: 1, keen: "test", created: "2026-01-01T00:00:00Z", provider: "anthropic", model: "m", kind: "anthropic" };
+
+function make(kind: "anthropic" | "openai", extra: Partial<ProviderOptions>): Provider {
+  const options: ProviderOptions = {
+    kind, model: "m", apiKey: "test-key-123456", maxOutputTokens: 1024, ...extra,
+    baseURL: extra.baseURL ?? (kind === "anthropic" ? server.anthropicBaseURL : server.openaiBaseURL),
+  };
+  return kind === "anthropic" ? createAnthropicProvider(options) : createOpenAIProvider(options);
+}
+
+async function collect(p: Provider, req: ProviderRequest): Promise<ProviderEvent[]> {
+  const events: ProviderEvent[] = [];
+  for await (const e of p.stream(req, new AbortController().signal)) events.push(e);
+  return events;
+}
+
+/** Records `steps` through the real SDK into a cassette, returning the live events and the cassette text. */
+async function record(kind: "anthropic" | "openai", steps: MockStep[], requests: ProviderRequest[], baseURL?: string) {
+  server.enqueue(...steps);
+  const file = join(dir, `${kind}-${Math.random().toString(36).slice(2)}.jsonl`);
+  const writer = openCassetteWriter(file, { ...HEADER, kind }, "fresh");
+  const fetch = createRecordingFetch(globalThis.fetch, { kind, writers: () => [writer], redactor: createRedactor([]) });
+  const p = make(kind, { fetch, baseURL });
+  const live: ProviderEvent[][] = [];
+  for (const req of requests) live.push(await collect(p, req));
+  writer.close();
+  return { live, text: readFileSync(file, "utf8") };
+}
+
+function replay(kind: "anthropic" | "openai", text: string, options: { loose?: boolean; speed?: number } = {}) {
+  const player = createReplayPlayer({ cassette: parseCassette(text, "test.jsonl"), source: "test.jsonl", loose: options.loose ?? false, speed: options.speed ?? 0 });
+  // A base URL where nothing listens: a replay must never use the network.
+  return make(kind, { fetch: player.fetchFor(kind), baseURL: kind === "anthropic" ? "http://127.0.0.1:1" : "http://127.0.0.1:1/v1" });
+}
+
+for (const kind of ["anthropic", "openai"] as const) {
+  test(`${kind}: a replay yields the recorded provider events, an HTTP error included`, async () => {
+    const steps: MockStep[] = [
+      { kind: "http-error", status: 529, headers: { "retry-after": "0" } },
+      { thinking: "Look first.", text: "Reading.", toolCalls: [{ id: "t1", name: "read_file", input: { path: "a.txt" } }], reasoningField: true },
+    ];
+    const { live, text } = await record(kind, steps, [request("hi"), request("hi")]);
+    const lines = text.trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(lines[0].type, "cassette");
+    assert.deepEqual(lines.map((l) => l.type).slice(0, 4), ["cassette", "request", "response", "chunk"]);
+    assert.equal(lines[2].status, 529);
+    assert.equal(lines[2].headers["retry-after"], "0");
+    const p = replay(kind, text);
+    assert.deepEqual([await collect(p, request("hi")), await collect(p, request("hi"))], live);
+  });
+}
+
+test("a request that failed before any response (connection refused) replays as the same failure", async () => {
+  const closed = await freePort();
+  const { live, text } = await record("anthropic", [], [request("hi")], `http://127.0.0.1:${closed}`);
+  assert.match(JSON.stringify(live[0]), /cannot reach/);
+  const end = text.trim().split("\n").map((l) => JSON.parse(l)).find((l) => l.type === "end");
+  assert.equal(end.error.cause.code, "ECONNREFUSED");
+  const replayed = await collect(replay("anthropic", text), request("hi"));
+  const failure = (replayed.at(-1) as Extract<ProviderEvent, { type: "error" }>).failure;
+  assert.equal(failure.retryable, true);
+  assert.match(failure.message, /connection refused/);
+});
+
+test("a mismatch is a final provider error naming what differs, and does not advance", async () => {
+  const { text } = await record("anthropic", [{ text: "one" }], [request("first prompt")]);
+  const p = replay("anthropic", text);
+  const wrong = await collect(p, request("another prompt"));
+  assert.deepEqual(wrong.at(-1), {
+    type: "error",
+    failure: {
+      message: 'replay: request 1 does not match test.jsonl: user message 1: the cassette has "first prompt", this run sent "another prompt" (--replay-loose serves it anyway)',
+      retryable: false,
+    },
+  });
+  assert.equal((await collect(p, request("first prompt"))).at(-1)!.type, "done");
+  const past = (await collect(p, request("first prompt"))).at(-1) as Extract<ProviderEvent, { type: "error" }>;
+  assert.equal(past.failure.message, "replay: test.jsonl holds 1 request; this run sent request 2");
+  const loose = replay("anthropic", text, { loose: true });
+  assert.equal((await collect(loose, request("another prompt"))).at(-1)!.type, "done");
+  // Loose never feeds one vendor's stream to the other's SDK.
+  const player = createReplayPlayer({ cassette: parseCassette(text, "c"), source: "c", loose: true, speed: 0 });
+  const openai = make("openai", { fetch: player.fetchFor("openai"), baseURL: "http://127.0.0.1:1/v1" });
+  assert.deepEqual((await collect(openai, request("first prompt"))).at(-1), {
+    type: "error",
+    failure: { message: "replay: request 1 does not match c: the cassette's request went to an anthropic-format API, this one to an openai-format API", retryable: false },
+  });
+});
+
+test("a stream Keen aborted (a stall) is recorded as aborted and stalls again on replay until aborted", async () => {
+  server.enqueue({ text: "a b c d", stallAfterChunks: 4 });
+  const file = join(dir, "stall.jsonl");
+  const writer = openCassetteWriter(file, HEADER, "fresh");
+  const live = make("anthropic", { fetch: createRecordingFetch(globalThis.fetch, { kind: "anthropic", writers: () => [writer], redactor: createRedactor([]) }) });
+  const liveEvents = await collectUntilAbort(live, 300);
+  const text = readFileSync(file, "utf8");
+  const { ms, ...end } = JSON.parse(text.trim().split("\n").at(-1)!);
+  assert.ok(ms >= 290);
+  assert.deepEqual(end, { type: "end", n: 1, aborted: true });
+  const started = performance.now();
+  const replayed = await collectUntilAbort(replay("anthropic", text), 300);
+  assert.ok(performance.now() - started >= 290, "the replay waited for the abort");
+  assert.deepEqual(replayed, liveEvents);
+  assert.deepEqual(replayed.at(-1), { type: "error", failure: { message: "aborted", retryable: false } });
+});
+
+async function collectUntilAbort(p: Provider, ms: number): Promise<ProviderEvent[]> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), ms);
+  const events: ProviderEvent[] = [];
+  for await (const e of p.stream(request("hi"), controller.signal)) events.push(e);
+  clearTimeout(timer);
+  return events;
+}
+
+test("speed 1 keeps the recorded pacing", async () => {
+  const { text } = await record("openai", [{ text: "a b c d e", delayMs: 60 }], [request("hi")]);
+  const lastMs = Math.max(...text.trim().split("\n").map((l) => JSON.parse(l)).filter((l) => l.type === "chunk").map((l) => l.ms));
+  assert.ok(lastMs >= 5 * 60 * 0.9, `recorded span ${lastMs} ms`);
+  const started = performance.now();
+  await collect(replay("openai", text, { speed: 1 }), request("hi"));
+  assert.ok(performance.now() - started >= lastMs * 0.9, "replayed no faster than recorded");
+});
+
+test("request keys: model, tool names and user text only; [redacted] matches any text", () => {
+  const anthropic = requestKey("anthropic", {
+    model: "m", system: "cwd: /a", tools: [{ name: "bash" }, { name: "read_file" }],
+    messages: [
+      { role: "user", content: [{ type: "text", text: "fix it" }] },
+      { role: "assistant", content: [{ type: "text", text: "ok" }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "x", content: "file body" }] },
+    ],
+  });
+  assert.deepEqual(anthropic, { kind: "anthropic", model: "m", tools: ["bash", "read_file"], prompts: ["fix it"] });
+  const openai = requestKey("openai", {
+    model: "m", tools: [{ type: "function", function: { name: "bash" } }],
+    messages: [{ role: "system", content: "cwd" }, { role: "user", content: "fix it" }, { role: "tool", content: "x" }],
+  });
+  assert.deepEqual(openai, { kind: "openai", model: "m", tools: ["bash"], prompts: ["fix it"] });
+  const key = (prompts: string[], tools = ["bash"]) => ({ kind: "openai" as const, model: "m", tools, prompts });
+  assert.equal(describeMismatch(key(["use [redacted] here"]), key(["use sk-123456789 here"])), undefined);
+  assert.match(describeMismatch(key(["a"]), key(["a"], ["bash", "grep"]))!, /tools: .*new: grep/);
+  assert.match(describeMismatch(key(["a"]), key(["a", "b"]))!, /user messages: the cassette has 1, this run sent 2/);
+  assert.match(describeMismatch(key(["a"]), { ...key(["a"]), model: "n" })!, /^model: the cassette has "m", this run sent "n"$/);
+});
+
+test("parseCassette: header first, newer versions refused, unknown line types skipped, orphans refused", () => {
+  const header = JSON.stringify(HEADER);
+  const req = JSON.stringify({ type: "request", n: 1, kind: "anthropic", method: "POST", url: "u", headers: {}, body: {} });
+  const ok = parseCassette([header, req, '{"type":"note","text":"x"}', '{"type":"end","n":1,"ms":3}', ""].join("\n"), "c");
+  assert.equal(ok.interactions.length, 1);
+  assert.equal(ok.interactions[0]!.end!.ms, 3);
+  assert.throws(() => parseCassette(req, "c"), /c, line 1: a cassette starts with/);
+  assert.throws(() => parseCassette(JSON.stringify({ ...HEADER, version: CASSETTE_VERSION + 1 }), "c"), /version 2; this Keen reads version 1/);
+  assert.throws(() => parseCassette([header, '{"type":"chunk","n":4,"ms":0,"data":""}'].join("\n"), "c"), /request 4, which has no request line/);
+  assert.throws(() => parseCassette([header, "{oops"].join("\n"), "c"), /c, line 2: not JSON/);
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
