@@ -105,6 +105,7 @@ for (const p of overflows) {
     const lines = parseLines(third.stdout);
     assert.deepEqual(lines.filter((l) => l.kind === "compaction").map((l) => [l.phase, l.trigger]), [["start", "overflow"], ["end", "overflow"]]);
     assert.equal(lines.at(-1)!.text, "fits now");
+    assert.match(third.stderr, /keen: compacted the conversation \(overflow\)/);
     const retried = server.requests.at(-1)!.body.messages;
     assert.match(JSON.stringify(retried), /THE SUMMARY/);
     assert.equal(server.pending(), 0);
