@@ -106,6 +106,17 @@ await build({ ...common, entryPoints: sideEntries, outdir: stagingDir, outExtens
 const demo = new URL("../app/cli/demo.cassette.jsonl", import.meta.url);
 if (existsSync(demo)) copyFileSync(demo, `${stagingDir}/demo.cassette.jsonl`);
 else process.stderr.write("keen build: app/cli/demo.cassette.jsonl is missing (npm run demo:record makes it); --replay demo will not work\n");
+// The search worker's thread entry (app/tools/search-runner.ts starts it): tinyglobby and the regex search,
+// run where a pattern that backtracks forever can be stopped. A worker is not started from the snapshot,
+// so __filename is where it really is, and fdir's import.meta.url can come from it.
+await build({
+  ...common,
+  entryPoints: { "search-worker": "app/tools/search-worker.ts" },
+  outdir: stagingDir,
+  outExtension: { ".js": ".cjs" },
+  define: { "import.meta.url": "__keenWorkerUrl" },
+  banner: { js: `"use strict";\nvar __keenWorkerUrl = require("node:url").pathToFileURL(__filename).href;` },
+});
 try {
   buildSnapshot();
 } catch (error) {

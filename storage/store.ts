@@ -26,6 +26,30 @@ export class SessionBusyError extends Error {
 export class UnknownSessionError extends Error {}
 
 /**
+ * The store could not be opened, read or written (read-only or full disk, a
+ * damaged database, a file where a directory belongs). The message is one line
+ * naming the path and the cause; the CLI prints it as is and exits 1.
+ */
+export class StoreError extends Error {
+  override name = "StoreError";
+  readonly exitCode = 1;
+  constructor(readonly action: "read" | "write", readonly path: string, cause: unknown) {
+    super(`cannot ${action} the session store at ${path}: ${describeCause(cause)}`, { cause });
+  }
+}
+
+function describeCause(cause: unknown): string {
+  const e = cause as { code?: string; message?: string; cause?: unknown } | null;
+  // level wraps the real failure: "Database failed to open" says nothing by itself.
+  if (e?.code === "LEVEL_DATABASE_NOT_OPEN" && e.cause) return describeCause(e.cause);
+  const message = String(e?.message ?? cause).split("\n")[0]!;
+  if (e?.code === "LEVEL_CORRUPTION" || e?.code === "LEVEL_DECODE_ERROR" || cause instanceof SyntaxError) {
+    return `the database is damaged (${message})`;
+  }
+  return message;
+}
+
+/**
  * Session storage. Contract: safe to use from many processes at once; never
  * surfaces LevelDB lock errors; `append` keeps order within a session.
  */

@@ -59,6 +59,8 @@ export interface EngineOptions {
   /** Bounds each turn (keen stdio `--timeout`). */
   turnTimeoutMs?: number;
   newId(): string;
+  /** When the front end started: the first turn's `duration_ms` counts from here (keen run: flags and stdin included). */
+  startedAt?: number;
   /** The first session: a stored one to continue (`meta`) or a fresh id. */
   initial?: Pick<CurrentSession, "id" | "meta" | "cwd" | "model">;
   /** Hides known secrets in every event before the bus (so in the store and every output) and in titles. */
@@ -105,6 +107,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   /** A manual compaction holds the session: prompts wait for it. */
   let compacting: Promise<void> | undefined;
   let chosenMode: PermissionMode | undefined;
+  let firstStart = options.startedAt;
   let resolveDone!: () => void;
   const done = new Promise<void>((resolve) => (resolveDone = resolve));
 
@@ -211,7 +214,8 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       await claim(current, "", prepared.modelRef);
       const controller = new AbortController();
       running = { controller };
-      recorder = createRecorder(store, current.id);
+      // A store that fails mid-compaction stops it: a replacement must never be half stored.
+      recorder = createRecorder(store, current.id, { onFailure: () => controller.abort(new Error("store")) });
       const before = current.meta.status;
       try {
         const loaded = await loadSession(store, current);
@@ -238,13 +242,21 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   }
 
   async function drain(): Promise<void> {
-    while (compacting) await compacting;
-    while (queue.length && !closed) await turn(queue.shift()!);
-    pump = undefined;
+    try {
+      while (compacting) await compacting;
+      while (queue.length && !closed) {
+        const prompt = queue.shift()!;
+        // A turn that fails outside the loop's own contract (a store that cannot be read) still answers its prompt.
+        await turn(prompt).catch((error) => respond(prompt, false, { error: messageOf(error) }));
+      }
+    } finally {
+      pump = undefined;
+    }
   }
 
   async function turn(prompt: CommandOf<"prompt">): Promise<void> {
-    const started = Date.now();
+    const started = firstStart ?? Date.now();
+    firstStart = undefined;
     const current = session;
     let prepared: EngineSetup;
     const wasStored = Boolean(current.meta);
@@ -267,11 +279,13 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     const timer = options.turnTimeoutMs
       ? setTimeout(() => stop("timeout", `timed out after ${(options.turnTimeoutMs! / 1000).toFixed(1)}s`), options.turnTimeoutMs)
       : undefined;
-    recorder = createRecorder(store, current.id);
+    // A failed store write stops the turn before anything happens that could not be recorded.
+    recorder = createRecorder(store, current.id, { onFailure: (error) => stop("store", messageOf(error)) });
     let status: "idle" | "failed" | "interrupted" = "interrupted";
     let answer: { session_id: string; status: string } | undefined;
     try {
-      const loaded = await loadSession(store, current);
+      // A session created by this turn has nothing stored to read yet.
+      const loaded = wasStored ? await loadSession(store, current) : { history: [], events: [], appended: [] };
       gate.restore(loaded.events);
       for (const event of loaded.appended) await bus.emit({ ...event, replay: true });
       const kit = prepared.perTurn();
@@ -293,15 +307,21 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       if (result.error) await emit({ kind: "error", message: result.error });
       await emit({ kind: "result", ...result.result });
       status = result.result.status === "error" ? "failed" : result.result.status === "interrupted" ? "interrupted" : "idle";
-      await recorder.flush();
       answer = { session_id: current.id, status: result.result.status };
     } finally {
       clearTimeout(timer);
+      const stopped = running?.stop;
       running = undefined;
       const flushing = recorder;
       recorder = undefined;
-      await flushing.flush().catch((error) => process.stderr.write(`keen: could not store the session: ${messageOf(error)}\n`));
-      await store.release(current.id, status).catch(() => {});
+      // One line at most for a store failure the turn did not already report (the result line's own write, the release).
+      let reported = stopped?.reason === "store";
+      const report = (error: unknown) => {
+        if (!reported) process.stderr.write(`keen: ${messageOf(error)}\n`);
+        reported = true;
+      };
+      await flushing.flush().catch(report);
+      await store.release(current.id, status).catch(report);
     }
     // Answered once the claim is released: a client may hand the session to another process at once.
     await respond(prompt, true, { data: answer });

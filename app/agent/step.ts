@@ -3,6 +3,7 @@ import type { Message, Usage } from "../../protocol/messages.js";
 import type { Provider, ProviderRequest } from "../../protocol/provider.js";
 import { MemoryFilter } from "./memory-filter.js";
 import { streamWithRetry, type RetryPolicy } from "./retry.js";
+import { checkToolInput, withoutInputs } from "./tool-input.js";
 import type { ToolCall } from "./tool-runner.js";
 
 /** How one step (model request, retries included) ended. */
@@ -74,9 +75,14 @@ export async function runStep(options: StepOptions): Promise<StepOutcome> {
         state.thinkings.push(state.thinking);
         await emit({ kind: "thinking-end", role: "assistant", attempt });
         break;
-      case "tool-call":
-        state.calls.push({ id: event.id, name: event.name, input: event.input });
+      case "tool-call": {
+        // Checked here, where model output becomes a value: past this point it is stringified, stored and sent again.
+        const problem = checkToolInput(event.input);
+        state.calls.push(problem
+          ? { id: event.id, name: event.name, input: {}, invalid: `Invalid input for ${event.name}: ${problem}; the call was not executed.` }
+          : { id: event.id, name: event.name, input: event.input });
         break;
+      }
       case "done": {
         const tail = state.filter.flush();
         if (tail) {
@@ -91,7 +97,8 @@ export async function runStep(options: StepOptions): Promise<StepOutcome> {
         for (const call of state.calls) {
           await emit({ kind: "tool-use", role: "assistant", tool_name: call.name, tool_call_id: call.id, input: JSON.stringify(call.input ?? {}) });
         }
-        return { ok: true, message: event.message, visibleText: state.texts.join(""), toolCalls: state.calls, usage: event.usage, stopReason: event.stopReason, lastAttempt: attempt };
+        const refused = new Set(state.calls.filter((call) => call.invalid).map((call) => call.id));
+        return { ok: true, message: withoutInputs(event.message, refused), visibleText: state.texts.join(""), toolCalls: state.calls, usage: event.usage, stopReason: event.stopReason, lastAttempt: attempt };
       }
       case "error":
         finalError = event.failure.message;

@@ -136,6 +136,11 @@ async function fail(error: unknown): Promise<number> {
     await note((error as Error).message);
     return 1;
   }
+  // Errors that expect to be shown (the store's, a stdin timeout) carry their exit code: one line, no stack.
+  if (error instanceof Error && typeof (error as { exitCode?: unknown }).exitCode === "number") {
+    await note(error.message);
+    return (error as Error & { exitCode: number }).exitCode;
+  }
   await note(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return 1;
 }

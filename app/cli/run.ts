@@ -25,6 +25,7 @@ import { createRunControl } from "./run-control.js";
  * error never leaves a half-written session. Returns the exit code.
  */
 export async function runCommand(args: string[], flags: RunFlags, formatGiven: boolean): Promise<number> {
+  const started = Date.now();
   const settings = validateRunFlags(flags, formatGiven);
   if (settings.permissionMode === "ask") {
     throw new UsageError("--permission-mode ask needs someone to answer: use `keen stdio` or the TUI (`keen`), or accept-edits / read-only here");
@@ -54,7 +55,7 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   });
   const initial = { id: meta?.id ?? newSessionId(), meta, cwd, model: settings.model };
   const setup = await prepare({ id: initial.id, cwd, model: initial.model ?? meta?.model });
-  const read = await readPrompt(args, { skip: !settings.stdin, graceMs: setup.config.stdinGraceMs ?? 3000 });
+  const read = await readPrompt(args, { skip: !settings.stdin, graceMs: setup.config.stdinGraceMs ?? 3000, timeoutMs: settings.timeoutMs });
   if (read.note) process.stderr.write(`${read.note}\n`);
   // A replay without a prompt replays the recorded one.
   const prompt = read.prompt.trim() ? read.prompt : (replay?.prompt ?? read.prompt);
@@ -67,9 +68,9 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
       throw new Error("keen run does not change models mid-run");
     },
     listModels: () => listModels(setup.config, setup.modelRef),
-    retry: DEFAULT_RETRY, newId: newSessionId, initial,
+    retry: DEFAULT_RETRY, newId: newSessionId, initial, startedAt: started,
   });
-  const control = createRunControl(settings.timeoutMs, engine.stop);
+  const control = createRunControl(settings.timeoutMs, engine.stop, started);
   const sink = createStreamSink(process.stdout, () => control.stop("epipe"));
   bus.subscribe(createStderrReporter());
   if (settings.output === "jsonl") bus.subscribe(createJsonlWriter(sink, { deltas: settings.deltas }));

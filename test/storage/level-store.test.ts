@@ -1,13 +1,13 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, rmSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KeenEvent } from "../../protocol/events.js";
 import { newSessionId } from "../../storage/ids.js";
 import { openStore } from "../../storage/level-store.js";
 import { projectConversation } from "../../storage/projection.js";
-import { SessionBusyError, UnknownSessionError, type SessionMeta } from "../../storage/store.js";
+import { SessionBusyError, StoreError, UnknownSessionError, type SessionMeta } from "../../storage/store.js";
 
 const root = mkdtempSync(join(tmpdir(), "keen-store-"));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -115,7 +115,11 @@ test("load reads a session longer than one read batch, in order; a corrupt event
   const db = new Level<string, string>(join(dir, "sessions", id), { valueEncoding: "utf8" });
   await db.put("e:000000001500", "{not json");
   await db.close();
-  await assert.rejects(store.load(id), SyntaxError);
+  await assert.rejects(store.load(id), (error: Error) => {
+    assert.ok(error instanceof StoreError);
+    assert.equal(error.message, `cannot read the session store at ${join(dir, "sessions", id)}: the database is damaged (Expected property name or '}' in JSON at position 1)`);
+    return true;
+  });
   await store.append(id, [textEvent(id, "after")]);
 });
 
@@ -154,6 +158,61 @@ test("remove deletes the index entries and the session directory", async () => {
   await assert.rejects(store.resolve(gone), UnknownSessionError);
   await assert.rejects(store.remove(gone), UnknownSessionError);
   await assert.rejects(store.load("../../etc"), UnknownSessionError);
+});
+
+test("a file where a database directory belongs, garbage in a session's files: one StoreError naming the path and the cause", async () => {
+  const dir = freshDir();
+  const store = openStore(dir);
+  const [file, damaged, fine] = [newSessionId(), newSessionId(), newSessionId()];
+  for (const [i, id] of [file, damaged, fine].entries()) {
+    await store.create(meta(id, i + 1));
+    await store.append(id, [textEvent(id, "stored")]);
+  }
+  rmSync(join(dir, "sessions", file), { recursive: true });
+  writeFileSync(join(dir, "sessions", file), "not a database");
+  const notDir = `cannot write the session store at ${join(dir, "sessions", file)}: not a directory (a file is in its place)`;
+  await assert.rejects(store.append(file, [textEvent(file, "x")]), { name: "StoreError", message: notDir });
+  await assert.rejects(store.load(file), { name: "StoreError", message: notDir.replace("write", "read") });
+
+  for (const name of readdirSync(join(dir, "sessions", damaged))) writeFileSync(join(dir, "sessions", damaged, name), "garbage ".repeat(40));
+  await assert.rejects(store.load(damaged), (error: Error) => {
+    assert.ok(error instanceof StoreError, String(error));
+    assert.match(error.message, new RegExp(`^cannot read the session store at ${join(dir, "sessions", damaged)}: the database is damaged \\(Corruption: [^\n]+\\)$`));
+    return true;
+  });
+  // The index does not depend on a session's own database.
+  assert.deepEqual((await store.list()).map((m) => m.id), [fine, damaged, file]);
+  assert.equal((await store.load(fine)).length, 1);
+  await store.remove(damaged);
+
+  // A damaged index entry hides only itself.
+  const { Level } = await import("level");
+  const index = new Level<string, string>(join(dir, "index"), { valueEncoding: "utf8" });
+  await index.put(`s:${fine}`, "{garbage");
+  await index.close();
+  assert.deepEqual((await store.list()).map((m) => m.id), [file]);
+});
+
+test("an index directory replaced by a file: every operation says so", async () => {
+  const dir = freshDir();
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "index"), "");
+  const store = openStore(dir);
+  const message = `cannot read the session store at ${join(dir, "index")}: not a directory (a file is in its place)`;
+  await assert.rejects(store.list(), { name: "StoreError", message });
+  await assert.rejects(store.create(meta(newSessionId(), 1)), { name: "StoreError", message: message.replace("read", "write") });
+});
+
+test("a session directory that a killed process left without a database loads as empty", async () => {
+  const dir = freshDir();
+  const store = openStore(dir);
+  const id = newSessionId();
+  await store.create(meta(id, 1));
+  mkdirSync(join(dir, "sessions", id), { recursive: true });
+  writeFileSync(join(dir, "sessions", id, "LOCK"), "");
+  assert.deepEqual(await store.load(id), []);
+  await store.append(id, [textEvent(id, "after")]);
+  assert.equal((await store.load(id)).length, 1);
 });
 
 test("many single-event appends keep the file count and resume time flat", async () => {
