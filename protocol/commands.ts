@@ -42,10 +42,13 @@ export const ListModelsCommand = z.object({ kind: z.literal("list-models"), ...i
 /** End the engine once the running turn and queued prompts have finished (send `interrupt` first to stop sooner). */
 export const ShutdownCommand = z.object({ kind: z.literal("shutdown"), ...id });
 
+/** Compact the idle session's conversation now; `instructions` steer the summary. */
+export const CompactCommand = z.object({ kind: z.literal("compact"), ...id, instructions: z.string().optional() });
+
 /** Every command a front end can send. */
 export const CommandSchema = z.discriminatedUnion("kind", [
   PromptCommand, InterruptCommand, PermissionResponseCommand, SetModelCommand, SetPermissionModeCommand,
-  NewSessionCommand, ResumeSessionCommand, ListSessionsCommand, ListModelsCommand, ShutdownCommand,
+  NewSessionCommand, ResumeSessionCommand, ListSessionsCommand, ListModelsCommand, ShutdownCommand, CompactCommand,
 ]);
 export type Command = z.infer<typeof CommandSchema>;
 export type CommandOf<K extends Command["kind"]> = Extract<Command, { kind: K }>;

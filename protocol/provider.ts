@@ -25,6 +25,8 @@ export interface ProviderFailure {
   retryAfterMs?: number;
   /** At most this many retries for this failure, whatever the policy allows (an unreachable server). */
   maxRetries?: number;
+  /** The request did not fit the model's context window ("prompt is too long", context_length_exceeded). */
+  overflow?: boolean;
 }
 
 /**

@@ -48,7 +48,21 @@ interface SessionTail {
   next: number;
   /** Events below this were merged by the last compaction. */
   compacted: number;
+  /** Sequence number of the last `context-replacement` event: a resume reads from there. */
+  checkpoint?: number;
 }
+
+/** True when a session's database exists (a session with no events yet has none: do not create one to read it). */
+function present(path: string): boolean {
+  try {
+    return holdsDatabase(path);
+  } catch (error) {
+    throw storeError("read", path, error);
+  }
+}
+
+/** Key of a copy of a `permission-rule` event, so a read from the checkpoint still finds the rules before it. */
+const ruleKey = (seq: number) => `r:${String(seq).padStart(12, "0")}`;
 
 type Put = { type: "put"; key: string; value: unknown };
 type Del = { type: "del"; key: string };
@@ -107,7 +121,12 @@ export function openStore(dataDir: string, options: LevelStoreOptions = {}): Ses
         const compact = needsCompaction(db);
         const next = tail.next + events.length;
         const ops: Put[] = events.map((value, i) => ({ type: "put", key: newEventKey(tail.next + i), value }));
-        ops.push(tailOp({ next, compacted: compact ? next : tail.compacted } satisfies SessionTail));
+        let checkpoint = tail.checkpoint;
+        events.forEach((event, i) => {
+          if (event.kind === "context-replacement") checkpoint = tail.next + i;
+          if (event.kind === "permission-rule") ops.push({ type: "put", key: ruleKey(tail.next + i), value: event });
+        });
+        ops.push(tailOp({ next, compacted: compact ? next : tail.compacted, ...(checkpoint !== undefined ? { checkpoint } : {}) } satisfies SessionTail));
         await db.batch(ops);
         if (compact) await compactTail(db, newEventKey(tail.compacted));
       });
@@ -153,14 +172,20 @@ export function openStore(dataDir: string, options: LevelStoreOptions = {}): Ses
     async load(id) {
       const path = sessionPath(id);
       // A session with no events yet has no database; do not create one just to read it.
-      let present: boolean;
-      try {
-        present = holdsDatabase(path);
-      } catch (error) {
-        throw storeError("read", path, error);
-      }
-      if (!present) return [];
-      return withDb(path, { create: false, busyTimeoutMs, action: "read" }, readEvents);
+      if (!present(path)) return [];
+      return withDb(path, { create: false, busyTimeoutMs, action: "read" }, (db) => readEvents(db));
+    },
+
+    async loadRecent(id) {
+      const path = sessionPath(id);
+      if (!present(path)) return { events: [], offset: 0, rules: [] };
+      return withDb(path, { create: false, busyTimeoutMs, action: "read" }, async (db) => {
+        const offset = ((await db.get(TAIL_KEY)) as SessionTail | undefined)?.checkpoint ?? 0;
+        if (offset === 0) return { events: await readEvents(db), offset, rules: [] };
+        const events = await readEvents(db, newEventKey(offset), "e;");
+        const rules = await readEvents(db, "r:", ruleKey(offset));
+        return { events, offset, rules };
+      });
     },
 
     async remove(id) {
@@ -185,8 +210,8 @@ export function openStore(dataDir: string, options: LevelStoreOptions = {}): Ses
  * thread pool while this thread parses the batch before it, so a long session
  * resumes in about the time of the slower of the two rather than their sum.
  */
-async function readEvents(db: Db): Promise<KeenEvent[]> {
-  const iterator = db.values({ gte: "e:", lt: "e;", valueEncoding: "utf8" });
+async function readEvents(db: Db, gte = "e:", lt = "e;"): Promise<KeenEvent[]> {
+  const iterator = db.values({ gte, lt, valueEncoding: "utf8" });
   const events: KeenEvent[] = [];
   let next: Promise<string[]> | undefined;
   try {

@@ -53,6 +53,13 @@ function describeCause(cause: unknown): string {
  * Session storage. Contract: safe to use from many processes at once; never
  * surfaces LevelDB lock errors; `append` keeps order within a session.
  */
+/** A session's events from its last compaction on (see `SessionStore.loadRecent`). */
+export interface RecentEvents {
+  events: KeenEvent[];
+  offset: number;
+  rules: KeenEvent[];
+}
+
 export interface SessionStore {
   /**
    * Add a session to the index. With `claim`, also claim it for this process in
@@ -71,5 +78,12 @@ export interface SessionStore {
   /** Full id or unique prefix → meta; throws UnknownSessionError. */
   resolve(idOrPrefix: string): Promise<SessionMeta>;
   load(id: string): Promise<KeenEvent[]>;
+  /**
+   * What the next request needs, not the whole history: the events from the
+   * session's last `context-replacement` on (all of them when it has none),
+   * `offset` the index of the first, and the standing `permission-rule`
+   * events stored before it.
+   */
+  loadRecent(id: string): Promise<RecentEvents>;
   remove(id: string): Promise<void>;
 }

@@ -9,6 +9,7 @@ import { SessionBusyError, type SessionStore } from "../../storage/store.js";
 import { MODE_ORDER, stricterMode } from "../permissions/policy.js";
 import type { Redactor } from "../permissions/redact.js";
 import type { Tool } from "../tools/tool.js";
+import { compactConversation, messageTokens, type CompactionSettings } from "./compaction.js";
 import { countStored, historyEvents, loadSession, titleOf, type CurrentSession } from "./engine-session.js";
 import { createPermissionGate } from "./permission-gate.js";
 import type { TurnPolicy } from "./policy.js";
@@ -25,6 +26,8 @@ export interface EngineSetup {
   tools: Tool[];
   system: string;
   contextWindow: number;
+  /** Compaction settings: the `compact` command uses `keepTokens` (the automatic policy is in `perTurn`). */
+  compaction?: CompactionSettings;
   /** The mode this session starts in: flags, else config, else the front end's default; narrowed by the project. */
   permissionMode?: PermissionMode;
   /** The project config's mode: `set-permission-mode` never goes looser than this. */
@@ -101,6 +104,8 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   let early: { reason: StopReason; message?: string } | undefined;
   /** A turn is preparing and claiming its session: an interrupt now stops it as soon as it runs. */
   let starting = false;
+  /** A manual compaction holds the session: prompts wait for it. */
+  let compacting: Promise<void> | undefined;
   let chosenMode: PermissionMode | undefined;
   let firstStart = options.startedAt;
   let resolveDone!: () => void;
@@ -173,6 +178,8 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       }
       case "list-models":
         return respond(command, true, { data: options.listModels() });
+      case "compact":
+        return compact(command);
       case "shutdown":
         closing = true;
         await idle();
@@ -191,8 +198,52 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     return respond(command, true, { data: { session_id: meta.id, cwd: session.cwd, model: meta.model, title: meta.title } });
   }
 
+  /**
+   * Manual compaction of the idle session: claims it like a turn (so a session
+   * another process is running is refused), compacts its conversation and
+   * stores the replacement. A failure leaves the conversation as it was.
+   */
+  async function compact(command: CommandOf<"compact">): Promise<void> {
+    if (running || starting || compacting || queue.length) return respond(command, false, { error: "a turn is running: wait for it or interrupt it first" });
+    const current = session;
+    if (!current.meta) return respond(command, false, { error: "the session has no conversation to compact yet" });
+    let finished!: () => void;
+    compacting = new Promise<void>((resolve) => (finished = resolve));
+    try {
+      const prepared = await setupFor(current);
+      await claim(current, "", prepared.modelRef);
+      const controller = new AbortController();
+      running = { controller };
+      // A store that fails mid-compaction stops it: a replacement must never be half stored.
+      recorder = createRecorder(store, current.id, { onFailure: () => controller.abort(new Error("store")) });
+      const before = current.meta.status;
+      try {
+        const loaded = await loadSession(store, current);
+        for (const event of loaded.appended) await bus.emit({ ...event, replay: true });
+        const tokensBefore = messageTokens(loaded.history);
+        const result = await compactConversation({
+          provider: prepared.provider, messages: loaded.history, keepTokens: prepared.compaction?.keepTokens ?? 0, trigger: "manual",
+          instructions: command.instructions, tokensBefore, emit, signal: controller.signal, retry: { ...options.retry, ...prepared.retry },
+        });
+        await recorder.flush();
+        if (!result.ok) return await respond(command, false, { error: `compaction failed: ${result.error}` });
+        await respond(command, true, { data: { session_id: current.id, tokens_before: tokensBefore, tokens_after: result.tokensAfter } });
+      } finally {
+        running = undefined;
+        const flushing = recorder;
+        recorder = undefined;
+        await flushing.flush().catch((error) => process.stderr.write(`keen: could not store the session: ${messageOf(error)}\n`));
+        await store.release(current.id, before === "running" ? "idle" : before).catch(() => {});
+      }
+    } finally {
+      compacting = undefined;
+      finished();
+    }
+  }
+
   async function drain(): Promise<void> {
     try {
+      while (compacting) await compacting;
       while (queue.length && !closed) {
         const prompt = queue.shift()!;
         // A turn that fails outside the loop's own contract (a store that cannot be read) still answers its prompt.

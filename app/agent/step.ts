@@ -9,7 +9,7 @@ import type { ToolCall } from "./tool-runner.js";
 /** How one step (model request, retries included) ended. */
 export type StepOutcome =
   | { ok: true; message: Message; visibleText: string; toolCalls: ToolCall[]; usage: Usage; stopReason: string; lastAttempt: number }
-  | { ok: false; error: string; partialRaw: string; aborted: boolean };
+  | { ok: false; error: string; partialRaw: string; aborted: boolean; overflow?: boolean };
 
 /** Dependencies of a step. */
 export interface StepOptions {
@@ -37,6 +37,7 @@ export async function runStep(options: StepOptions): Promise<StepOutcome> {
   let attempt = base;
   let state = freshState();
   let finalError = "provider stream ended without a result";
+  let overflow = false;
   for await (const item of streamWithRetry(options.provider, options.request, options.retry, options.signal, options.sleep)) {
     if (item.type === "retry") {
       attempt = base + item.attempt - 1;
@@ -101,10 +102,11 @@ export async function runStep(options: StepOptions): Promise<StepOutcome> {
       }
       case "error":
         finalError = event.failure.message;
+        overflow = Boolean(event.failure.overflow);
         break;
     }
   }
-  return { ok: false, error: finalError, partialRaw: state.raw, aborted: options.signal.aborted };
+  return { ok: false, error: finalError, partialRaw: state.raw, aborted: options.signal.aborted, ...(overflow ? { overflow } : {}) };
 
   async function emitText(visible: string) {
     state.blockText += visible;

@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { UnknownSessionError, type SessionMeta, type SessionStore } from "../../storage/store.js";
 import type { EngineSetup } from "../agent/engine.js";
+import { createCompactionPolicy, type CompactionSettings } from "../agent/compaction.js";
 import { createMaxStepsPolicy } from "../agent/max-steps.js";
 import type { TurnPolicy } from "../agent/policy.js";
 import { createStructuredOutput } from "../agent/structured-output.js";
@@ -85,6 +86,13 @@ async function prepare(
   const maxTurns = limits.maxTurns;
   const provider = await createProvider(choice, session.id, undefined, settings.cassette?.fetchFor(session.id, choice, redactor));
   const instructions = schema ? createStructuredOutput(schema.schema, schema.check).instructions : undefined;
+  const info = modelInfo(choice.preset, choice.model);
+  const compaction: CompactionSettings = {
+    window: info.contextWindow,
+    threshold: config.compaction?.threshold ?? 0.8,
+    keepTokens: config.compaction?.keepTokens ?? Math.min(20_000, Math.floor(info.contextWindow / 5)),
+    reserveTokens: Math.min(info.maxOutputTokens, 8_192, Math.floor(info.contextWindow / 4)),
+  };
   return {
     config,
     redactor,
@@ -95,9 +103,11 @@ async function prepare(
     provider,
     tools,
     system: buildSystemPrompt({ cwd, workspace, toolNames: names, extra: instructions }),
-    contextWindow: modelInfo(choice.preset, choice.model).contextWindow,
+    contextWindow: info.contextWindow,
+    compaction,
     perTurn() {
-      const policies: TurnPolicy[] = [];
+      // Compaction first: it shapes the conversation the other policies' injections are added to.
+      const policies: TurnPolicy[] = config.compaction?.auto === false ? [] : [createCompactionPolicy(provider, compaction)];
       const extra: Tool[] = [];
       const structured = schema ? createStructuredOutput(schema.schema, schema.check) : undefined;
       if (maxTurns) policies.push(createMaxStepsPolicy(maxTurns, settings.headless, Boolean(structured)));

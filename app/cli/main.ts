@@ -85,7 +85,7 @@ export async function main(argv: string[]): Promise<number> {
       pending = async () => (await import("./acp.js")).acpCommand(flags);
     });
 
-  const sessions = program.command("sessions").description("list, show and remove stored sessions");
+  const sessions = program.command("sessions").description("list, show, compact and remove stored sessions");
   sessions.command("list").option("--json", "print JSON").action((flags) => {
     pending = async () => (await import("./sessions.js")).listSessions(flags);
   });
@@ -93,6 +93,12 @@ export async function main(argv: string[]): Promise<number> {
     .option("--jsonl", "replay as JSON lines (the --headless schema)")
     .action((id: string, flags) => {
       pending = async () => (await import("./sessions.js")).showSession(id, flags);
+    });
+  sessions.command("compact").argument("<id>", "session id or unique prefix")
+    .description("summarise an idle session's older messages now (its model writes the summary)")
+    .option("--instructions <text>", "what the summary should focus on")
+    .action((id: string, flags: { instructions?: string }) => {
+      pending = async () => (await import("./sessions-compact.js")).compactSession(id, flags);
     });
   sessions.command("export").argument("<id>", "session id or unique prefix")
     .requiredOption("--cassette <file>", "write the session's cassette (recorded with --record or KEEN_RECORD) to <file>, - for stdout")

@@ -134,6 +134,11 @@ function transcriptLine(event: KeenEvent): string | undefined {
       return `[error] ${event.message}`;
     case "turn-end":
       return event.status === "success" ? undefined : `[turn ${event.status}]`;
+    case "compaction":
+      if (event.phase === "start") return undefined;
+      return event.error
+        ? `[compaction (${event.trigger}) failed: ${event.error}; nothing was replaced]`
+        : `──── compacted (${event.trigger}): about ${event.tokens_before} → ${event.tokens_after} tokens; the model sees a summary of what is above ────`;
     default:
       return undefined;
   }

@@ -16,7 +16,7 @@ import { join, resolve } from "node:path";
 import { makeSandbox } from "../e2e/harness.js";
 import { startMockLLMServer, type MockStep } from "../fakes/mock-llm-server.js";
 import { percentile, RSS_METHOD, stats, timeProcess, type ProcessSample, type Stats, type TimeOptions } from "./measure.js";
-import { buildSession, timeFloorRead, timeResume } from "./resume-10k.js";
+import { buildSession, timeCompactedResume, timeFloorRead, timeResume } from "./resume-10k.js";
 import { benchFirstFrame, benchInProcess, benchResumeRss } from "./tui.js";
 
 const RUNS = positive("BENCH_RUNS", 9);
@@ -193,6 +193,23 @@ const ratioBudget = (row: Omit<Row, "budget">, max: number): Row["budget"] => ({
     rows.push({
       name: `resume ${session.events / 1000}k events (in-process)`, unit: "ms", keen: keenStats, floor: stats(floorTimes),
       floorName: "JSONL file read+parse", budget: { text: "≤ 150 ms", pass: keenStats.median <= 150 },
+    });
+    // The same length, compacted every 45 turns: a resume reads only from the last compaction on.
+    const compacted = await buildSession(join(dir, "compacted"), RESUME_TURNS, 45);
+    const compactedTimes: number[] = [];
+    const compactedFloor: number[] = [];
+    let read = 0;
+    for (let i = -1; i < RUNS; i++) {
+      const f = timeFloorRead(compacted);
+      const k = await timeCompactedResume(compacted);
+      read = k.read;
+      if (i >= 0) compactedFloor.push(f), compactedTimes.push(k.ms);
+    }
+    const compactedStats = stats(compactedTimes);
+    notes.push(`compacted resume: ${compacted.events} events stored, ${read} read (from the last compaction on)`);
+    rows.push({
+      name: `resume ${Math.round(compacted.events / 1000)}k events, compacted every 45 turns (in-process)`, unit: "ms", keen: compactedStats,
+      floor: stats(compactedFloor), floorName: "JSONL file read+parse (all events)", budget: { text: "≤ 50 ms", pass: compactedStats.median <= 50 },
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -263,3 +263,23 @@ test("measure: load + project 10,000 events", async () => {
       `${(writeMs / (events.length / per)).toFixed(2)} ms/append; open+load+project ms: ${timings.map((t) => t.toFixed(1)).join(", ")}`,
   );
 });
+
+test("loadRecent reads from the last context replacement on, with the permission rules stored before it", async () => {
+  const store = openStore(freshDir());
+  const id = newSessionId();
+  await store.create(meta(id, 1));
+  const base = { conversation_id: id, ts: 0 };
+  const replacement = (n: string): KeenEvent => ({
+    kind: "context-replacement", ...base, trigger: "auto", messages: [{ role: "user", content: [{ type: "text", text: n }] }],
+  });
+  const rule: KeenEvent = { kind: "permission-rule", ...base, tool_name: "bash", decision: "allow" };
+  assert.deepEqual(await store.loadRecent(id), { events: [], offset: 0, rules: [] });
+  await store.append(id, [textEvent(id, "a"), rule, textEvent(id, "b")]);
+  assert.deepEqual(await store.loadRecent(id), { events: await store.load(id), offset: 0, rules: [] });
+  await store.append(id, [replacement("first"), textEvent(id, "c")]);
+  await store.append(id, [textEvent(id, "d"), replacement("second"), textEvent(id, "e")]);
+  const recent = await store.loadRecent(id);
+  assert.equal(recent.offset, 6);
+  assert.deepEqual(recent.events, (await store.load(id)).slice(6));
+  assert.deepEqual(recent.rules, [rule]);
+});
