@@ -17,6 +17,9 @@ export function runSlash(c: TuiController, name: string, arg: string): void {
       return c.setMode(arg as PermissionMode);
     }
     case "theme": return setTheme(c, arg);
+    case "compact":
+      c.note("compacting…");
+      return c.request({ kind: "compact", ...(arg ? { instructions: arg } : {}) });
     case "copy": {
       if (!c.view.lastAnswer) return c.note("no answer to copy yet");
       c.deps.copy?.(c.view.lastAnswer);

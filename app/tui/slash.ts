@@ -15,6 +15,7 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   { name: "model", args: "[provider/model]", help: "pick the model for the next turns" },
   { name: "mode", args: "[ask|accept-edits|auto|read-only]", help: "set or cycle the permission mode" },
   { name: "theme", args: "[name]", help: "set or cycle the theme (dark, light, high-contrast)" },
+  { name: "compact", args: "[instructions]", help: "summarise the conversation so far to free context" },
   { name: "copy", help: "copy the last answer to the clipboard (OSC 52)" },
   { name: "undo", help: "revert the last turn's file changes (not available yet)" },
   { name: "help", help: "keys and commands" },

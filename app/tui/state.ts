@@ -155,6 +155,14 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
     case "tool-update": updateTool(view, event.tool_call_id, { output: event.tail, totalBytes: event.total_bytes }); break;
     case "tool-result": toolResult(view, event); break;
     case "error": push(view, { type: "notice", id: 0, level: "error", text: event.message }); break;
+    case "compaction":
+      // Start and end both arrive; the end says what happened (the transcript itself is kept whole).
+      if (event.phase === "end") {
+        push(view, event.error
+          ? { type: "notice", id: 0, level: "error", text: `compaction (${event.trigger}) failed: ${event.error}; the session is unchanged` }
+          : { type: "notice", id: 0, level: "info", text: `compacted (${event.trigger}): about ${event.tokens_before} → ${event.tokens_after ?? "?"} tokens` });
+      }
+      break;
     case "result": turnEnded(view, event); break;
     case "response":
       if (!event.ok) push(view, { type: "notice", id: 0, level: "error", text: `${event.command}: ${event.error ?? "failed"}` });

@@ -157,6 +157,9 @@ test("/model and /sessions pickers send set-model and resume-session with replay
   await h.waitFor("It was this.");
   assert.deepEqual(h.engine.commands("list-sessions").map((c) => c.cwd), ["/work/proj"]);
   assert.deepEqual(h.engine.commands("resume-session").map(({ session, replay }) => ({ session, replay })), [{ session: "0199bbbb-0000", replay: true }]);
+  await h.keys("/compact keep the API notes\r");
+  await h.settle();
+  assert.deepEqual(h.engine.commands("compact").map((c) => c.instructions), ["keep the API notes"]);
   await quit(h);
 });
 

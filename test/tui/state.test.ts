@@ -107,3 +107,13 @@ test("changed items are replaced, unchanged ones keep their identity (the render
   assert.notEqual(view.items[1], text);
   assert.equal(view.items[1]!.type === "assistant" && view.items[1].text, "ab");
 });
+
+test("a compaction's end shows what it did, or that it failed and changed nothing", () => {
+  const compaction = (extra: Record<string, unknown>) => ({ kind: "compaction", phase: "end", trigger: "manual", tokens_before: 9000, ...extra }) as never;
+  const view = viewOf([d.user("q"), d.text("a"), { kind: "compaction", phase: "start", trigger: "manual", tokens_before: 9000 } as never, compaction({ tokens_after: 1200 }), compaction({ error: "provider down" })]);
+  const notices = view.items.flatMap((i) => (i.type === "notice" ? [[i.level, i.text]] : []));
+  assert.deepEqual(notices, [
+    ["info", "compacted (manual): about 9000 → 1200 tokens"],
+    ["error", "compaction (manual) failed: provider down; the session is unchanged"],
+  ]);
+});

@@ -149,7 +149,7 @@ test("markdown: code highlighted, headings styled, links keep their url, NO_COLO
 test("help lists every key binding with a label and every slash command", () => {
   const text = plain(helpLines(100, theme)).join("\n");
   for (const key of ["Enter", "Alt-Enter, Ctrl-J", "Esc", "Ctrl-C", "Ctrl-D", "PgUp, wheel", "Tab", "Shift-Tab", "Ctrl-L", "Ctrl-G"]) assert.ok(text.includes(key), key);
-  for (const cmd of ["/new", "/sessions", "/model", "/mode", "/theme", "/copy", "/undo", "/help", "/exit"]) assert.ok(text.includes(cmd), cmd);
+  for (const cmd of ["/new", "/sessions", "/model", "/mode", "/theme", "/compact", "/copy", "/undo", "/help", "/exit"]) assert.ok(text.includes(cmd), cmd);
 });
 
 test("a streaming answer renders each settled paragraph once; it reads the same as the settled message", () => {
