@@ -28,21 +28,27 @@ export const SetModelCommand = z.object({ kind: z.literal("set-model"), ...id, m
 export const SetPermissionModeCommand = z.object({ kind: z.literal("set-permission-mode"), ...id, mode: PermissionModeSchema });
 /** Start a fresh session (in `cwd`, default the engine's); it is created at its first prompt. */
 export const NewSessionCommand = z.object({ kind: z.literal("new-session"), ...id, cwd: z.string().optional() });
-/** Continue a stored session by id or unique prefix; `replay` re-emits its history (events with `replay: true`). */
+/**
+ * Continue a stored session by id or unique prefix; `replay` re-emits its history (events with `replay: true`);
+ * `cwd` moves it to another directory from its next turn on (remembered, like `keen run --session --cwd`).
+ */
 export const ResumeSessionCommand = z.object({
-  kind: z.literal("resume-session"), ...id, session: z.string(), replay: z.boolean().optional(),
+  kind: z.literal("resume-session"), ...id, session: z.string(), replay: z.boolean().optional(), cwd: z.string().optional(),
 });
 /** Stored sessions, newest first, optionally only those of one working directory. */
 export const ListSessionsCommand = z.object({ kind: z.literal("list-sessions"), ...id, cwd: z.string().optional() });
 /** Models of the configured providers (`data`: `[{ model, provider, current, available }]`). */
 export const ListModelsCommand = z.object({ kind: z.literal("list-models"), ...id });
-/** End the process after the running turn (if any) is interrupted and stored. */
+/** End the engine once the running turn and queued prompts have finished (send `interrupt` first to stop sooner). */
 export const ShutdownCommand = z.object({ kind: z.literal("shutdown"), ...id });
+
+/** Compact the idle session's conversation now; `instructions` steer the summary. */
+export const CompactCommand = z.object({ kind: z.literal("compact"), ...id, instructions: z.string().optional() });
 
 /** Every command a front end can send. */
 export const CommandSchema = z.discriminatedUnion("kind", [
   PromptCommand, InterruptCommand, PermissionResponseCommand, SetModelCommand, SetPermissionModeCommand,
-  NewSessionCommand, ResumeSessionCommand, ListSessionsCommand, ListModelsCommand, ShutdownCommand,
+  NewSessionCommand, ResumeSessionCommand, ListSessionsCommand, ListModelsCommand, ShutdownCommand, CompactCommand,
 ]);
 export type Command = z.infer<typeof CommandSchema>;
 export type CommandOf<K extends Command["kind"]> = Extract<Command, { kind: K }>;

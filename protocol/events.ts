@@ -81,11 +81,26 @@ export const ResponseEvent = z.object({
   error: z.string().optional(), data: z.unknown().optional(),
 });
 
+/**
+ * Context compaction: `start` before the summary request, `end` after it. On
+ * `end`, `tokens_after` is set when the conversation was replaced and `error`
+ * when the compaction failed (the conversation stays as it was).
+ */
+export const CompactionEvent = z.object({
+  kind: z.literal("compaction"), ...base, phase: z.enum(["start", "end"]),
+  trigger: z.enum(["auto", "manual", "overflow"]),
+  /** Estimated tokens of the conversation before compaction. */
+  tokens_before: z.number().int(),
+  /** Estimated tokens of the conversation that replaces it. */
+  tokens_after: z.number().int().optional(),
+  error: z.string().optional(),
+});
+
 /** Every event a JSONL consumer can see. */
 export const PublicEventSchema = z.discriminatedUnion("kind", [
   SessionStartEvent, TextEvent, ThinkingEvent, ToolUseEvent, ToolResultEvent, MemoryEvent, RetryEvent,
   ErrorEvent, ResultEvent, TextDeltaEvent, ThinkingStartEvent, ThinkingDeltaEvent, ThinkingEndEvent,
-  ContentEndEvent, ToolUpdateEvent, PermissionRequestEvent, ToolStartEvent, ResponseEvent,
+  ContentEndEvent, ToolUpdateEvent, PermissionRequestEvent, ToolStartEvent, ResponseEvent, CompactionEvent,
 ]);
 export type PublicEvent = z.infer<typeof PublicEventSchema>;
 
@@ -114,9 +129,20 @@ export const PermissionRuleEvent = z.object({
   kind: z.literal("permission-rule"), ...base, tool_name: z.string(), decision: z.enum(["allow", "deny"]),
 });
 
+/**
+ * A compaction's result: from here on, the conversation before this event is
+ * `messages` (the summary and the recent messages kept verbatim). `turn_id` is
+ * the turn it happened in (absent for a manual compaction between turns):
+ * that turn's later steps follow `messages`. Internal.
+ */
+export const ContextReplacementEvent = z.object({
+  kind: z.literal("context-replacement"), ...base, turn_id: z.string().optional(),
+  trigger: z.enum(["auto", "manual", "overflow"]), messages: z.array(MessageSchema),
+});
+
 /** Events the loop emits for storage and in-process use; never printed. */
 export const InternalEventSchema = z.discriminatedUnion("kind", [
-  UserMessageEvent, AssistantMessageEvent, TurnEndEvent, PromptInjectionEvent, PermissionRuleEvent,
+  UserMessageEvent, AssistantMessageEvent, TurnEndEvent, PromptInjectionEvent, PermissionRuleEvent, ContextReplacementEvent,
 ]);
 export type InternalEvent = z.infer<typeof InternalEventSchema>;
 

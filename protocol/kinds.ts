@@ -41,11 +41,13 @@ export const KIND_CLASS = {
   "tool-start": "delta",
   "permission-request": "control",
   response: "control",
+  compaction: "complete",
   "user-message": "internal",
   "assistant-message": "internal",
   "turn-end": "internal",
   "prompt-injection": "internal",
   "permission-rule": "internal",
+  "context-replacement": "internal",
 } as const satisfies Record<KeenEvent["kind"], KindClass>;
 
 /** The class of a kind; an unknown kind (from a newer store) counts as internal and is never printed. */

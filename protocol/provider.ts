@@ -27,6 +27,8 @@ export interface ProviderFailure {
   maxRetries?: number;
   /** Tokens the provider reported for this request before it failed (Anthropic reports input at message start). */
   usage?: Usage;
+  /** The request did not fit the model's context window ("prompt is too long", context_length_exceeded). */
+  overflow?: boolean;
 }
 
 /**

@@ -80,7 +80,20 @@ const sideBundles = {
     // `import("undici")` becomes a bundled stand-in whose require() of the side bundle runs on first use.
     build.onResolve({ filter: new RegExp(`^(${specifiers})$`) }, (args) => ({ path: SIDE_BUNDLES[args.path], namespace: "keen-side" }));
     build.onLoad({ filter: /.*/, namespace: "keen-side" }, (args) => ({ loader: "js", contents: `module.exports = require("./${args.path}.cjs");` }));
-    build.onResolve({ filter: new RegExp(`^\\./(${files})\\.cjs$`) }, (args) => ({ path: args.path, external: true }));
+    build.onResolve({ filter: new RegExp(`^\\./(${files}|tui)\\.cjs$`) }, (args) => ({ path: args.path, external: true }));
+  },
+};
+/**
+ * The TUI (app/tui/start.ts with marked, marked-terminal and the highlighter)
+ * is a side bundle too: `keen` alone loads it, no other command parses it.
+ * blessed stays outside every bundle: it requires its widgets by computed
+ * names and reads its terminfo files from its own directory, so it is
+ * required from node_modules at run time.
+ */
+const tuiBundle = {
+  name: "tui-bundle",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/tui\/start\.js$/ }, () => ({ path: "tui", namespace: "keen-side" }));
   },
 };
 const common = { bundle: true, format: "cjs", platform: "node", target: "node20", minify: true, logLevel: "warning" };
@@ -96,16 +109,28 @@ await build({
   outdir: stagingDir,
   outExtension: { ".js": ".cjs" },
   sourcemap: "linked",
-  plugins: [levelBinding, sideBundles],
+  plugins: [levelBinding, sideBundles, tuiBundle],
   define: { KEEN_VERSION: JSON.stringify(pkg.version), "import.meta": "__keenImportMeta" },
   banner: { js: RUNTIME_PATHS },
 });
 const sideEntries = Object.fromEntries(Object.entries(SIDE_BUNDLES).map(([specifier, file]) => [file, specifier]));
 await build({ ...common, entryPoints: sideEntries, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
+await build({ ...common, entryPoints: { tui: "app/tui/start.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" }, external: ["blessed"] });
 // The demo cassette ships beside the bundle: app/cli/demo.ts finds it next to the bundle's import.meta.url.
 const demo = new URL("../app/cli/demo.cassette.jsonl", import.meta.url);
 if (existsSync(demo)) copyFileSync(demo, `${stagingDir}/demo.cassette.jsonl`);
 else process.stderr.write("keen build: app/cli/demo.cassette.jsonl is missing (npm run demo:record makes it); --replay demo will not work\n");
+// The search worker's thread entry (app/tools/search-runner.ts starts it): tinyglobby and the regex search,
+// run where a pattern that backtracks forever can be stopped. A worker is not started from the snapshot,
+// so __filename is where it really is, and fdir's import.meta.url can come from it.
+await build({
+  ...common,
+  entryPoints: { "search-worker": "app/tools/search-worker.ts" },
+  outdir: stagingDir,
+  outExtension: { ".js": ".cjs" },
+  define: { "import.meta.url": "__keenWorkerUrl" },
+  banner: { js: `"use strict";\nvar __keenWorkerUrl = require("node:url").pathToFileURL(__filename).href;` },
+});
 try {
   buildSnapshot();
 } catch (error) {

@@ -1,8 +1,12 @@
+import { statSync } from "node:fs";
+import { dirname } from "node:path";
 import { Level } from "level";
+import { SessionBusyError, StoreError, UnknownSessionError } from "./store.js";
 
 /** Raised when a store database stayed locked by other keen processes past the busy timeout. */
 export class StoreBusyError extends Error {
   override name = "StoreBusyError";
+  readonly exitCode = 1;
   constructor() {
     super("session store is busy; another keen process holds it for too long");
   }
@@ -38,20 +42,56 @@ export function serialise<T>(path: string, work: () => Promise<T>): Promise<T> {
  * path are serialised within this process (LevelDB would refuse our own second
  * open); across processes a locked database is retried with jittered backoff
  * until `busyTimeoutMs`, then StoreBusyError — the lock error never escapes.
+ * Any other failure of LevelDB or the file system (read-only or full disk, a
+ * damaged database, a file in a directory's place) becomes a StoreError naming
+ * `path`; `action` says what the caller was doing. Errors `work` throws on
+ * purpose (busy or unknown session) pass through.
  */
 export function withDb<T>(
   path: string,
-  options: { create: boolean; busyTimeoutMs: number },
+  options: { create: boolean; busyTimeoutMs: number; action: "read" | "write" },
   work: (db: Db) => Promise<T>,
 ): Promise<T> {
   return serialise(path, async () => {
-    const db = await openDb(path, options.create, Date.now() + options.busyTimeoutMs);
+    let db: Db | undefined;
     try {
+      checkNoFileInTheWay(path);
+      db = await openDb(path, options.create, Date.now() + options.busyTimeoutMs);
       return await work(db);
+    } catch (error) {
+      throw storeError(options.action, path, error);
     } finally {
-      await db.close();
+      // A close that fails after a failed write adds nothing to report.
+      await db?.close().catch(() => {});
     }
   });
+}
+
+/** `error` as the store reports it: our own errors as they are, anything else a StoreError naming `path`. */
+export function storeError(action: "read" | "write", path: string, error: unknown): unknown {
+  const ours = [StoreError, StoreBusyError, SessionBusyError, UnknownSessionError];
+  return ours.some((kind) => error instanceof kind) ? error : new StoreError(action, path, error);
+}
+
+/**
+ * LevelDB says "file already exists, mkdir" or ENOTDIR when a file sits where
+ * the database directory (or a directory above it) belongs: name that file.
+ */
+export function checkNoFileInTheWay(path: string): void {
+  for (let at = path; ; at = dirname(at)) {
+    let stat;
+    try {
+      stat = statSync(at, { throwIfNoEntry: false });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOTDIR") continue;
+      throw error;
+    }
+    if (stat && !stat.isDirectory()) {
+      throw new Error(at === path ? "not a directory (a file is in its place)" : `${at} is not a directory (a file is in its place)`);
+    }
+    // The first ancestor that exists is a directory: nothing is in the way.
+    if (stat || dirname(at) === at) return;
+  }
 }
 
 async function openDb(path: string, create: boolean, deadline: number): Promise<Db> {

@@ -15,18 +15,22 @@
  * live process (same pid and same start time, so a reused pid does not count)
  * makes the session busy; a dead holder's claim is taken over, and a session
  * left `running` by a dead process is listed as `interrupted`. Events are
- * written as they complete, so `kill -9` loses at most in-flight text; LevelDB
- * replays its log on the next open, which succeeds at once. Because every open
+ * written as they complete (the recorder makes the loop wait where it must, see
+ * recorder.ts), so `kill -9` loses at most in-flight text; LevelDB replays its
+ * log on the next open, which succeeds at once. Any other failure of LevelDB or
+ * the file system (read-only or full disk, a damaged database, a file where a
+ * directory belongs) is a StoreError naming the path and the cause; a damaged
+ * session database affects only that session, since listing reads the index. Because every open
  * turns the previous log into a table file, each write batch also rewrites a
  * tail key and merges small tables once four pile up (see level-db.ts): file
  * count and resume time stay flat however many appends a session has had.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { KeenEvent } from "../protocol/events.js";
 import { newEventKey } from "./ids.js";
-import { compactTail, needsCompaction, serialise, TAIL_KEY, withDb, type Db } from "./level-db.js";
+import { checkNoFileInTheWay, compactTail, needsCompaction, serialise, storeError, TAIL_KEY, withDb, type Db } from "./level-db.js";
 import { isClaimLive, isOwnClaim, ownClaim, type ProcessClaim } from "./process-info.js";
 import { SessionBusyError, UnknownSessionError, type SessionMeta, type SessionStore } from "./store.js";
 
@@ -44,7 +48,21 @@ interface SessionTail {
   next: number;
   /** Events below this were merged by the last compaction. */
   compacted: number;
+  /** Sequence number of the last `context-replacement` event: a resume reads from there. */
+  checkpoint?: number;
 }
+
+/** True when a session's database exists (a session with no events yet has none: do not create one to read it). */
+function present(path: string): boolean {
+  try {
+    return holdsDatabase(path);
+  } catch (error) {
+    throw storeError("read", path, error);
+  }
+}
+
+/** Key of a copy of a `permission-rule` event, so a read from the checkpoint still finds the rules before it. */
+const ruleKey = (seq: number) => `r:${String(seq).padStart(12, "0")}`;
 
 type Put = { type: "put"; key: string; value: unknown };
 type Del = { type: "del"; key: string };
@@ -66,17 +84,18 @@ export function openStore(dataDir: string, options: LevelStoreOptions = {}): Ses
     if (!SAFE_ID.test(id)) throw new UnknownSessionError(`no session matches '${id}'`);
     return join(root, "sessions", id);
   };
-  const withIndex = <T>(work: (db: Db) => Promise<T>) => withDb(indexPath, { create: true, busyTimeoutMs }, work);
+  const withIndex = <T>(action: "read" | "write", work: (db: Db) => Promise<T>) =>
+    withDb(indexPath, { create: true, busyTimeoutMs, action }, work);
 
   return {
     async create(meta, options) {
       const ops: Put[] = [{ type: "put", key: `s:${meta.id}`, value: meta }];
       if (options?.claim) ops.push({ type: "put", key: `c:${meta.id}`, value: ownClaim() });
-      await withIndex((db) => commitIndex(db, ops));
+      await withIndex("write", (db) => commitIndex(db, ops));
     },
 
     async claim(id) {
-      await withIndex(async (db) => {
+      await withIndex("write", async (db) => {
         const held = (await db.get(`c:${id}`)) as ProcessClaim | undefined;
         if (held && isClaimLive(held)) throw new SessionBusyError(id);
         await commitIndex(db, [{ type: "put", key: `c:${id}`, value: ownClaim() }]);
@@ -84,7 +103,7 @@ export function openStore(dataDir: string, options: LevelStoreOptions = {}): Ses
     },
 
     async release(id, status) {
-      await withIndex(async (db) => {
+      await withIndex("write", async (db) => {
         const ops: Array<Put | Del> = [];
         const held = (await db.get(`c:${id}`)) as ProcessClaim | undefined;
         if (held && isOwnClaim(held)) ops.push({ type: "del", key: `c:${id}` });
@@ -96,20 +115,25 @@ export function openStore(dataDir: string, options: LevelStoreOptions = {}): Ses
 
     async append(id, events) {
       if (events.length === 0) return;
-      await withDb(sessionPath(id), { create: true, busyTimeoutMs }, async (db) => {
+      await withDb(sessionPath(id), { create: true, busyTimeoutMs, action: "write" }, async (db) => {
         // Read under the lock rather than cached: exact even if two processes append without a claim.
         const tail = ((await db.get(TAIL_KEY)) as SessionTail | undefined) ?? { next: 0, compacted: 0 };
         const compact = needsCompaction(db);
         const next = tail.next + events.length;
         const ops: Put[] = events.map((value, i) => ({ type: "put", key: newEventKey(tail.next + i), value }));
-        ops.push(tailOp({ next, compacted: compact ? next : tail.compacted } satisfies SessionTail));
+        let checkpoint = tail.checkpoint;
+        events.forEach((event, i) => {
+          if (event.kind === "context-replacement") checkpoint = tail.next + i;
+          if (event.kind === "permission-rule") ops.push({ type: "put", key: ruleKey(tail.next + i), value: event });
+        });
+        ops.push(tailOp({ next, compacted: compact ? next : tail.compacted, ...(checkpoint !== undefined ? { checkpoint } : {}) } satisfies SessionTail));
         await db.batch(ops);
         if (compact) await compactTail(db, newEventKey(tail.compacted));
       });
     },
 
     async updateMeta(id, patch) {
-      await withIndex(async (db) => {
+      await withIndex("write", async (db) => {
         const meta = (await db.get(`s:${id}`)) as SessionMeta | undefined;
         if (!meta) throw new UnknownSessionError(`no session matches '${id}'`);
         const value: SessionMeta = { ...meta, updated: Date.now(), ...patch, id };
@@ -118,8 +142,8 @@ export function openStore(dataDir: string, options: LevelStoreOptions = {}): Ses
     },
 
     async list() {
-      const { metas, claims } = await withIndex(async (db) => ({
-        metas: (await db.values({ gte: "s:", lt: "s;" }).all()) as SessionMeta[],
+      const { metas, claims } = await withIndex("read", async (db) => ({
+        metas: await readMetas(db),
         claims: await readClaims(db),
       }));
       return metas.map((meta) => effective(meta, claims.get(meta.id))).sort(newestFirst);
@@ -128,7 +152,7 @@ export function openStore(dataDir: string, options: LevelStoreOptions = {}): Ses
     async resolve(idOrPrefix) {
       const wanted = idOrPrefix.trim().toLowerCase();
       if (!wanted) throw new UnknownSessionError(`no session matches '${idOrPrefix}'`);
-      const { metas, claim } = await withIndex(async (db) => {
+      const { metas, claim } = await withIndex("read", async (db) => {
         const exact = (await db.get(`s:${wanted}`)) as SessionMeta | undefined;
         const metas = exact
           ? [exact]
@@ -148,13 +172,25 @@ export function openStore(dataDir: string, options: LevelStoreOptions = {}): Ses
     async load(id) {
       const path = sessionPath(id);
       // A session with no events yet has no database; do not create one just to read it.
-      if (!existsSync(join(path, "CURRENT"))) return [];
-      return withDb(path, { create: false, busyTimeoutMs }, readEvents);
+      if (!present(path)) return [];
+      return withDb(path, { create: false, busyTimeoutMs, action: "read" }, (db) => readEvents(db));
+    },
+
+    async loadRecent(id) {
+      const path = sessionPath(id);
+      if (!present(path)) return { events: [], offset: 0, rules: [] };
+      return withDb(path, { create: false, busyTimeoutMs, action: "read" }, async (db) => {
+        const offset = ((await db.get(TAIL_KEY)) as SessionTail | undefined)?.checkpoint ?? 0;
+        if (offset === 0) return { events: await readEvents(db), offset, rules: [] };
+        const events = await readEvents(db, newEventKey(offset), "e;");
+        const rules = await readEvents(db, "r:", ruleKey(offset));
+        return { events, offset, rules };
+      });
     },
 
     async remove(id) {
       const path = sessionPath(id);
-      await withIndex(async (db) => {
+      await withIndex("write", async (db) => {
         const held = (await db.get(`c:${id}`)) as ProcessClaim | undefined;
         if (held && isClaimLive(held)) throw new SessionBusyError(id);
         const meta = await db.get(`s:${id}`);
@@ -162,7 +198,9 @@ export function openStore(dataDir: string, options: LevelStoreOptions = {}): Ses
         await commitIndex(db, [{ type: "del", key: `s:${id}` }, { type: "del", key: `c:${id}` }]);
       });
       // Through the same per-path queue as appends, so this process never deletes under its own open.
-      await serialise(path, () => rm(path, { recursive: true, force: true }));
+      await serialise(path, () => rm(path, { recursive: true, force: true })).catch((error) => {
+        throw storeError("write", path, error);
+      });
     },
   };
 }
@@ -172,8 +210,8 @@ export function openStore(dataDir: string, options: LevelStoreOptions = {}): Ses
  * thread pool while this thread parses the batch before it, so a long session
  * resumes in about the time of the slower of the two rather than their sum.
  */
-async function readEvents(db: Db): Promise<KeenEvent[]> {
-  const iterator = db.values({ gte: "e:", lt: "e;", valueEncoding: "utf8" });
+async function readEvents(db: Db, gte = "e:", lt = "e;"): Promise<KeenEvent[]> {
+  const iterator = db.values({ gte, lt, valueEncoding: "utf8" });
   const events: KeenEvent[] = [];
   let next: Promise<string[]> | undefined;
   try {
@@ -201,6 +239,36 @@ async function commitIndex(db: Db, ops: Array<Put | Del>): Promise<void> {
 
 function tailOp(value: unknown): Put {
   return { type: "put", key: TAIL_KEY, value };
+}
+
+/**
+ * False when nothing was ever written at `path`: no directory, or one that a
+ * process killed while creating the database left without table, log or
+ * manifest. A directory with database files but no CURRENT counts as a
+ * database, so opening it reports the damage; a file in the way throws.
+ */
+function holdsDatabase(path: string): boolean {
+  checkNoFileInTheWay(path);
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat) return false;
+  if (existsSync(join(path, "CURRENT"))) return true;
+  return readdirSync(path).some((name) => /^(MANIFEST-|\d+\.(log|ldb|sst)$)/.test(name));
+}
+
+/**
+ * Every session's meta. Read as text and parsed one by one: a damaged entry is
+ * left out rather than hiding every other session.
+ */
+async function readMetas(db: Db): Promise<SessionMeta[]> {
+  const texts = (await db.values({ gte: "s:", lt: "s;", valueEncoding: "utf8" }).all()) as string[];
+  return texts.flatMap((text) => {
+    try {
+      const meta = JSON.parse(text) as SessionMeta;
+      return meta && typeof meta.id === "string" ? [meta] : [];
+    } catch {
+      return [];
+    }
+  });
 }
 
 async function readClaims(db: Db): Promise<Map<string, ProcessClaim>> {

@@ -4,7 +4,8 @@ import type { Message } from "../protocol/messages.js";
 type TurnStatus = EventOf<"turn-end">["status"];
 
 interface Turn {
-  user: Message;
+  /** Absent for a turn compacted while it ran: its user message is in the replacement or its summary. */
+  user?: Message;
   texts: string[];
   status?: TurnStatus;
 }
@@ -31,11 +32,18 @@ const NO_TEXT = "[no text]";
  * raw (`<keen_memory>` blocks included) and joined with a blank line. Thinking
  * and tool calls are dropped — raw tool I/O is not replayed into later context.
  * A turn that failed, was interrupted or never ended is closed with a marker.
+ * A `context-replacement` (compaction) replaces everything before it with its
+ * messages, sent as stored; a turn it happened in continues after them.
  */
 export function projectConversation(events: KeenEvent[]): Message[] {
-  const turns = new Map<string, Turn>();
+  let turns = new Map<string, Turn>();
+  let base: Message[] = [];
   for (const event of events) {
-    if (event.kind === "user-message") {
+    if (event.kind === "context-replacement") {
+      base = event.messages;
+      turns = new Map();
+      if (event.turn_id) turns.set(event.turn_id, { texts: [] });
+    } else if (event.kind === "user-message") {
       if (!turns.has(event.turn_id)) turns.set(event.turn_id, { user: event.message, texts: [] });
     } else if (event.kind === "assistant-message") {
       // Steps of a turn whose user message was never stored cannot be placed: skip them.
@@ -50,12 +58,13 @@ export function projectConversation(events: KeenEvent[]): Message[] {
     }
   }
 
-  const conversation: Message[] = [];
+  const conversation: Message[] = [...base];
   for (const turn of turns.values()) {
     const marker = MARKERS[turn.status ?? "missing"];
     const parts = marker ? [...turn.texts, marker] : turn.texts;
     const text = parts.length > 0 ? parts.join("\n\n") : NO_TEXT;
-    conversation.push(turn.user, { role: "assistant", content: [{ type: "text", text }] });
+    if (turn.user) conversation.push(turn.user);
+    conversation.push({ role: "assistant", content: [{ type: "text", text }] });
   }
   return conversation;
 }

@@ -10,17 +10,54 @@ export interface Recorder {
   flush(): Promise<void>;
 }
 
+/** Options for `createRecorder`. */
+export interface RecorderOptions {
+  /**
+   * Called once, with the first failed write, before any emit waiting on that
+   * write resumes: the composition root aborts the turn here, so a tool whose
+   * `tool-use` could not be stored never starts.
+   */
+  onFailure?: (error: unknown) => void;
+}
+
 /**
- * Appends completed events of one session as they happen. Deltas and tool
- * progress are not stored (the complete entries carry the same content).
- * Contract: never blocks the loop — events queue while one batch is written,
- * and the next batch takes everything queued; order is kept. The one
- * exception is a turn's `user-message`: its emit waits until it is stored
- * (a few ms, before the model request), because a process killed before
- * that write would lose the whole turn on resume, not just in-flight text.
+ * Whether the emit of `event` waits until it is stored. Each such event marks a
+ * point after which something happens that must not be lost: a request is sent
+ * (`user-message`, `tool-result`, the `assistant-message` of a step without
+ * tool calls, which a follow-up request may answer), a tool runs (`tool-use`),
+ * or the verdict is made (`turn-end`). The `assistant-message` of a step with
+ * tool calls does not wait: its tool-uses were stored before it, and its
+ * tool-results, which wait, are written after it. Since the recorder is the
+ * bus's first subscriber, a waiting event is also never printed before it is stored.
  */
-export function createRecorder(store: SessionStore, sessionId: string): Recorder {
+function waits(event: KeenEvent): boolean {
+  switch (event.kind) {
+    case "user-message":
+    case "tool-use":
+    case "tool-result":
+    case "turn-end":
+      return true;
+    case "assistant-message":
+      return !event.message.content.some((block) => block.type === "tool_call");
+    default:
+      return false;
+  }
+}
+
+/**
+ * Appends completed events of one session as they happen. Deltas, tool
+ * progress and control lines are not stored (the complete entries carry the
+ * same content) and pass without waiting. Contract: order is kept; events
+ * queue while one batch is written and the next batch takes everything
+ * queued, so the events of one step (thinking, text, its tool calls) reach the
+ * disk together. The emit of an event that `waits` resolves once its batch was
+ * written or failed — so `kill -9` at any moment loses at most text still
+ * streaming, never a tool call or result. A failed write is reported once
+ * through `onFailure` and by `flush`; later events are still attempted.
+ */
+export function createRecorder(store: SessionStore, sessionId: string, options: RecorderOptions = {}): Recorder {
   let queue: KeenEvent[] = [];
+  let waiters: Array<() => void> = [];
   let writing: Promise<void> | undefined;
   let failure: unknown;
   const pump = async () => {
@@ -29,12 +66,18 @@ export function createRecorder(store: SessionStore, sessionId: string): Recorder
     await new Promise((resolve) => setImmediate(resolve));
     while (queue.length) {
       const batch = queue;
+      const done = waiters;
       queue = [];
+      waiters = [];
       try {
         await store.append(sessionId, batch);
       } catch (error) {
-        failure ??= error;
+        if (failure === undefined) {
+          failure = error;
+          options.onFailure?.(error);
+        }
       }
+      for (const resume of done) resume();
     }
     writing = undefined;
   };
@@ -46,12 +89,12 @@ export function createRecorder(store: SessionStore, sessionId: string): Recorder
       if (!isStored(event.kind) || event.replay) return;
       queue.push(event);
       writing ??= pump();
-      // Write errors surface through flush(); here only the wait matters.
-      if (event.kind === "user-message") return settled();
+      // Write errors surface through onFailure and flush(); here only the wait matters.
+      if (waits(event)) return new Promise<void>((resolve) => waiters.push(resolve));
     },
     async flush() {
       await settled();
-      if (failure) throw failure;
+      if (failure !== undefined) throw failure;
     },
   };
 }

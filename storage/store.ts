@@ -26,9 +26,40 @@ export class SessionBusyError extends Error {
 export class UnknownSessionError extends Error {}
 
 /**
+ * The store could not be opened, read or written (read-only or full disk, a
+ * damaged database, a file where a directory belongs). The message is one line
+ * naming the path and the cause; the CLI prints it as is and exits 1.
+ */
+export class StoreError extends Error {
+  override name = "StoreError";
+  readonly exitCode = 1;
+  constructor(readonly action: "read" | "write", readonly path: string, cause: unknown) {
+    super(`cannot ${action} the session store at ${path}: ${describeCause(cause)}`, { cause });
+  }
+}
+
+function describeCause(cause: unknown): string {
+  const e = cause as { code?: string; message?: string; cause?: unknown } | null;
+  // level wraps the real failure: "Database failed to open" says nothing by itself.
+  if (e?.code === "LEVEL_DATABASE_NOT_OPEN" && e.cause) return describeCause(e.cause);
+  const message = String(e?.message ?? cause).split("\n")[0]!;
+  if (e?.code === "LEVEL_CORRUPTION" || e?.code === "LEVEL_DECODE_ERROR" || cause instanceof SyntaxError) {
+    return `the database is damaged (${message})`;
+  }
+  return message;
+}
+
+/**
  * Session storage. Contract: safe to use from many processes at once; never
  * surfaces LevelDB lock errors; `append` keeps order within a session.
  */
+/** A session's events from its last compaction on (see `SessionStore.loadRecent`). */
+export interface RecentEvents {
+  events: KeenEvent[];
+  offset: number;
+  rules: KeenEvent[];
+}
+
 export interface SessionStore {
   /**
    * Add a session to the index. With `claim`, also claim it for this process in
@@ -47,5 +78,12 @@ export interface SessionStore {
   /** Full id or unique prefix → meta; throws UnknownSessionError. */
   resolve(idOrPrefix: string): Promise<SessionMeta>;
   load(id: string): Promise<KeenEvent[]>;
+  /**
+   * What the next request needs, not the whole history: the events from the
+   * session's last `context-replacement` on (all of them when it has none),
+   * `offset` the index of the first, and the standing `permission-rule`
+   * events stored before it.
+   */
+  loadRecent(id: string): Promise<RecentEvents>;
   remove(id: string): Promise<void>;
 }

@@ -29,15 +29,19 @@ export interface LoadedSession {
 
 /**
  * Loads a claimed session's stored events: the conversation for the next turn
- * and what others appended since `seen`. A session not yet in the store has
- * nothing to load.
+ * and what others appended since `seen`. Only events from the last compaction
+ * on are read (and the permission rules before it), so a long, often
+ * compacted session resumes in the time its recent part takes. A session not
+ * yet in the store has nothing to load.
  */
 export async function loadSession(store: SessionStore, session: CurrentSession): Promise<LoadedSession> {
   if (!session.meta) return { history: [], events: [], appended: [] };
-  const events = await store.load(session.id);
-  const appended = session.started ? events.slice(session.seen).filter((e) => isReplayed(e.kind)) : [];
-  session.seen = events.length;
-  return { history: projectConversation(events), events, appended };
+  const recent = await store.loadRecent(session.id);
+  // Appended events from before another process's compaction are not re-read: they are history for the UI only.
+  const from = Math.max(0, session.seen - recent.offset);
+  const appended = session.started ? recent.events.slice(from).filter((e) => isReplayed(e.kind)) : [];
+  session.seen = recent.offset + recent.events.length;
+  return { history: projectConversation(recent.events), events: [...recent.rules, ...recent.events], appended };
 }
 
 /** The events a resumed session's history replays to a front end. */

@@ -10,6 +10,7 @@ import { SessionBusyError, type SessionStatus, type SessionStore } from "../../s
 import { MODE_ORDER, stricterMode } from "../permissions/policy.js";
 import type { Redactor } from "../permissions/redact.js";
 import type { Tool } from "../tools/tool.js";
+import { compactConversation, messageTokens, type CompactionSettings } from "./compaction.js";
 import { countStored, historyEvents, loadSession, titleOf, type CurrentSession } from "./engine-session.js";
 import { createPermissionGate } from "./permission-gate.js";
 import type { TurnPolicy } from "./policy.js";
@@ -28,6 +29,8 @@ export interface EngineSetup {
   contextWindow: number;
   /** The model's list price, for the result's `cost_usd` estimate. */
   price?: ModelPrice;
+  /** Compaction settings: the `compact` command uses `keepTokens` (the automatic policy is in `perTurn`). */
+  compaction?: CompactionSettings;
   /** The mode this session starts in: flags, else config, else the front end's default; narrowed by the project. */
   permissionMode?: PermissionMode;
   /** The project config's mode: `set-permission-mode` never goes looser than this. */
@@ -59,6 +62,8 @@ export interface EngineOptions {
   /** Bounds each turn (keen stdio `--timeout`). */
   turnTimeoutMs?: number;
   newId(): string;
+  /** When the front end started: the first turn's `duration_ms` counts from here (keen run: flags and stdin included). */
+  startedAt?: number;
   /** The first session: a stored one to continue (`meta`) or a fresh id. */
   initial?: Pick<CurrentSession, "id" | "meta" | "cwd" | "model">;
   /** Hides known secrets in every event before the bus (so in the store and every output) and in titles. */
@@ -102,7 +107,10 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   let early: { reason: StopReason; message?: string } | undefined;
   /** A turn is preparing and claiming its session: an interrupt now stops it as soon as it runs. */
   let starting = false;
+  /** A manual compaction holds the session: prompts wait for it. */
+  let compacting: Promise<void> | undefined;
   let chosenMode: PermissionMode | undefined;
+  let firstStart = options.startedAt;
   let resolveDone!: () => void;
   const done = new Promise<void>((resolve) => (resolveDone = resolve));
 
@@ -173,6 +181,8 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       }
       case "list-models":
         return respond(command, true, { data: options.listModels() });
+      case "compact":
+        return compact(command);
       case "shutdown":
         closing = true;
         await idle();
@@ -185,19 +195,74 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     if (running || queue.length) return respond(command, false, { error: "a turn is running: interrupt it first" });
     const meta = await store.resolve(command.session);
     const events = await store.load(meta.id);
-    session = { id: meta.id, meta, cwd: meta.cwd, started: false, seen: events.length };
+    session = { id: meta.id, meta, cwd: command.cwd ?? meta.cwd, started: false, seen: events.length };
     gate.restore(events);
     if (command.replay) for (const event of historyEvents(events)) await bus.emit({ ...event, replay: true });
-    return respond(command, true, { data: { session_id: meta.id, cwd: meta.cwd, model: meta.model, title: meta.title } });
+    return respond(command, true, { data: { session_id: meta.id, cwd: session.cwd, model: meta.model, title: meta.title } });
+  }
+
+  /**
+   * Manual compaction of the idle session: claims it like a turn (so a session
+   * another process is running is refused), compacts its conversation and
+   * stores the replacement. A failure leaves the conversation as it was.
+   */
+  async function compact(command: CommandOf<"compact">): Promise<void> {
+    if (running || starting || compacting || queue.length) return respond(command, false, { error: "a turn is running: wait for it or interrupt it first" });
+    const current = session;
+    if (!current.meta) return respond(command, false, { error: "the session has no conversation to compact yet" });
+    let finished!: () => void;
+    compacting = new Promise<void>((resolve) => (finished = resolve));
+    try {
+      const prepared = await setupFor(current);
+      // Compaction does not change how the last turn ended: the session is released with the status it had
+      // (read from the store: the meta a turn of this process created still says `running`).
+      const stored = await store.resolve(current.id).then((meta) => meta.status, () => current.meta!.status);
+      const before: SessionStatus = stored === "running" ? "success" : stored;
+      await claim(current, "", prepared.modelRef);
+      const controller = new AbortController();
+      running = { controller };
+      // A store that fails mid-compaction stops it: a replacement must never be half stored.
+      recorder = createRecorder(store, current.id, { onFailure: () => controller.abort(new Error("store")) });
+      try {
+        const loaded = await loadSession(store, current);
+        for (const event of loaded.appended) await bus.emit({ ...event, replay: true });
+        const tokensBefore = messageTokens(loaded.history);
+        const result = await compactConversation({
+          provider: prepared.provider, messages: loaded.history, keepTokens: prepared.compaction?.keepTokens ?? 0, trigger: "manual",
+          instructions: command.instructions, tokensBefore, emit, signal: controller.signal, retry: { ...options.retry, ...prepared.retry },
+        });
+        await recorder.flush();
+        if (!result.ok) return await respond(command, false, { error: `compaction failed: ${result.error}` });
+        await respond(command, true, { data: { session_id: current.id, tokens_before: tokensBefore, tokens_after: result.tokensAfter } });
+      } finally {
+        running = undefined;
+        const flushing = recorder;
+        recorder = undefined;
+        await flushing.flush().catch((error) => process.stderr.write(`keen: could not store the session: ${messageOf(error)}\n`));
+        await store.release(current.id, before).catch(() => {});
+      }
+    } finally {
+      compacting = undefined;
+      finished();
+    }
   }
 
   async function drain(): Promise<void> {
-    while (queue.length && !closed) await turn(queue.shift()!);
-    pump = undefined;
+    try {
+      while (compacting) await compacting;
+      while (queue.length && !closed) {
+        const prompt = queue.shift()!;
+        // A turn that fails outside the loop's own contract (a store that cannot be read) still answers its prompt.
+        await turn(prompt).catch((error) => respond(prompt, false, { error: messageOf(error) }));
+      }
+    } finally {
+      pump = undefined;
+    }
   }
 
   async function turn(prompt: CommandOf<"prompt">): Promise<void> {
-    const started = Date.now();
+    const started = firstStart ?? Date.now();
+    firstStart = undefined;
     const current = session;
     let prepared: EngineSetup;
     const wasStored = Boolean(current.meta);
@@ -220,11 +285,13 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     const timer = options.turnTimeoutMs
       ? setTimeout(() => stop("timeout", `timed out after ${(options.turnTimeoutMs! / 1000).toFixed(1)}s`), options.turnTimeoutMs)
       : undefined;
-    recorder = createRecorder(store, current.id);
+    // A failed store write stops the turn before anything happens that could not be recorded.
+    recorder = createRecorder(store, current.id, { onFailure: (error) => stop("store", messageOf(error)) });
     let status: SessionStatus = "interrupted";
     let answer: { session_id: string; status: string } | undefined;
     try {
-      const loaded = await loadSession(store, current);
+      // A session created by this turn has nothing stored to read yet.
+      const loaded = wasStored ? await loadSession(store, current) : { history: [], events: [], appended: [] };
       gate.restore(loaded.events);
       for (const event of loaded.appended) await bus.emit({ ...event, replay: true });
       const kit = prepared.perTurn();
@@ -246,15 +313,21 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       if (result.error) await emit({ kind: "error", message: result.error });
       await emit({ kind: "result", ...result.result });
       status = result.result.status;
-      await recorder.flush();
       answer = { session_id: current.id, status: result.result.status };
     } finally {
       clearTimeout(timer);
+      const stopped = running?.stop;
       running = undefined;
       const flushing = recorder;
       recorder = undefined;
-      await flushing.flush().catch((error) => process.stderr.write(`keen: could not store the session: ${messageOf(error)}\n`));
-      await store.release(current.id, status).catch(() => {});
+      // One line at most for a store failure the turn did not already report (the result line's own write, the release).
+      let reported = stopped?.reason === "store";
+      const report = (error: unknown) => {
+        if (!reported) process.stderr.write(`keen: ${messageOf(error)}\n`);
+        reported = true;
+      };
+      await flushing.flush().catch(report);
+      await store.release(current.id, status).catch(report);
     }
     // Answered once the claim is released: a client may hand the session to another process at once.
     await respond(prompt, true, { data: answer });

@@ -1,3 +1,7 @@
+import type { EventDraft } from "../../protocol/events.js";
+import type { Message, Usage } from "../../protocol/messages.js";
+import type { ToolDefinition } from "../../protocol/provider.js";
+import type { RetryPolicy } from "./retry.js";
 import type { ToolCall } from "./tool-runner.js";
 
 /** What a policy may change about one step (max-turns, structured output). */
@@ -25,6 +29,38 @@ export interface TurnPolicy {
   onAnswer?(text: string): string | undefined;
   /** After the turn: the answer to report instead of the model's last text. */
   answer?(): PolicyAnswer;
+  /**
+   * Before each request, and once more after a request failed for not fitting
+   * the context window (`overflow`): a conversation to send instead (and to
+   * continue the turn from), e.g. a compacted one. Contract: must not throw.
+   */
+  beforeRequest?(request: PendingRequest): Promise<Message[] | undefined>;
+}
+
+/** A request about to be sent, as `beforeRequest` sees it. */
+export interface PendingRequest {
+  turnId: string;
+  step: number;
+  system: string;
+  tools: ToolDefinition[];
+  /** The conversation about to be sent (history and the turn so far). */
+  messages: Message[];
+  /** The turn's last completed request: its usage and how many of `messages` it sent (its answer follows them). */
+  last?: { usage: Usage; sent: number };
+  /** The provider's error when the request just failed for not fitting the context window. */
+  overflow?: string;
+  emit: (event: EventDraft) => Promise<void>;
+  signal: AbortSignal;
+  retry: RetryPolicy;
+}
+
+/** The first replacement conversation a policy offers for a request. */
+export async function replaceConversation(policies: TurnPolicy[], request: PendingRequest): Promise<Message[] | undefined> {
+  for (const policy of policies) {
+    const messages = await policy.beforeRequest?.(request);
+    if (messages) return messages;
+  }
+  return undefined;
 }
 
 /**

@@ -4,13 +4,14 @@ import type { Provider, ProviderRequest } from "../../protocol/provider.js";
 import { addUsage, emptyUsage } from "../../protocol/usage.js";
 import { MemoryFilter } from "./memory-filter.js";
 import { streamWithRetry, type RetryPolicy } from "./retry.js";
+import { checkToolInput, withoutInputs } from "./tool-input.js";
 import type { ToolCall } from "./tool-runner.js";
 
 /** How one step (model request, retries included) ended. */
 export type StepOutcome =
   | { ok: true; message: Message; visibleText: string; toolCalls: ToolCall[]; usage: Usage; stopReason: string; lastAttempt: number }
   | {
-    ok: false; error: string; partialRaw: string; aborted: boolean;
+    ok: false; error: string; partialRaw: string; aborted: boolean; overflow?: boolean;
     /** Tokens the provider reported for the failed attempts (retried ones included), if it reported any. */
     usage?: Usage;
   };
@@ -42,6 +43,7 @@ export async function runStep(options: StepOptions): Promise<StepOutcome> {
   let state = freshState();
   let finalError = "provider stream ended without a result";
   let spent: Usage | undefined;
+  let overflow = false;
   for await (const item of streamWithRetry(options.provider, options.request, options.retry, options.signal, options.sleep)) {
     if (item.type === "retry") {
       attempt = base + item.attempt - 1;
@@ -79,9 +81,14 @@ export async function runStep(options: StepOptions): Promise<StepOutcome> {
         state.thinkings.push(state.thinking);
         await emit({ kind: "thinking-end", role: "assistant", attempt });
         break;
-      case "tool-call":
-        state.calls.push({ id: event.id, name: event.name, input: event.input });
+      case "tool-call": {
+        // Checked here, where model output becomes a value: past this point it is stringified, stored and sent again.
+        const problem = checkToolInput(event.input);
+        state.calls.push(problem
+          ? { id: event.id, name: event.name, input: {}, invalid: `Invalid input for ${event.name}: ${problem}; the call was not executed.` }
+          : { id: event.id, name: event.name, input: event.input });
         break;
+      }
       case "done": {
         const tail = state.filter.flush();
         if (tail) {
@@ -98,15 +105,20 @@ export async function runStep(options: StepOptions): Promise<StepOutcome> {
         }
         // The answer keeps no whitespace that stood before a removed memory block (`text` events still equal their deltas).
         const visibleText = memory === undefined ? state.texts.join("") : state.texts.join("").trimEnd();
-        return { ok: true, message: event.message, visibleText, toolCalls: state.calls, usage: event.usage, stopReason: event.stopReason, lastAttempt: attempt };
+        const refused = new Set(state.calls.filter((call) => call.invalid).map((call) => call.id));
+        return { ok: true, message: withoutInputs(event.message, refused), visibleText, toolCalls: state.calls, usage: event.usage, stopReason: event.stopReason, lastAttempt: attempt };
       }
       case "error":
         finalError = event.failure.message;
+        overflow = Boolean(event.failure.overflow);
         if (event.failure.usage) spent = addUsage(spent ?? emptyUsage(), event.failure.usage);
         break;
     }
   }
-  return { ok: false, error: finalError, partialRaw: state.raw, aborted: options.signal.aborted, ...(spent ? { usage: spent } : {}) };
+  return {
+    ok: false, error: finalError, partialRaw: state.raw, aborted: options.signal.aborted,
+    ...(overflow ? { overflow } : {}), ...(spent ? { usage: spent } : {}),
+  };
 
   async function emitText(visible: string) {
     state.blockText += visible;

@@ -8,6 +8,8 @@ export interface ToolCall {
   id: string;
   name: string;
   input: unknown;
+  /** Set when the input could not be used (see tool-input.ts): the call is answered with this error, never run. */
+  invalid?: string;
 }
 
 /** What the runner needs from its surroundings. */
@@ -44,6 +46,7 @@ export async function runToolCalls(calls: ToolCall[], options: ToolRunnerOptions
 }
 
 async function runOne(call: ToolCall, options: ToolRunnerOptions): Promise<ToolResult> {
+  if (call.invalid) return { content: call.invalid, is_error: true };
   const refusal = options.refuse?.(call);
   if (refusal) return { content: refusal, is_error: true };
   const tool = options.tools.find((t) => t.definition.name === call.name);

@@ -6,7 +6,7 @@ import type { PermissionRequester } from "../permissions/requester.js";
 import type { Tool } from "../tools/tool.js";
 import type { RetryPolicy } from "./retry.js";
 import { runStep } from "./step.js";
-import { followUp, planStep, stopsAfterTools, type TurnPolicy } from "./policy.js";
+import { followUp, planStep, replaceConversation, stopsAfterTools, type PendingRequest, type TurnPolicy } from "./policy.js";
 import { runToolCalls } from "./tool-runner.js";
 
 export type { StepPlan } from "./policy.js";
@@ -55,9 +55,11 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
   const outcome: TurnOutcome = { status: "success", text: "", steps: 0, usage: emptyUsage(), errors: [], assistant: [] };
   await emit({ kind: "user-message", turn_id: options.turnId, message: options.user });
   await emit({ kind: "text", role: "user", content: textBlocks(options.user) });
-  const turnMessages: Message[] = [options.user];
+  let history = options.history;
+  let turnMessages: Message[] = [options.user];
   const definitions = options.tools.map((t) => t.definition);
   const policies = options.policies ?? [];
+  let last: PendingRequest["last"];
   let attempt = 1;
   for (let step = 1; ; step++) {
     const plan = planStep(policies, step);
@@ -65,16 +67,39 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
       outcome.status = "max_turns";
       break;
     }
-    const messages = [...options.history, ...turnMessages];
-    if (plan.inject) {
-      await emit({ kind: "prompt-injection", turn_id: options.turnId, step, name: plan.inject.name, text: plan.inject.text });
-      messages[messages.length - 1] = withText(messages[messages.length - 1]!, plan.inject.text);
+    const pending: PendingRequest = {
+      turnId: options.turnId, step, system: options.system, tools: definitions, messages: [...history, ...turnMessages],
+      last, emit, signal: options.signal, retry: options.retry,
+    };
+    // A policy (compaction) may replace the conversation before a request, and once after it overflowed.
+    const replace = async (overflow?: string): Promise<boolean> => {
+      const replaced = await replaceConversation(policies, { ...pending, ...(overflow ? { overflow } : {}) });
+      if (!replaced) return false;
+      history = replaced;
+      turnMessages = [];
+      last = undefined;
+      pending.messages = replaced;
+      return true;
+    };
+    await replace();
+    const send = async () => {
+      const messages = [...pending.messages];
+      if (plan.inject) {
+        await emit({ kind: "prompt-injection", turn_id: options.turnId, step, name: plan.inject.name, text: plan.inject.text });
+        messages[messages.length - 1] = withText(messages[messages.length - 1]!, plan.inject.text);
+      }
+      return runStep({
+        provider: options.provider,
+        request: { system: options.system, messages, tools: definitions, toolChoice: plan.toolChoice, sessionId: options.sessionId },
+        retry: options.retry, signal: options.signal, emit, sleep: options.sleep, firstAttempt: attempt,
+      });
+    };
+    let result = await send();
+    if (!result.ok && result.overflow && !result.partialRaw && (await replace(result.error))) {
+      // The overflowed attempt failed before any output; the retry gets the next attempt number.
+      attempt++;
+      result = await send();
     }
-    const result = await runStep({
-      provider: options.provider,
-      request: { system: options.system, messages, tools: definitions, toolChoice: plan.toolChoice, sessionId: options.sessionId },
-      retry: options.retry, signal: options.signal, emit, sleep: options.sleep, firstAttempt: attempt,
-    });
     if (!result.ok) {
       outcome.status = result.aborted ? "interrupted" : "error";
       // A step the model answered, even in part, was made and billed: count it and what the provider reported for it.
@@ -98,6 +123,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
     outcome.text = result.visibleText;
     outcome.stopReason = result.stopReason;
     outcome.lastUsage = result.usage;
+    last = { usage: result.usage, sent: pending.messages.length };
     outcome.assistant.push(result.message);
     turnMessages.push(result.message);
     await emit({ kind: "assistant-message", turn_id: options.turnId, message: result.message, stop_reason: result.stopReason });

@@ -49,7 +49,18 @@ export const UserConfigSchema = z.strictObject({
   stdinGraceMs: z.number().int().min(0).optional(),
   maxTurns: z.number().int().positive().optional(),
   permissionMode: PermissionModeSchema.optional(),
+  /** Automatic context compaction (see docs/PROTOCOL.md "Compaction"). */
+  compaction: z.strictObject({
+    /** Off: no automatic compaction (overflow recovery and manual compaction still work). */
+    auto: z.boolean().optional(),
+    /** Share of the context window (prompt plus expected output) that triggers compaction; default 0.8. */
+    threshold: z.number().min(0.1).max(1).optional(),
+    /** Tokens of recent messages kept verbatim; default a fifth of the window, at most 20,000. */
+    keepTokens: z.number().int().min(0).optional(),
+  }).optional(),
   guard: z.strictObject({ allowProjectConfigEdits: z.boolean().optional() }).optional(),
+  /** The TUI's theme: dark, light, high-contrast, or a theme file (`--theme` wins). */
+  theme: z.string().optional(),
 });
 export type UserConfig = z.infer<typeof UserConfigSchema>;
 
@@ -90,6 +101,7 @@ export function warmConfigSchemas(): void {
     maxTurns: 1,
     permissionMode: "ask",
     guard: { allowProjectConfigEdits: false },
+    theme: "dark",
   });
   ProjectConfigSchema.parse({ model: "p/m", tools, maxTurns: 1, permissionMode: "ask" });
 }

@@ -1,6 +1,8 @@
 import { statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { UnknownSessionError, type SessionMeta, type SessionStore } from "../../storage/store.js";
 import type { EngineSetup } from "../agent/engine.js";
+import { createCompactionPolicy, type CompactionSettings } from "../agent/compaction.js";
 import { createMaxStepsPolicy } from "../agent/max-steps.js";
 import type { TurnPolicy } from "../agent/policy.js";
 import { createStructuredOutput } from "../agent/structured-output.js";
@@ -84,6 +86,13 @@ async function prepare(
   const maxTurns = limits.maxTurns;
   const provider = await createProvider(choice, session.id, undefined, settings.cassette?.fetchFor(session.id, choice, redactor));
   const instructions = schema ? createStructuredOutput(schema.schema, schema.check).instructions : undefined;
+  const info = modelInfo(choice.preset, choice.model);
+  const compaction: CompactionSettings = {
+    window: info.contextWindow,
+    threshold: config.compaction?.threshold ?? 0.8,
+    keepTokens: config.compaction?.keepTokens ?? Math.min(20_000, Math.floor(info.contextWindow / 5)),
+    reserveTokens: Math.min(info.maxOutputTokens, 8_192, Math.floor(info.contextWindow / 4)),
+  };
   return {
     config,
     redactor,
@@ -94,10 +103,12 @@ async function prepare(
     provider,
     tools,
     system: buildSystemPrompt({ cwd, workspace, toolNames: names, extra: instructions }),
-    contextWindow: modelInfo(choice.preset, choice.model).contextWindow,
-    price: modelInfo(choice.preset, choice.model).price,
+    contextWindow: info.contextWindow,
+    price: info.price,
+    compaction,
     perTurn() {
-      const policies: TurnPolicy[] = [];
+      // Compaction first: it shapes the conversation the other policies' injections are added to.
+      const policies: TurnPolicy[] = config.compaction?.auto === false ? [] : [createCompactionPolicy(provider, compaction)];
       const extra: Tool[] = [];
       const structured = schema ? createStructuredOutput(schema.schema, schema.check) : undefined;
       if (maxTurns) policies.push(createMaxStepsPolicy(maxTurns, settings.headless, Boolean(structured)));
@@ -138,5 +149,41 @@ function isDirectory(path: string): boolean {
     return statSync(path).isDirectory();
   } catch {
     return false;
+  }
+}
+
+/** How a front end names the stored session it starts in. */
+export interface SessionChoice {
+  /** `--session`/`--resume`: an id or unique prefix. */
+  id?: string;
+  /** `--continue`: the most recent session of this (resolved) directory. */
+  continueIn?: string;
+  /** How to start a first session there, for the error when there is none (`keen run "…"`). */
+  start?: string;
+}
+
+/** `keen run`/`keen stdio`'s choice: `--continue` (in `--cwd`, else the current directory), else `--session`. */
+export function runSessionChoice(settings: { continueLast?: boolean; session?: string; cwd?: string }): SessionChoice {
+  return settings.continueLast ? { continueIn: resolve(settings.cwd ?? process.cwd()) } : { id: settings.session };
+}
+
+/**
+ * The stored session a front end starts in (`--session`, or `--continue`'s
+ * latest of a directory), or none; an unknown id, or no session to continue,
+ * is a usage error (exit 2).
+ */
+export async function storedSession(store: SessionStore, choice: string | SessionChoice | undefined): Promise<SessionMeta | undefined> {
+  const { id: idOrPrefix, continueIn, start } = typeof choice === "string" ? { id: choice } : (choice ?? {});
+  if (continueIn !== undefined) {
+    const latest = (await store.list()).filter((s) => s.cwd === continueIn).sort((a, b) => b.updated - a.updated)[0];
+    if (!latest) throw new UsageError(`--continue: no session in ${continueIn} yet; start one with ${start ?? 'keen run "…"'}`);
+    return latest;
+  }
+  if (!idOrPrefix) return undefined;
+  try {
+    return await store.resolve(idOrPrefix);
+  } catch (error) {
+    if (error instanceof UnknownSessionError) throw new UsageError(error.message);
+    throw error;
   }
 }

@@ -15,6 +15,8 @@ import { main } from "./main.js";
 function start(argv: string[]): void {
   // A closed stdout must never crash with a stack trace; writers notice it themselves.
   process.stdout.on("error", () => {});
+  // Nor a closed stderr (a terminal gone after SIGHUP gives EIO): a diagnostic that cannot be shown is dropped.
+  process.stderr.on("error", () => {});
   main(argv).then(
     (code) => process.exit(code),
     (error) => {

@@ -15,6 +15,19 @@ export async function main(argv: string[]): Promise<number> {
   });
   let pending: (() => Promise<number>) | undefined;
 
+  // `keen` alone opens the TUI; its options come before any command (run has its own --model).
+  program
+    .enablePositionalOptions()
+    .option("-r, --resume <id>", "open the TUI on a stored session (id or unique prefix)")
+    .option("-c, --continue", "open the TUI on the latest session of this directory")
+    .option("-m, --model <provider/model>", "model to use, e.g. anthropic/claude-sonnet-5-5")
+    .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only")
+    .option("--theme <theme>", "dark (default), light, high-contrast, or a theme file")
+    .option("--cwd <dir>", "working directory of new sessions");
+  cassetteOptions(program, "ask").action((flags) => {
+    pending = async () => (await import("./tui.js")).tuiCommand(flags);
+  });
+
   const run = program
     .command("run")
     .description("run one turn non-interactively and print the answer")
@@ -74,7 +87,7 @@ export async function main(argv: string[]): Promise<number> {
       pending = async () => (await import("./acp.js")).acpCommand(flags);
     });
 
-  const sessions = program.command("sessions").description("list, show, remove and prune stored sessions (default: list)");
+  const sessions = program.command("sessions").description("list, show, compact, export, remove and prune stored sessions (default: list)");
   sessions.command("list", { isDefault: true }).description("sessions of this directory, newest first: short id, updated, status, model, cwd, title")
     .option("--cwd <dir>", "sessions of this directory instead of the current one")
     .option("--all", "sessions of every directory")
@@ -88,6 +101,12 @@ export async function main(argv: string[]): Promise<number> {
     .option("--jsonl", "replay as JSON lines (the --headless schema)")
     .action((id: string, flags) => {
       pending = async () => (await import("./sessions.js")).showSession(id, flags);
+    });
+  sessions.command("compact").description("summarise a session's older messages now, while no turn runs (its model writes the summary)")
+    .argument("<id>", "session id or unique prefix")
+    .option("--instructions <text>", "what the summary should focus on")
+    .action((id: string, flags: { instructions?: string }) => {
+      pending = async () => (await import("./sessions-compact.js")).compactSession(id, flags);
     });
   sessions.command("export").description("write the cassette of a session recorded with --record").argument("<id>", "session id or unique prefix")
     .requiredOption("--cassette <file>", "write the session's cassette (recorded with --record or KEEN_RECORD) to <file>, - for stdout")
@@ -146,6 +165,11 @@ async function fail(error: unknown): Promise<number> {
   if (error && typeof error === "object" && (error as { name?: string }).name === "StoreBusyError") {
     await note((error as Error).message);
     return 1;
+  }
+  // Errors that expect to be shown (the store's, a stdin timeout) carry their exit code: one line, no stack.
+  if (error instanceof Error && typeof (error as { exitCode?: unknown }).exitCode === "number") {
+    await note(error.message);
+    return (error as Error & { exitCode: number }).exitCode;
   }
   await note(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return 1;

@@ -6,10 +6,11 @@ const EXIT_FOR: Partial<Record<StopReason, number>> = { sigint: 130, sigterm: 14
 /**
  * A one-shot run's outside stops: SIGINT, SIGTERM, SIGHUP, `--timeout` and a
  * vanished stdout reader each stop the engine's turn once, which then stores
- * what it produced. A second SIGINT exits at once; the session's claim dies
- * with the process, so it stays resumable.
+ * what it produced. A second SIGINT exits at once (130); the session's claim
+ * dies with the process, so it stays resumable. A failed store write stops
+ * the turn too, from inside the engine (StopReason "store").
  */
-export function createRunControl(timeoutMs: number | undefined, stop: (reason: StopReason, message?: string) => void) {
+export function createRunControl(timeoutMs: number | undefined, stop: (reason: StopReason, message?: string) => void, startedAt = Date.now()) {
   let reason: StopReason | undefined;
   const fire = (why: StopReason, message?: string) => {
     if (reason) return;
@@ -22,7 +23,10 @@ export function createRunControl(timeoutMs: number | undefined, stop: (reason: S
   process.on("SIGINT", onInt);
   process.on("SIGTERM", onTerm);
   process.on("SIGHUP", onHup);
-  const timer = timeoutMs ? setTimeout(() => fire("timeout", `timed out after ${(timeoutMs / 1000).toFixed(1)}s`), timeoutMs) : undefined;
+  // The timeout counts from the start of the run, waiting for the prompt on stdin included.
+  const timer = timeoutMs
+    ? setTimeout(() => fire("timeout", `timed out after ${(timeoutMs / 1000).toFixed(1)}s`), Math.max(1, startedAt + timeoutMs - Date.now()))
+    : undefined;
   return {
     stop: fire,
     /** The exit code for the run's result, given what stopped it. */

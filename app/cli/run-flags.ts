@@ -3,6 +3,8 @@ import { cassetteSettings, type CassetteSettings } from "./cassette-setup.js";
 import { UsageError } from "./errors.js";
 
 const MODES = ["auto", "accept-edits", "ask", "read-only"];
+/** The longest `--timeout` a Node timer can hold (2^31-1 ms, about 24.8 days); a longer one would fire at once. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 /** `keen run` flags as commander parses them. */
 export interface RunFlags {
@@ -61,6 +63,11 @@ export function validateRunFlags(flags: RunFlags, formatGiven: boolean): RunSett
     const seconds = Number(flags.timeout);
     if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--timeout must be a positive number of seconds, not "${flags.timeout}"`);
     timeoutMs = Math.round(seconds * 1000);
+    if (timeoutMs > MAX_TIMEOUT_MS) {
+      throw new UsageError(`--timeout must be at most ${Math.floor(MAX_TIMEOUT_MS / 1000)} seconds (about 24 days), not "${flags.timeout}"`);
+    }
+    // A timer of 0 ms would end the run before it starts.
+    timeoutMs = Math.max(1, timeoutMs);
   }
   let maxTurns: number | undefined;
   if (flags.maxTurns !== undefined) {

@@ -3,7 +3,6 @@ import { EventBus } from "../../protocol/bus.js";
 import type { RunResult } from "../../protocol/result.js";
 import { newSessionId } from "../../storage/ids.js";
 import { openStore } from "../../storage/level-store.js";
-import { UnknownSessionError, type SessionMeta } from "../../storage/store.js";
 import { createSessionEngine } from "../agent/engine.js";
 import { DEFAULT_RETRY } from "../agent/retry.js";
 import { createJsonOutput, createSessionNote, createStderrReporter, createTextOutput } from "../headless/final-output.js";
@@ -13,7 +12,7 @@ import { createStreamSink } from "../headless/sink.js";
 import { BinaryStdinError, readPrompt } from "../headless/stdin.js";
 import { openCassette } from "./cassette-setup.js";
 import { keenPaths } from "./config.js";
-import { createPreparer, listModels } from "./engine-setup.js";
+import { createPreparer, listModels, runSessionChoice, storedSession } from "./engine-setup.js";
 import { ExitError, UsageError } from "./errors.js";
 import { loadOutputSchema } from "./output-schema.js";
 import { validateRunFlags, type RunFlags } from "./run-flags.js";
@@ -26,25 +25,14 @@ import { createRunControl } from "./run-control.js";
  * error never leaves a half-written session. Returns the exit code.
  */
 export async function runCommand(args: string[], flags: RunFlags, formatGiven: boolean): Promise<number> {
+  const started = Date.now();
   const settings = validateRunFlags(flags, formatGiven);
   if (settings.permissionMode === "ask") {
     throw new UsageError("--permission-mode ask needs someone to answer: use `keen stdio` or the TUI (`keen`), or accept-edits / read-only here");
   }
   const paths = keenPaths();
   const store = openStore(paths.dataDir);
-  let meta: SessionMeta | undefined;
-  if (settings.continueLast) {
-    const here = resolve(settings.cwd ?? process.cwd());
-    meta = (await store.list()).find((s) => s.cwd === here);
-    if (!meta) throw new UsageError(`--continue: no session in ${here} yet; start one with keen run "…"`);
-  } else if (settings.session) {
-    try {
-      meta = await store.resolve(settings.session);
-    } catch (error) {
-      if (error instanceof UnknownSessionError) throw new UsageError(error.message);
-      throw error;
-    }
-  }
+  const meta = await storedSession(store, runSessionChoice(settings));
   const cassette = openCassette(settings.cassette, paths);
   const replay = cassette?.replay;
   const demo = (settings.cwd ?? meta?.cwd) ? undefined : replay?.demoWorkspace?.();
@@ -60,7 +48,7 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   const initial = { id: meta?.id ?? newSessionId(), meta, cwd, model: settings.model };
   const setup = await prepare({ id: initial.id, cwd, model: initial.model ?? meta?.model });
   const read = await readPrompt(args, {
-    skip: !settings.stdin, graceMs: setup.config.stdinGraceMs ?? 3000, allowBinary: settings.binaryStdin,
+    skip: !settings.stdin, graceMs: setup.config.stdinGraceMs ?? 3000, timeoutMs: settings.timeoutMs, allowBinary: settings.binaryStdin,
   }).catch((error: unknown) => {
     throw error instanceof BinaryStdinError ? new UsageError(error.message) : error;
   });
@@ -77,9 +65,9 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
       throw new Error("keen run does not change models mid-run");
     },
     listModels: () => listModels(setup.config, setup.modelRef),
-    retry: DEFAULT_RETRY, newId: newSessionId, initial,
+    retry: DEFAULT_RETRY, newId: newSessionId, initial, startedAt: started,
   });
-  const control = createRunControl(settings.timeoutMs, engine.stop);
+  const control = createRunControl(settings.timeoutMs, engine.stop, started);
   const sink = createStreamSink(process.stdout, () => control.stop("epipe"));
   bus.subscribe(createStderrReporter());
   if (settings.output === "jsonl") bus.subscribe(createJsonlWriter(sink, { deltas: settings.deltas }));

@@ -286,6 +286,14 @@ function transcript(events: KeenEvent[], running: boolean): TranscriptLine[] {
         open = false;
         if (event.status !== "success") lines.push({ text: `[turn ${event.status}]\n` });
         break;
+      case "compaction":
+        if (event.phase === "start") break;
+        lines.push({
+          text: event.error
+            ? `[compaction (${event.trigger}) failed: ${event.error}; nothing was replaced]`
+            : `──── compacted (${event.trigger}): about ${event.tokens_before} → ${event.tokens_after} tokens; the model sees a summary of what is above ────`,
+        });
+        break;
       default:
         break;
     }

@@ -2,7 +2,6 @@ import { resolve } from "node:path";
 import { EventBus } from "../../protocol/bus.js";
 import { newSessionId } from "../../storage/ids.js";
 import { openStore } from "../../storage/level-store.js";
-import { UnknownSessionError, type SessionMeta } from "../../storage/store.js";
 import { createSessionEngine } from "../agent/engine.js";
 import { DEFAULT_RETRY } from "../agent/retry.js";
 import type { StopReason } from "../agent/verdict.js";
@@ -12,8 +11,7 @@ import { createJsonlWriter } from "../headless/jsonl-writer.js";
 import { createStreamSink } from "../headless/sink.js";
 import { openCassette } from "./cassette-setup.js";
 import { keenPaths } from "./config.js";
-import { checkModel, createPreparer, listModels } from "./engine-setup.js";
-import { UsageError } from "./errors.js";
+import { checkModel, createPreparer, listModels, runSessionChoice, storedSession } from "./engine-setup.js";
 import { loadOutputSchema } from "./output-schema.js";
 import type { RunSettings } from "./run-flags.js";
 
@@ -31,15 +29,7 @@ const EXIT_FOR: Partial<Record<StopReason, number>> = { sigint: 130, sigterm: 14
 export async function stdioCommand(settings: RunSettings): Promise<number> {
   const paths = keenPaths();
   const store = openStore(paths.dataDir);
-  let meta: SessionMeta | undefined;
-  if (settings.session) {
-    try {
-      meta = await store.resolve(settings.session);
-    } catch (error) {
-      if (error instanceof UnknownSessionError) throw new UsageError(error.message);
-      throw error;
-    }
-  }
+  const meta = await storedSession(store, runSessionChoice(settings));
   const cassette = openCassette(settings.cassette, paths);
   const cwd = resolve(settings.cwd ?? meta?.cwd ?? cassette?.replay?.demoWorkspace?.() ?? process.cwd());
   const outputSchema = settings.outputSchema ? await loadOutputSchema(resolve(settings.outputSchema)) : undefined;

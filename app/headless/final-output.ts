@@ -55,6 +55,10 @@ export function createStderrReporter(write: (line: string) => void = (l) => proc
     if (event.kind === "error") write(`keen: error: ${terminalText(event.message)}\n`);
     else if (event.kind === "retry") {
       write(`keen: retrying in ${(event.delay_ms / 1000).toFixed(1)}s (attempt ${event.attempt}): ${terminalText(event.reason)}\n`);
+    } else if (event.kind === "compaction" && event.phase === "end" && !event.replay) {
+      write(event.error
+        ? `keen: compaction (${event.trigger}) failed, the conversation is unchanged: ${terminalText(event.error)}\n`
+        : `keen: compacted the conversation (${event.trigger}): about ${event.tokens_before} → ${event.tokens_after} tokens\n`);
     }
   };
 }

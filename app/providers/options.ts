@@ -93,7 +93,8 @@ export function classifyFailure(err: unknown, signal?: AbortSignal, endpoint?: E
     const status = e.status;
     const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
     const retryAfterMs = retryAfterFromHeaders(e.headers);
-    return { message, retryable, status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+    const overflow = (status === 400 || status === 413) && isOverflow(message, e.error);
+    return { message, retryable, status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), ...(overflow ? { overflow } : {}) };
   }
   // An error event inside an HTTP 200 stream (Anthropic `overloaded_error`, OpenAI `{error}` chunk).
   if (e.error !== undefined && e.error !== null) {
@@ -157,6 +158,17 @@ function vendorMessage(e: { status?: unknown; error?: unknown }): string | undef
   if (typeof inner?.message !== "string") return undefined;
   const text = typeof inner.type === "string" ? `${inner.type}: ${inner.message}` : inner.message;
   return typeof e.status === "number" ? `${e.status} ${text}` : text;
+}
+
+// Anthropic: "prompt is too long: 210000 tokens > 200000 maximum"; OpenAI: code context_length_exceeded,
+// "This model's maximum context length is ..."; compatible servers word it their own way.
+const OVERFLOW_TEXT = /prompt is too long|context[_ ]length|maximum context|context window|too many tokens|input is too long|request too large/i;
+
+/** True when an HTTP 400/413 says the request did not fit the context window. */
+function isOverflow(message: string, body: unknown): boolean {
+  const b = body as { code?: unknown; error?: { code?: unknown } } | undefined;
+  const code = b?.code ?? b?.error?.code;
+  return code === "context_length_exceeded" || OVERFLOW_TEXT.test(message);
 }
 
 function errorTypeOf(body: unknown): string | undefined {

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import * as z from "zod";
 import { defineTool, fail, pathHelpers, toolInput } from "./define.js";
+import { runInSearchWorker, SEARCH_BUDGET_MS } from "./search-runner.js";
 import type { Tool, ToolContext } from "./tool.js";
 
 /** At most this many paths come back. */
@@ -13,10 +14,16 @@ const schema = toolInput(z.object({
 
 const description = `Find files by name with a glob pattern (** crosses directories; "*.ts" matches only the top level, "**/*.ts" all levels).
 Returns file paths relative to the working directory, most recently modified first, at most ${GLOB_MAX_RESULTS}.
-Skips gitignored files, node_modules, .git and secrets; names starting with a dot match only when the pattern spells the dot (".github/**").`;
+Skips gitignored files, node_modules, .git and secrets; names starting with a dot match only when the pattern spells the dot (".github/**").
+Each search may take ${SEARCH_BUDGET_MS / 1000}s at most; then it is stopped with an error.`;
+
+/** Options for createGlobTool: `budgetMs` is each call's time budget (default SEARCH_BUDGET_MS). */
+export interface GlobToolOptions {
+  budgetMs?: number;
+}
 
 /** The `glob` tool. Ordered by mtime, newest first: under the cap, the files being worked on survive. */
-export function createGlobTool(ctx: ToolContext): Tool {
+export function createGlobTool(ctx: ToolContext, options: GlobToolOptions = {}): Tool {
   const paths = pathHelpers(ctx);
   return defineTool("glob", description, schema, async (input, call) => {
     const decision = ctx.guard.checkRead(paths.resolve(input.path ?? "."));
@@ -26,14 +33,20 @@ export function createGlobTool(ctx: ToolContext): Tool {
     if (!stat) return fail(`Path not found: ${paths.show(root)}`);
     if (!stat.isDirectory()) return fail(`${paths.show(root)} is not a directory; path must be a directory to search from.`);
 
-    // Loaded on first use: tinyglobby (with fdir and picomatch) costs ~15 ms at start-up.
-    const { glob } = await import("tinyglobby");
-    const found = await glob(input.pattern, {
-      cwd: root, absolute: true, dot: false, followSymbolicLinks: false, signal: call.signal,
-      ignore: ["**/.git/**", "**/node_modules/**"],
-    });
+    // In the search worker: the pattern becomes a backtracking regex that a crafted pattern and a long name can stall.
+    const budgetMs = options.budgetMs ?? SEARCH_BUDGET_MS;
+    const walked = await runInSearchWorker(
+      { type: "glob", pattern: input.pattern, cwd: root, dot: false, ignore: ["**/.git/**", "**/node_modules/**"] },
+      { deadline: Date.now() + budgetMs, signal: call.signal },
+    );
+    if ("stopped" in walked) {
+      if (walked.stopped === "abort") return fail("The search was interrupted.");
+      return fail(`glob stopped after ${budgetMs / 1000}s, its time budget: the pattern may be too costly to match ` +
+        "(many * in one name) or the tree too large. Simplify the pattern or narrow path.");
+    }
+    if ("error" in walked) return fail(walked.error);
     const files: { path: string; mtime: number }[] = [];
-    for (const path of found) {
+    for (const path of walked.value.files) {
       if (ctx.guard.isIgnored(path) || !ctx.guard.checkRead(path).ok) continue;
       files.push({ path, mtime: statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0 });
     }

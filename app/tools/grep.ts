@@ -1,15 +1,15 @@
 import { spawn } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { basename, delimiter, dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import * as z from "zod";
 import type { FileGuard } from "../permissions/guard.js";
 import { defineTool, fail, pathHelpers, toolInput } from "./define.js";
+import { clipLine, MAX_LINE_CHARS, type GrepMatch } from "./search-jobs.js";
+import { runInSearchWorker, SEARCH_BUDGET_MS } from "./search-runner.js";
 import type { Tool, ToolContext } from "./tool.js";
 
 const DEFAULT_MAX_RESULTS = 200;
-const MAX_LINE_CHARS = 300;
 // The fallback skips what read_file would refuse anyway, and what is surely not source.
 const FALLBACK_MAX_FILE_BYTES = 10 * 1024 * 1024;
 
@@ -22,20 +22,24 @@ export interface GrepSearch {
   maxResults: number;
   guard: FileGuard;
   signal: AbortSignal;
+  /** The search is stopped this long after it starts (default SEARCH_BUDGET_MS). */
+  budgetMs?: number;
 }
 
-/** One matching line; `path` is absolute. */
-export interface GrepMatch {
-  path: string;
-  line: number;
-  text: string;
-}
+export type { GrepMatch };
 
 /** Matches in path/line order; `more` when the search stopped at maxResults; `error` for the model. */
 export interface GrepOutcome {
   matches: GrepMatch[];
   more: boolean;
   error?: string;
+}
+
+/** The model's error when a search ran out of time or the run was interrupted. */
+function stoppedError(stopped: "budget" | "abort", budgetMs: number): string {
+  if (stopped === "abort") return "The search was interrupted.";
+  return `grep stopped after ${budgetMs / 1000}s, its time budget: the pattern may backtrack catastrophically ` +
+    "(nested quantifiers such as (a+)+) or the search is too broad. Simplify the pattern or narrow path or glob.";
 }
 
 /** The rg executable on PATH, or undefined. */
@@ -62,11 +66,6 @@ function readableFilter(guard: FileGuard): (path: string) => boolean {
   };
 }
 
-function clip(text: string): string {
-  const line = text.replace(/\r?\n?$/, "");
-  return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}...` : line;
-}
-
 const byPathAndLine = (a: GrepMatch, b: GrepMatch) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line);
 
 /** Searches with ripgrep (`--json`); hidden files are searched, `.git` is not. */
@@ -83,8 +82,19 @@ export function grepWithRipgrep(rg: string, search: GrepSearch, env: NodeJS.Proc
   const matches: GrepMatch[] = [];
   let more = false;
   let stderr = "";
-  const stop = () => child.kill("SIGTERM");
-  search.signal.addEventListener("abort", stop, { once: true });
+  let stopped: "budget" | "abort" | undefined;
+  const stop = () => child.kill("SIGKILL");
+  const onAbort = () => {
+    stopped ??= "abort";
+    stop();
+  };
+  const budgetMs = search.budgetMs ?? SEARCH_BUDGET_MS;
+  const timer = setTimeout(() => {
+    stopped ??= "budget";
+    stop();
+  }, budgetMs);
+  if (search.signal.aborted) onAbort();
+  search.signal.addEventListener("abort", onAbort, { once: true });
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   createInterface({ input: child.stdout }).on("line", (line) => {
     if (more) return;
@@ -104,15 +114,20 @@ export function grepWithRipgrep(rg: string, search: GrepSearch, env: NodeJS.Proc
       stop();
       return;
     }
-    matches.push({ path, line: data.line_number, text: clip(data.lines.text) });
+    matches.push({ path, line: data.line_number, text: clipLine(data.lines.text) });
   });
   return new Promise((done) => {
-    child.on("error", (err) => done({ matches, more, error: `Could not run ripgrep: ${err.message}` }));
+    const settle = (outcome: GrepOutcome) => {
+      clearTimeout(timer);
+      search.signal.removeEventListener("abort", onAbort);
+      done(outcome);
+    };
+    child.on("error", (err) => settle({ matches, more, error: `Could not run ripgrep: ${err.message}` }));
     child.on("close", (code) => {
-      search.signal.removeEventListener("abort", stop);
+      if (stopped) return settle({ matches: [], more: false, error: stoppedError(stopped, budgetMs) });
       // Exit 2 with matches means some paths were unreadable: the matches still stand.
       const error = code === 2 && matches.length === 0 ? `ripgrep failed: ${stderr.trim()}` : undefined;
-      done({ matches: matches.sort(byPathAndLine), more, ...(error ? { error } : {}) });
+      settle({ matches: matches.sort(byPathAndLine), more, ...(error ? { error } : {}) });
     });
   });
 }
@@ -133,41 +148,36 @@ function compile(pattern: string, caseInsensitive: boolean): RegExp | string {
 /**
  * Searches in plain JS, for machines without rg: walks files with tinyglobby (dotfiles
  * included; `.git` and `node_modules` never entered), skipping gitignored, refused and binary files.
+ * The walk and the regex run in the search worker (search-runner.ts), stopped at the
+ * deadline or on abort, because both match patterns the model chose with backtracking regexes.
  */
 export async function grepFallback(search: GrepSearch): Promise<GrepOutcome> {
   const regex = compile(search.pattern, search.caseInsensitive);
   if (typeof regex === "string") return { matches: [], more: false, error: regex };
-  const allowed = readableFilter(search.guard);
+  const budgetMs = search.budgetMs ?? SEARCH_BUDGET_MS;
+  const limits = { deadline: Date.now() + budgetMs, signal: search.signal };
   let files: string[];
   if (statSync(search.root).isFile()) {
     files = [search.root];
   } else {
     // rg semantics: a glob without a slash matches file names at any depth.
     const pattern = search.glob ? (search.glob.includes("/") ? search.glob : `**/${search.glob}`) : "**/*";
-    // Loaded on first use: tinyglobby (with fdir and picomatch) costs ~15 ms at start-up.
-    const { glob } = await import("tinyglobby");
-    files = await glob(pattern, {
-      cwd: search.root, absolute: true, dot: true, followSymbolicLinks: false,
-      ignore: ["**/.git/**", "**/node_modules/**"],
-    });
-    files.sort();
+    const walked = await runInSearchWorker(
+      { type: "glob", pattern, cwd: search.root, dot: true, ignore: ["**/.git/**", "**/node_modules/**"] },
+      limits,
+    );
+    if ("stopped" in walked) return { matches: [], more: false, error: stoppedError(walked.stopped, budgetMs) };
+    if ("error" in walked) return { matches: [], more: false, error: walked.error };
+    files = walked.value.files.sort();
   }
-  const matches: GrepMatch[] = [];
-  for (const file of files) {
-    if (search.signal.aborted) break;
-    if (!allowed(file)) continue;
-    const stat = statSync(file, { throwIfNoEntry: false });
-    if (!stat?.isFile() || stat.size > FALLBACK_MAX_FILE_BYTES) continue;
-    const buf = await readFile(file).catch(() => undefined);
-    if (!buf || buf.subarray(0, 8192).includes(0)) continue;
-    const lines = buf.toString("utf8").split("\n");
-    for (let i = 0; i < lines.length; i++) {
-      if (!regex.test(lines[i]!)) continue;
-      if (matches.length >= search.maxResults) return { matches, more: true };
-      matches.push({ path: file, line: i + 1, text: clip(lines[i]!) });
-    }
-  }
-  return { matches, more: false };
+  const job = {
+    type: "grep" as const, files: files.filter(readableFilter(search.guard)), source: regex.source, flags: regex.flags,
+    maxResults: search.maxResults, maxFileBytes: FALLBACK_MAX_FILE_BYTES,
+  };
+  const found = await runInSearchWorker(job, limits);
+  if ("stopped" in found) return { matches: [], more: false, error: stoppedError(found.stopped, budgetMs) };
+  if ("error" in found) return { matches: [], more: false, error: found.error };
+  return found.value;
 }
 
 const schema = toolInput(z.object({
@@ -180,14 +190,19 @@ const schema = toolInput(z.object({
 
 const description = `Search file contents with a regular expression (ripgrep syntax; escape literal ( ) [ ] { } . * + ?).
 Returns matching lines as path:line:text, paths relative to the working directory; lines over ${MAX_LINE_CHARS} characters are shortened.
-glob filters file paths relative to path ("*.ts" at any depth, "src/**/*.py" from path). Dotfiles are searched; gitignored files, binary files, .git and secrets are skipped. At most max_results lines (default ${DEFAULT_MAX_RESULTS}).`;
+glob filters file paths relative to path ("*.ts" at any depth, "src/**/*.py" from path). Dotfiles are searched; gitignored files, binary files, .git and secrets are skipped. At most max_results lines (default ${DEFAULT_MAX_RESULTS}).
+Each search may take ${SEARCH_BUDGET_MS / 1000}s at most; then it is stopped with an error.`;
 
-/** Options for createGrepTool; `ripgrep: false` forces the JS fallback, a string names the rg binary. */
+/**
+ * Options for createGrepTool; `ripgrep: false` forces the JS fallback, a string names the rg binary;
+ * `budgetMs` is each call's time budget (default SEARCH_BUDGET_MS).
+ */
 export interface GrepToolOptions {
   ripgrep?: string | false;
+  budgetMs?: number;
 }
 
-/** The `grep` tool: ripgrep when on PATH, else the JS fallback. */
+/** The `grep` tool: ripgrep when on PATH, else the JS fallback; either is stopped at its budget or on abort. */
 export function createGrepTool(ctx: ToolContext, options: GrepToolOptions = {}): Tool {
   const paths = pathHelpers(ctx);
   const rg = options.ripgrep === false ? undefined : (options.ripgrep ?? findRipgrep(ctx.env.PATH));
@@ -198,7 +213,7 @@ export function createGrepTool(ctx: ToolContext, options: GrepToolOptions = {}):
     const search: GrepSearch = {
       pattern: input.pattern, root: decision.path, caseInsensitive: input.case_insensitive ?? false,
       maxResults: input.max_results ?? DEFAULT_MAX_RESULTS, guard: ctx.guard, signal: call.signal,
-      ...(input.glob ? { glob: input.glob } : {}),
+      budgetMs: options.budgetMs ?? SEARCH_BUDGET_MS, ...(input.glob ? { glob: input.glob } : {}),
     };
     const outcome = rg ? await grepWithRipgrep(rg, search, ctx.env) : await grepFallback(search);
     const details = { pattern: input.pattern, matches: outcome.matches.length, truncated: outcome.more, engine: rg ? "rg" : "js" };

@@ -178,3 +178,21 @@ test("policies: a step limit ends the turn with max_turns", async () => {
   assert.deepEqual([result.status, result.text, result.is_error], ["max_turns", "best guess", false]);
   assert.deepEqual(h.events.filter((e) => e.kind === "prompt-injection").map((e) => (e as { name: string }).name), ["max-steps-prewarn", "max-steps-final"]);
 });
+
+test("resume-session continues a stored session, in another directory when asked", async () => {
+  const h = harness([{ text: "one" }, { text: "two" }]);
+  h.send({ kind: "prompt", id: "p", text: "first" });
+  await h.responses("p");
+  const id = h.engine.sessionId;
+  h.send({ kind: "new-session", id: "n" });
+  await h.responses("n");
+  h.send({ kind: "resume-session", id: "r", session: id, replay: true, cwd: "/elsewhere" });
+  const resumed = await h.responses("r");
+  assert.deepEqual(resumed.data, { session_id: id, cwd: "/elsewhere", model: "fake/fake-model", title: "first" });
+  assert.deepEqual(h.events.filter((e) => e.replay).map((e) => e.kind), ["text", "text"]);
+  h.send({ kind: "prompt", id: "p2", text: "second" });
+  await h.responses("p2");
+  assert.equal(h.provider.requests[1]!.messages.length, 3, "the resumed turn sees the first exchange");
+  const [meta] = await h.store.list();
+  assert.equal(meta!.cwd, "/elsewhere");
+});

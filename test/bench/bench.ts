@@ -6,7 +6,8 @@
  *
  * Env: BENCH_RUNS (default 9) runs per figure; BENCH_LATENCY_RUNS (default 9)
  * runs of the 1,000-delta latency stream; BENCH_RESUME_TURNS (default 1000,
- * 10 events each).
+ * 10 events each); BENCH_TUI_RUNS (default 3) runs of the in-process TUI
+ * stream and of the resumed-session RSS.
  */
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
@@ -15,11 +16,13 @@ import { join, resolve } from "node:path";
 import { makeSandbox } from "../e2e/harness.js";
 import { startMockLLMServer, type MockStep } from "../fakes/mock-llm-server.js";
 import { percentile, RSS_METHOD, stats, timeProcess, type ProcessSample, type Stats, type TimeOptions } from "./measure.js";
-import { buildSession, timeFloorRead, timeResume } from "./resume-10k.js";
+import { buildSession, timeCompactedResume, timeFloorRead, timeResume } from "./resume-10k.js";
+import { benchFirstFrame, benchInProcess, benchResumeRss } from "./tui.js";
 
 const RUNS = positive("BENCH_RUNS", 9);
 const LATENCY_RUNS = positive("BENCH_LATENCY_RUNS", 9);
 const RESUME_TURNS = positive("BENCH_RESUME_TURNS", 1000);
+const TUI_RUNS = positive("BENCH_TUI_RUNS", 3);
 const ROOT = resolve(import.meta.dirname, "../..");
 const FLOOR = resolve(import.meta.dirname, "floor-fetch.mjs");
 const NODE = process.execPath;
@@ -191,6 +194,23 @@ const ratioBudget = (row: Omit<Row, "budget">, max: number): Row["budget"] => ({
       name: `resume ${session.events / 1000}k events (in-process)`, unit: "ms", keen: keenStats, floor: stats(floorTimes),
       floorName: "JSONL file read+parse", budget: { text: "≤ 150 ms", pass: keenStats.median <= 150 },
     });
+    // The same length, compacted every 45 turns: a resume reads only from the last compaction on.
+    const compacted = await buildSession(join(dir, "compacted"), RESUME_TURNS, 45);
+    const compactedTimes: number[] = [];
+    const compactedFloor: number[] = [];
+    let read = 0;
+    for (let i = -1; i < RUNS; i++) {
+      const f = timeFloorRead(compacted);
+      const k = await timeCompactedResume(compacted);
+      read = k.read;
+      if (i >= 0) compactedFloor.push(f), compactedTimes.push(k.ms);
+    }
+    const compactedStats = stats(compactedTimes);
+    notes.push(`compacted resume: ${compacted.events} events stored, ${read} read (from the last compaction on)`);
+    rows.push({
+      name: `resume ${Math.round(compacted.events / 1000)}k events, compacted every 45 turns (in-process)`, unit: "ms", keen: compactedStats,
+      floor: stats(compactedFloor), floorName: "JSONL file read+parse (all events)", budget: { text: "≤ 50 ms", pass: compactedStats.median <= 50 },
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -221,6 +241,35 @@ const ratioBudget = (row: Omit<Row, "budget">, max: number): Row["budget"] => ({
   rows.push({ ...row, budget: ratioBudget(row, 1.5) });
 }
 
+// 8. The TUI (test/bench/tui.ts): spawn to first frame in a pty, keystroke latency and frame time while
+// a turn streams over a 100k-character transcript (in-process), peak RSS resuming a 10k-event session.
+{
+  progress("TUI: spawn to first frame");
+  const first = await benchFirstFrame(KEEN_BIN, keenEnv, sandbox.workspace, RUNS);
+  rows.push({ ...first, budget: ratioBudget(first, 3.5) });
+  progress("TUI: keystrokes and frames while streaming over a 100k-character transcript");
+  const p50: number[] = [];
+  const p99: number[] = [];
+  const frameP50: number[] = [];
+  const frameP99: number[] = [];
+  for (let i = 0; i < TUI_RUNS; i++) {
+    const r = await benchInProcess();
+    p50.push(r.p50);
+    p99.push(r.p99);
+    frameP50.push(percentile(r.frames, 50));
+    frameP99.push(percentile(r.frames, 99));
+  }
+  const key99 = stats(p99);
+  const frame99 = stats(frameP99);
+  rows.push({ name: "TUI: keystroke → screen p50 (streaming)", unit: "ms", keen: stats(p50) });
+  rows.push({ name: "TUI: keystroke → screen p99 (streaming)", unit: "ms", keen: key99, budget: { text: "≤ 33 ms (a frame)", pass: key99.median <= 33 } });
+  rows.push({ name: "TUI: frame p50, 100k-char transcript", unit: "ms", keen: stats(frameP50) });
+  rows.push({ name: "TUI: frame p99, 100k-char transcript", unit: "ms", keen: frame99, budget: { text: "≤ 16 ms", pass: frame99.median <= 16 } });
+  progress("TUI: peak RSS resuming a 10k-event session");
+  const rss = await benchResumeRss(KEEN_BIN, keenEnv, sandbox.workspace, TUI_RUNS, RESUME_TURNS);
+  rows.push({ ...rss, budget: { text: "≤ 150 MB", pass: rss.keen.median <= 150 } });
+}
+
 await server.close();
 rmSync(sandbox.root, { recursive: true, force: true });
 rmSync(SNAPSHOT, { recursive: true, force: true });
@@ -240,7 +289,6 @@ function report() {
       r.budget?.text ?? "—",
       r.budget ? (r.budget.pass ? "pass" : "MISS") : "",
     ]),
-    ["TUI: stream 100k chars into 2,000 messages", "n/a (no TUI yet)", "—", "—", "—", "—", ""],
   ];
   const widths = table[0]!.map((_, c) => Math.max(...table.map((line) => line[c]!.length)));
   const line = (cells: string[]) => `| ${cells.map((cell, c) => cell.padEnd(widths[c]!)).join(" | ")} |`;

@@ -53,8 +53,8 @@ function turnEvents(id: string, n: number): KeenEvent[] {
   ];
 }
 
-/** Builds a session of `turns × 10` events in `dataDir`. */
-export async function buildSession(dataDir: string, turns: number): Promise<BuiltSession> {
+/** Builds a session of `turns × 10` events in `dataDir`; with `compactEvery`, a compaction's replacement event follows every that many turns. */
+export async function buildSession(dataDir: string, turns: number, compactEvery?: number): Promise<BuiltSession> {
   const started = performance.now();
   const store = openStore(dataDir);
   const id = newSessionId();
@@ -63,12 +63,37 @@ export async function buildSession(dataDir: string, turns: number): Promise<Buil
   const lines: string[] = [];
   for (let n = 0; n < turns; n++) {
     const events = turnEvents(id, n);
+    if (compactEvery && (n + 1) % compactEvery === 0) events.push(replacementEvent(id, n));
     await store.append(id, events);
     for (const event of events) lines.push(JSON.stringify(event));
   }
   const jsonlPath = join(dataDir, "floor-events.jsonl");
   writeFileSync(jsonlPath, `${lines.join("\n")}\n`);
-  return { dataDir, id, events: turns * EVENTS_PER_TURN, jsonlPath, buildMs: performance.now() - started };
+  return { dataDir, id, events: lines.length, jsonlPath, buildMs: performance.now() - started };
+}
+
+/** A compaction's stored replacement: a summary of about 2 KB, its acknowledgement and the last turn kept. */
+function replacementEvent(id: string, n: number): KeenEvent {
+  const summary = `[Keen compacted this conversation] Summary up to turn ${n}: the modules parse and print; decisions, paths and commands follow. `.repeat(16);
+  return {
+    conversation_id: id, ts: Date.now(), kind: "context-replacement", trigger: "auto",
+    messages: [
+      { role: "user", content: [{ type: "text", text: summary }], headless: true },
+      { role: "assistant", content: [{ type: "text", text: "Understood." }] },
+    ],
+  };
+}
+
+/** A resume of a compacted session as the engine does it: open, resolve, read from the last compaction, project. Returns ms and events read. */
+export async function timeCompactedResume(session: BuiltSession): Promise<{ ms: number; read: number }> {
+  const started = performance.now();
+  const store = openStore(session.dataDir);
+  const meta = await store.resolve(session.id.slice(0, 8));
+  const recent = await store.loadRecent(meta.id);
+  const conversation = projectConversation(recent.events);
+  const ms = performance.now() - started;
+  if (recent.offset === 0 || conversation.length < 2) throw new Error(`compacted resume read from ${recent.offset}: ${conversation.length} messages`);
+  return { ms, read: recent.events.length };
 }
 
 /** One resume as `keen run --session` does it before the turn: open, resolve, load, project. Returns ms. */

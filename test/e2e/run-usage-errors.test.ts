@@ -32,6 +32,9 @@ const flagCases: [string, string[], RegExp][] = [
   ["an unknown session", ["--session", "0000dead", "hi"], /^keen: no session matches '0000dead'\n$/],
   ["a non-numeric --timeout", ["--timeout", "soon", "hi"], /^keen: --timeout must be a positive number of seconds, not "soon"\n$/],
   ["a zero --timeout", ["--timeout", "0", "hi"], /--timeout must be a positive number/],
+  // Beyond a Node timer's 2^31-1 ms, setTimeout fires at once: that must not become an instant timeout.
+  ["a --timeout beyond what a timer can hold", ["--timeout", "1e12", "hi"], /^keen: --timeout must be at most 2147483 seconds \(about 24 days\), not "1e12"\n$/],
+  ["an infinite --timeout", ["--timeout", "Infinity", "hi"], /--timeout must be a positive number/],
   ["a zero --max-turns", ["--max-turns", "0", "hi"], /^keen: --max-turns must be a positive integer, not "0"\n$/],
   ["a fractional --max-turns", ["--max-turns", "1.5", "hi"], /--max-turns must be a positive integer/],
   ["an unknown tool in --allowed-tools", ["--allowed-tools", "read_file,teleport", "hi"], /unknown tool "teleport"; tools: bash, read_file/],

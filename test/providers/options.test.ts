@@ -57,3 +57,13 @@ test("the retry policy gives a failure no more retries than it allows", async ()
   assert.deepEqual(seen, ["event", "retry", "event"]);
   assert.equal(provider.requests.length, 2);
 });
+
+test("context-overflow errors are marked overflow in both vendors' shapes; other 400s are not", () => {
+  const anthropic = { status: 400, error: { type: "error", error: { type: "invalid_request_error", message: "prompt is too long: 210000 tokens > 200000 maximum" } } };
+  const openai = { status: 400, error: { message: "Your input exceeds the limit.", type: "invalid_request_error", code: "context_length_exceeded" } };
+  const other = { status: 400, error: { type: "error", error: { type: "invalid_request_error", message: "max_tokens: field required" } } };
+  assert.equal(classifyFailure(anthropic).overflow, true);
+  assert.equal(classifyFailure(openai).overflow, true);
+  assert.equal(classifyFailure(other).overflow, undefined);
+  assert.equal(classifyFailure(anthropic).retryable, false);
+});

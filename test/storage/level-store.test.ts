@@ -1,11 +1,11 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, rmSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { KeenEvent } from "../../protocol/events.js";
 import { newSessionId } from "../../storage/ids.js";
 import { openStore } from "../../storage/level-store.js";
-import { SessionBusyError, UnknownSessionError, type SessionMeta } from "../../storage/store.js";
+import { SessionBusyError, StoreError, UnknownSessionError, type SessionMeta } from "../../storage/store.js";
 import { makeTempDir } from "../temp.js";
 
 const root = makeTempDir("keen-store-");
@@ -114,7 +114,11 @@ test("load reads a session longer than one read batch, in order; a corrupt event
   const db = new Level<string, string>(join(dir, "sessions", id), { valueEncoding: "utf8" });
   await db.put("e:000000001500", "{not json");
   await db.close();
-  await assert.rejects(store.load(id), SyntaxError);
+  await assert.rejects(store.load(id), (error: Error) => {
+    assert.ok(error instanceof StoreError);
+    assert.equal(error.message, `cannot read the session store at ${join(dir, "sessions", id)}: the database is damaged (Expected property name or '}' in JSON at position 1)`);
+    return true;
+  });
   await store.append(id, [textEvent(id, "after")]);
 });
 
@@ -155,6 +159,61 @@ test("remove deletes the index entries and the session directory", async () => {
   await assert.rejects(store.load("../../etc"), UnknownSessionError);
 });
 
+test("a file where a database directory belongs, garbage in a session's files: one StoreError naming the path and the cause", async () => {
+  const dir = freshDir();
+  const store = openStore(dir);
+  const [file, damaged, fine] = [newSessionId(), newSessionId(), newSessionId()];
+  for (const [i, id] of [file, damaged, fine].entries()) {
+    await store.create(meta(id, i + 1));
+    await store.append(id, [textEvent(id, "stored")]);
+  }
+  rmSync(join(dir, "sessions", file), { recursive: true });
+  writeFileSync(join(dir, "sessions", file), "not a database");
+  const notDir = `cannot write the session store at ${join(dir, "sessions", file)}: not a directory (a file is in its place)`;
+  await assert.rejects(store.append(file, [textEvent(file, "x")]), { name: "StoreError", message: notDir });
+  await assert.rejects(store.load(file), { name: "StoreError", message: notDir.replace("write", "read") });
+
+  for (const name of readdirSync(join(dir, "sessions", damaged))) writeFileSync(join(dir, "sessions", damaged, name), "garbage ".repeat(40));
+  await assert.rejects(store.load(damaged), (error: Error) => {
+    assert.ok(error instanceof StoreError, String(error));
+    assert.match(error.message, new RegExp(`^cannot read the session store at ${join(dir, "sessions", damaged)}: the database is damaged \\(Corruption: [^\n]+\\)$`));
+    return true;
+  });
+  // The index does not depend on a session's own database.
+  assert.deepEqual((await store.list()).map((m) => m.id), [fine, damaged, file]);
+  assert.equal((await store.load(fine)).length, 1);
+  await store.remove(damaged);
+
+  // A damaged index entry hides only itself.
+  const { Level } = await import("level");
+  const index = new Level<string, string>(join(dir, "index"), { valueEncoding: "utf8" });
+  await index.put(`s:${fine}`, "{garbage");
+  await index.close();
+  assert.deepEqual((await store.list()).map((m) => m.id), [file]);
+});
+
+test("an index directory replaced by a file: every operation says so", async () => {
+  const dir = freshDir();
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "index"), "");
+  const store = openStore(dir);
+  const message = `cannot read the session store at ${join(dir, "index")}: not a directory (a file is in its place)`;
+  await assert.rejects(store.list(), { name: "StoreError", message });
+  await assert.rejects(store.create(meta(newSessionId(), 1)), { name: "StoreError", message: message.replace("read", "write") });
+});
+
+test("a session directory that a killed process left without a database loads as empty", async () => {
+  const dir = freshDir();
+  const store = openStore(dir);
+  const id = newSessionId();
+  await store.create(meta(id, 1));
+  mkdirSync(join(dir, "sessions", id), { recursive: true });
+  writeFileSync(join(dir, "sessions", id, "LOCK"), "");
+  assert.deepEqual(await store.load(id), []);
+  await store.append(id, [textEvent(id, "after")]);
+  assert.equal((await store.load(id)).length, 1);
+});
+
 test("many single-event appends keep the file count and resume time flat", async () => {
   const dir = freshDir();
   const store = openStore(dir);
@@ -167,4 +226,23 @@ test("many single-event appends keep the file count and resume time flat", async
   const indexTables = readdirSync(join(dir, "index")).filter((f) => f.endsWith(".ldb"));
   assert.ok(indexTables.length <= 8, `${indexTables.length} index table files`);
   assert.equal((await store.load(id)).length, 400);
+});
+test("loadRecent reads from the last context replacement on, with the permission rules stored before it", async () => {
+  const store = openStore(freshDir());
+  const id = newSessionId();
+  await store.create(meta(id, 1));
+  const base = { conversation_id: id, ts: 0 };
+  const replacement = (n: string): KeenEvent => ({
+    kind: "context-replacement", ...base, trigger: "auto", messages: [{ role: "user", content: [{ type: "text", text: n }] }],
+  });
+  const rule: KeenEvent = { kind: "permission-rule", ...base, tool_name: "bash", decision: "allow" };
+  assert.deepEqual(await store.loadRecent(id), { events: [], offset: 0, rules: [] });
+  await store.append(id, [textEvent(id, "a"), rule, textEvent(id, "b")]);
+  assert.deepEqual(await store.loadRecent(id), { events: await store.load(id), offset: 0, rules: [] });
+  await store.append(id, [replacement("first"), textEvent(id, "c")]);
+  await store.append(id, [textEvent(id, "d"), replacement("second"), textEvent(id, "e")]);
+  const recent = await store.loadRecent(id);
+  assert.equal(recent.offset, 6);
+  assert.deepEqual(recent.events, (await store.load(id)).slice(6));
+  assert.deepEqual(recent.rules, [rule]);
 });

@@ -111,3 +111,22 @@ test("alternation holds for a long mixed history", () => {
   assertAlternates(conversation);
   for (const m of conversation) assert.equal(m.content.length, 1);
 });
+
+test("a context replacement replaces what came before it; a turn it happened in continues after it", () => {
+  const summary: Message = { role: "user", content: [text("SUMMARY")], headless: true };
+  const ack = reply("ok");
+  const mid: KeenEvent = { kind: "context-replacement", ...base, turn_id: "t2", trigger: "auto", messages: [summary, ack, { role: "user", content: [text("second")], headless: true }] };
+  const events = [
+    user("t1", "first", true), step("t1", text("one")), end("t1", "success"),
+    user("t2", "second", true), mid, step("t2", text("two")), end("t2", "success"),
+    user("t3", "third", true), step("t3", text("three")), end("t3", "success"),
+  ];
+  const conversation = projectConversation(events);
+  assert.deepEqual(conversation, [summary, ack, { role: "user", content: [text("second")], headless: true }, reply("two"), { role: "user", content: [text("third")], headless: true }, reply("three")]);
+  assertAlternates(conversation);
+  // A manual compaction between turns: no turn continues.
+  const manual: KeenEvent = { kind: "context-replacement", ...base, trigger: "manual", messages: [summary, ack] };
+  assert.deepEqual(projectConversation([...events, manual, user("t4", "fourth"), step("t4", text("four")), end("t4", "success")]), [
+    summary, ack, { role: "user", content: [text("fourth")] }, reply("four"),
+  ]);
+});

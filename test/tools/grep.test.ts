@@ -94,7 +94,7 @@ test("grepFallback is usable on its own and stops on abort", async () => {
   assert.deepEqual(found.matches.map((m) => m.path.slice(t.ws.length + 1)), [".github/workflow.yml", "src/a.ts", "src/b.py", "src/deep/c.py"]);
   const aborted = new AbortController();
   aborted.abort();
-  assert.deepEqual(await grepFallback({ ...base, signal: aborted.signal }), { matches: [], more: false });
+  assert.deepEqual(await grepFallback({ ...base, signal: aborted.signal }), { matches: [], more: false, error: "The search was interrupted." });
 });
 
 test("the fallback never enters node_modules", async () => {

@@ -1,0 +1,94 @@
+import { resolve } from "node:path";
+import { EventBus } from "../../protocol/bus.js";
+import { PermissionModeSchema, type PermissionMode } from "../../protocol/commands.js";
+import { newSessionId } from "../../storage/ids.js";
+import { openStore } from "../../storage/level-store.js";
+import type { SessionMeta } from "../../storage/store.js";
+import { createSessionEngine } from "../agent/engine.js";
+import { DEFAULT_RETRY } from "../agent/retry.js";
+import { ttyProblem } from "../tui/terminal.js";
+import { historyPathFor } from "../tui/history.js";
+import { cassetteSettings, openCassette, type CassetteFlags } from "./cassette-setup.js";
+import { keenPaths, loadConfig } from "./config.js";
+import { checkModel, createPreparer, listModels, storedSession, type PreparedSetup } from "./engine-setup.js";
+import { UsageError } from "./errors.js";
+import { findWorkspace } from "../tools/workspace.js";
+
+/** `keen [--resume <id> | --continue] [--model m] [--permission-mode m] [--theme t] [--cwd dir]` */
+export interface TuiFlags extends CassetteFlags {
+  resume?: string;
+  continue?: boolean;
+  model?: string;
+  permissionMode?: string;
+  theme?: string;
+  cwd?: string;
+}
+
+const EXIT_FOR_SIGNAL: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
+const NO_PROVIDER = /no provider configured|needs an API key/;
+
+/**
+ * `keen` with no command: the full-screen TUI, a client of an in-process
+ * session engine (interactive turns, `ask` by default). Refuses without a
+ * terminal (exit 2, pointing to `keen run`). A missing provider does not stop
+ * it: the TUI opens and says what to set.
+ */
+export async function tuiCommand(flags: TuiFlags): Promise<number> {
+  const problem = ttyProblem(process.stdin, process.stdout);
+  if (problem) throw new UsageError(problem);
+  if (flags.resume && flags.continue) throw new UsageError("use --resume <id> or --continue, not both");
+  const mode = flags.permissionMode === undefined ? undefined : PermissionModeSchema.safeParse(flags.permissionMode);
+  if (mode && !mode.success) throw new UsageError(`--permission-mode must be one of ${PermissionModeSchema.options.join(", ")}, not "${flags.permissionMode}"`);
+
+  const paths = keenPaths();
+  const cassette = openCassette(cassetteSettings(flags), paths);
+  const store = openStore(paths.dataDir);
+  const here = resolve(flags.cwd ?? process.cwd());
+  const meta = await sessionToOpen(store, flags, here);
+  // As with keen run --session: the session's directory unless --cwd says otherwise.
+  const cwd = flags.cwd ? here : (meta?.cwd ?? cassette?.replay?.demoWorkspace?.() ?? here);
+  const config = loadConfig(paths, findWorkspace(cwd));
+  // Replaying, as in keen run and stdio: the flag, else the replay's mode (the demo: auto), never the config's.
+  const replayMode = cassette?.replay ? (cassette.replay.mode ?? "ask") : undefined;
+  const prepare = createPreparer(paths, { headless: false, permissionMode: mode?.data ?? replayMode, defaultMode: "ask", cassette });
+  const id = meta?.id ?? newSessionId();
+  const model = flags.model ?? meta?.model;
+  let setup: PreparedSetup | undefined;
+  let providerProblem: string | undefined;
+  try {
+    setup = await prepare({ id, cwd, model });
+  } catch (error) {
+    if (!(error instanceof UsageError && NO_PROVIDER.test(error.message))) throw error;
+    providerProblem = error.message;
+  }
+
+  const bus = new EventBus((error) => process.stderr.write(`keen: a subscriber failed: ${String(error)}\n`));
+  const permissionMode: PermissionMode = setup?.permissionMode ?? mode?.data ?? replayMode ?? "ask";
+  const engine = createSessionEngine({
+    store, bus, headless: false, cwd, permissionMode, interactive: true, redactor: setup?.redactor,
+    prepare, checkModel: (ref) => checkModel(paths, cwd, ref, process.env, cassette),
+    listModels: () => listModels(setup?.config ?? config, setup?.modelRef),
+    retry: DEFAULT_RETRY, newId: newSessionId, initial: { id, meta, cwd, model },
+  });
+
+  const { startTui } = await import("../tui/start.js");
+  let signal: NodeJS.Signals | undefined;
+  await startTui({
+    client: engine, stdin: process.stdin, stdout: process.stdout, theme: flags.theme ?? config.theme,
+    initial: { cwd, model: setup?.modelRef ?? model ?? config.model ?? "no model", sessionId: meta?.id, permissionMode, resume: Boolean(meta), problem: providerProblem,
+      // A replay starts with its recorded prompt typed in, ready to send.
+      draft: meta ? undefined : cassette?.replay?.prompt },
+    historyFile: historyPathFor(paths.dataDir, cwd),
+    onExit: (exit) => {
+      signal = exit.signal;
+      if (signal) engine.stop(signal === "SIGINT" ? "sigint" : signal === "SIGHUP" ? "sighup" : "sigterm");
+    },
+  });
+  // The engine stores what the last turn produced before the process ends; bounded, a hung tool must not keep it alive.
+  await Promise.race([engine.close(), new Promise((r) => setTimeout(r, 5000).unref())]);
+  return signal ? (EXIT_FOR_SIGNAL[signal] ?? 1) : 0;
+}
+
+async function sessionToOpen(store: ReturnType<typeof openStore>, flags: TuiFlags, cwd: string): Promise<SessionMeta | undefined> {
+  return storedSession(store, flags.continue ? { continueIn: cwd, start: "`keen`" } : { id: flags.resume });
+}

@@ -1,0 +1,215 @@
+import type { EngineClient } from "../../protocol/client.js";
+import type { Command, PermissionMode } from "../../protocol/commands.js";
+import type { EventOf, KeenEvent } from "../../protocol/events.js";
+import type { Theme } from "../../themes/index.js";
+import { Editor } from "./editor.js";
+import { composeFrame, createUi, type Frame, type UiState } from "./frame.js";
+import { createSessionView, reduce, type LocalAction, type SessionView } from "./state.js";
+import { isSetupError } from "./views/setup.js";
+import { TranscriptCache } from "./views/transcript.js";
+
+/** What the controller needs from the outside world; start.ts supplies the real ones, tests fakes. */
+export interface ControllerDeps {
+  client: EngineClient;
+  theme: Theme;
+  initial: { cwd: string; model: string; sessionId?: string; permissionMode: PermissionMode };
+  history?: string[];
+  saveHistory?: (prompt: string) => void;
+  /** Workspace paths matching what follows `@` (gitignored and secret files left out). */
+  listFiles?: (query: string) => string[];
+  /** Puts text on the clipboard (OSC 52). */
+  copy?: (text: string) => void;
+  /** Opens the prompt in $EDITOR; resolves with the edited text (undefined: unchanged or failed). */
+  editExternal?: (text: string) => Promise<string | undefined>;
+  /** Resolves a theme name (`/theme`); throws for an unknown one. */
+  themeFor?: (name: string) => Theme;
+  /** Asks for a frame; `urgent` for keystrokes (drawn at once unless a frame was just drawn). */
+  requestFrame: (urgent?: boolean) => void;
+  /** Forgets what is on the terminal and draws everything again (Ctrl-L, after $EDITOR). */
+  redraw: () => void;
+  /** The user asked to leave. */
+  exit: () => void;
+  now?: () => number;
+}
+
+export const MODE_CYCLE: PermissionMode[] = ["ask", "accept-edits", "auto", "read-only"];
+
+/**
+ * The TUI's state machine: engine events in (through the reducer), input
+ * actions out as commands. It never draws; `frame()` composes what the
+ * blessed glue shows.
+ */
+export class TuiController {
+  readonly view: SessionView;
+  readonly ui: UiState;
+  readonly editor: Editor;
+  readonly cache = new TranscriptCache();
+  private responses = new Map<string, (event: EventOf<"response">) => void>();
+  private seq = 0;
+  private setupShown = false;
+  private lastDiffCount = 0;
+  exitArmedUntil = 0;
+
+  constructor(readonly deps: ControllerDeps) {
+    this.view = createSessionView(deps.initial);
+    this.ui = createUi(deps.theme);
+    this.editor = new Editor(deps.history ?? []);
+  }
+
+  now(): number {
+    return this.deps.now?.() ?? Date.now();
+  }
+
+  /** Every engine event, live or replayed. Contract: never throws (a bad event must not take the terminal down). */
+  onEvent(event: KeenEvent): void {
+    try {
+      if (event.kind === "response" && event.id && this.responses.has(event.id)) {
+        const handler = this.responses.get(event.id)!;
+        this.responses.delete(event.id);
+        handler(event);
+        if (!event.ok && isSetupError(event.error ?? "") && this.showSetup(event.error ?? "")) return this.deps.requestFrame();
+      }
+      if (event.kind === "error" && isSetupError(event.message) && this.showSetup(event.message)) return this.deps.requestFrame();
+      const before = this.view.permissions[0]?.request_id;
+      reduce(this.view, event);
+      if (this.view.permissions[0]?.request_id !== before) this.ui.permission = { scroll: 0 };
+      if (this.view.askContinue && !this.ui.overlay) this.ui.overlay = { kind: "continue" };
+      if (this.view.diffs.length !== this.lastDiffCount) {
+        if (this.ui.diffFollow || this.view.diffs.length < this.lastDiffCount) this.ui.diffIndex = Math.max(0, this.view.diffs.length - 1);
+        this.ui.diffScroll = 0;
+        this.lastDiffCount = this.view.diffs.length;
+      }
+    } catch (error) {
+      reduce(this.view, { kind: "local-notice", level: "error", text: `display error: ${String(error)}` });
+    }
+    this.deps.requestFrame();
+  }
+
+  /** Applies a local action (a notice, a mode change) and redraws. */
+  local(action: LocalAction): void {
+    reduce(this.view, action);
+    this.deps.requestFrame();
+  }
+
+  notice(text: string, level: "info" | "warning" | "error" = "info"): void {
+    this.local({ kind: "local-notice", level, text });
+  }
+
+  /** A short message in the status bar. */
+  note(text: string, ms = 2500): void {
+    this.ui.note = { text, until: this.now() + ms };
+    this.deps.requestFrame();
+  }
+
+  /** Sends a command with an id; `onResponse` gets the engine's answer. */
+  request(command: Command, onResponse?: (event: EventOf<"response">) => void): void {
+    const id = `tui-${++this.seq}`;
+    if (onResponse) this.responses.set(id, onResponse);
+    this.deps.client.send({ ...command, id });
+  }
+
+  /** Shows what to set to get a provider, once; false when it was shown already. */
+  showSetup(message: string): boolean {
+    if (this.setupShown) return false;
+    this.setupShown = true;
+    this.local({ kind: "local-notice", level: "setup", text: `No model provider is configured (${message}).` });
+    return true;
+  }
+
+  /** Sends a prompt (queued by the engine when a turn runs). */
+  prompt(text: string): void {
+    this.local({ kind: "local-prompt", text });
+    this.request({ kind: "prompt", text }, (r) => {
+      if (!r.ok) reduce(this.view, { kind: "local-prompt-failed" });
+    });
+    this.ui.transcriptScroll = { follow: true, index: 0, line: 0 };
+  }
+
+  interrupt(): boolean {
+    if (!this.view.running) return false;
+    this.request({ kind: "interrupt" });
+    this.note("interrupting…");
+    return true;
+  }
+
+  setMode(mode: PermissionMode): void {
+    this.request({ kind: "set-permission-mode", mode }, (r) => {
+      if (r.ok) {
+        this.local({ kind: "local-mode", mode });
+        this.note(`permission mode: ${mode}`);
+      }
+    });
+  }
+
+  cycleMode(): void {
+    const i = MODE_CYCLE.indexOf(this.view.permissionMode);
+    this.setMode(MODE_CYCLE[(i + 1) % MODE_CYCLE.length]!);
+  }
+
+  setModel(model: string): void {
+    this.request({ kind: "set-model", model }, (r) => {
+      if (r.ok) {
+        this.local({ kind: "local-model", model });
+        this.note(`model: ${model}`);
+      }
+    });
+  }
+
+  /** Answers the oldest permission request. */
+  answerPermission(decision: "allow-once" | "allow-always" | "deny", message?: string): void {
+    const request = this.view.permissions[0];
+    if (!request) return;
+    this.request({ kind: "permission-response", request_id: request.request_id, decision, ...(message ? { message } : {}) });
+    // Drawn as answered at once; the engine's tool-start or tool-result follows.
+    this.view.permissions = this.view.permissions.slice(1);
+    this.ui.permission = { scroll: 0 };
+    this.deps.requestFrame(true);
+  }
+
+  /** Starts over in a new session (the old one stays resumable). */
+  newSession(): void {
+    if (this.busy()) return;
+    this.local({ kind: "local-clear" });
+    this.lastDiffCount = 0;
+    this.ui.diffIndex = 0;
+    this.request({ kind: "new-session", cwd: this.view.cwd });
+    this.note("new session");
+  }
+
+  /** Switches to a stored session: clears the transcript and lets the engine replay its history; `cwd` moves it (`keen --resume x --cwd y`). */
+  resume(session: string, cwd?: string): void {
+    if (this.busy()) return;
+    this.local({ kind: "local-clear" });
+    this.lastDiffCount = 0;
+    this.request({ kind: "resume-session", session, replay: true, ...(cwd ? { cwd } : {}) }, (r) => {
+      if (!r.ok) return;
+      const data = (r.data ?? {}) as { session_id?: string; model?: string; cwd?: string };
+      if (data.session_id) this.view.sessionId = data.session_id;
+      if (data.model) this.view.model = data.model;
+      if (data.cwd) this.view.cwd = data.cwd;
+      this.note(`resumed ${(data.session_id ?? session).slice(0, 8)}`);
+    });
+  }
+
+  /** The engine switches sessions only between turns; the transcript must not be cleared for nothing. */
+  private busy(): boolean {
+    if (!this.view.running) return false;
+    this.notice("A turn is running: interrupt it first (Esc), then switch sessions.", "warning");
+    return true;
+  }
+
+  /** The screen for a size; remembers the scroll positions as drawn. */
+  frame(cols: number, rows: number): Frame {
+    const frame = composeFrame(this.view, this.ui, this.editor, this.cache, cols, rows, this.now());
+    this.ui.transcriptScroll = frame.scrolls.transcript;
+    this.ui.tools.scroll = frame.scrolls.tools;
+    return frame;
+  }
+
+  /** True while something on screen moves by itself (spinner, countdown, clock): the glue keeps ticking. */
+  animating(): boolean {
+    if (this.view.retry) return true;
+    if (this.ui.note && this.ui.note.until > this.now()) return true;
+    return this.view.running;
+  }
+}

@@ -1,0 +1,60 @@
+/*
+ * Where each pane goes for a terminal size. Wide terminals get a side column
+ * (tools above diff); medium ones a strip under the transcript; small ones
+ * only the transcript and the input, so 40×10 still works.
+ */
+
+/** A pane's outer box, border included. */
+export interface Rect {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/** The panes of one layout; the tool panel and diff pane are absent when they do not fit. */
+export interface Layout {
+  transcript: Rect;
+  tools?: Rect;
+  diff?: Rect;
+  input: Rect;
+  status: Rect;
+  /** True when the transcript is drawn without a border (small terminals). */
+  bare: boolean;
+}
+
+/** Lines of prompt shown before the input box scrolls. */
+export function maxInputLines(rows: number): number {
+  return Math.max(1, Math.min(10, Math.floor(rows / 3)));
+}
+
+export function layout(cols: number, rows: number, inputLines: number): Layout {
+  cols = Math.max(1, cols);
+  rows = Math.max(4, rows);
+  const status: Rect = { left: 0, top: rows - 1, width: cols, height: 1 };
+  const inputHeight = Math.min(inputLines, maxInputLines(rows)) + 2;
+  const input: Rect = { left: 0, top: rows - 1 - inputHeight, width: cols, height: inputHeight };
+  const body = rows - 1 - inputHeight;
+  if (cols >= 100 && body >= 16) {
+    const side = Math.max(36, Math.min(72, Math.floor(cols * 0.38)));
+    const main = cols - side;
+    const toolsHeight = Math.floor(body / 2);
+    return {
+      transcript: { left: 0, top: 0, width: main, height: body },
+      tools: { left: main, top: 0, width: side, height: toolsHeight },
+      diff: { left: main, top: toolsHeight, width: side, height: body - toolsHeight },
+      input, status, bare: false,
+    };
+  }
+  if (cols >= 60 && body >= 16) {
+    const strip = Math.max(6, Math.min(12, Math.floor(body * 0.35)));
+    const half = Math.floor(cols / 2);
+    return {
+      transcript: { left: 0, top: 0, width: cols, height: body - strip },
+      tools: { left: 0, top: body - strip, width: half, height: strip },
+      diff: { left: half, top: body - strip, width: cols - half, height: strip },
+      input, status, bare: false,
+    };
+  }
+  return { transcript: { left: 0, top: 0, width: cols, height: Math.max(0, body) }, input, status, bare: true };
+}

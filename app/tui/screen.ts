@@ -1,0 +1,142 @@
+import type { Widgets } from "blessed";
+import type { Theme } from "../../themes/index.js";
+import type { Frame, PaneFrame } from "./frame.js";
+import { charWidth, forBlessed, wideEmojiSource } from "./text.js";
+
+type Blessed = typeof import("blessed");
+
+/*
+ * The blessed glue. blessed only draws: Keen decodes input itself
+ * (keys.ts), so the screen gets a silent input stream, and each box gets
+ * finished lines (already sanitized, styled and fitted to its width) with
+ * tags off. A frame is wrapped in synchronized output (CSI ?2026) so a
+ * terminal that supports it never shows half of one.
+ */
+
+const SYNC_START = "\x1b[?2026h";
+const SYNC_END = "\x1b[?2026l";
+
+let patched = false;
+
+/**
+ * Fixes two blessed problems once per process: the xterm-256color `Setulc`
+ * string crashes its terminfo compiler on some machines (STACK.md), and its
+ * width table counts emoji as one cell where terminals use two, which shifts
+ * the rest of the line.
+ */
+export function patchBlessed(blessed: Blessed): void {
+  if (patched) return;
+  patched = true;
+  const tput = (blessed as unknown as { Tput: { prototype: Record<string, unknown> } }).Tput.prototype;
+  const compile = tput._compile as (this: unknown, info: unknown, key: string, str: string) => unknown;
+  tput._compile = function (this: unknown, info: unknown, key: string, str: string) {
+    if (key === "Setulc") return () => "";
+    return compile.call(this, info, key, str);
+  };
+  const unicode = (blessed as unknown as { unicode: Record<string, unknown> }).unicode;
+  const chars = unicode.chars as Record<string, RegExp>;
+  chars.all = new RegExp(`(${chars.swide!.source.slice(1, -1)}|${wideEmojiSource()}|${chars.wide!.source.slice(1, -1)})`, "g");
+  const original = unicode.charWidth as (str: string | number, i?: number) => number;
+  unicode.charWidth = (str: string | number, i?: number) => {
+    const cp = typeof str === "number" ? str : (str.codePointAt(i ?? 0) ?? 0);
+    return cp === 0x09 ? original(str, i) : charWidth(cp);
+  };
+}
+
+/** The terminal as the controller sees it: a size, frames in, and a way to step aside for $EDITOR. */
+export interface Surface {
+  size(): { cols: number; rows: number };
+  draw(frame: Frame): void;
+  /** Forgets what the terminal shows so the next draw repaints every cell. */
+  invalidate(): void;
+  leave(): void;
+  enter(): void;
+  destroy(): void;
+}
+
+interface PaneBoxes {
+  box: Widgets.BoxElement;
+  last: { content: string; rect: string; label?: string; focused?: boolean; visible: boolean };
+}
+
+export function createBlessedSurface(blessed: Blessed, input: NodeJS.ReadableStream, output: NodeJS.WritableStream, getTheme: () => Theme): Surface {
+  patchBlessed(blessed);
+  const screen = blessed.screen({
+    input, output, terminal: "xterm-256color", fullUnicode: true, smartCSR: true, autoPadding: false,
+    warnings: false, dockBorders: false, ignoreLocked: ["C-c"], title: "keen",
+  } as unknown as Widgets.IScreenOptions) as Widgets.Screen & { enter(): void; leave(): void };
+  screen.program.hideCursor();
+  const make = (border: boolean): PaneBoxes => ({
+    box: blessed.box({ parent: screen, tags: false, wrap: false, border: border ? { type: "line" } : undefined, style: {}, hidden: true }),
+    last: { content: "", rect: "", visible: false },
+  });
+  const panes = {
+    transcript: make(true), bare: make(false), tools: make(true), diff: make(true), input: make(true), status: make(false),
+    popup: make(true), overlay: make(true),
+  };
+
+  const place = (pane: PaneBoxes, frame: PaneFrame | undefined) => {
+    const { box, last } = pane;
+    if (!frame || frame.rect.width <= 0 || frame.rect.height <= 0) {
+      if (last.visible) box.hide();
+      last.visible = false;
+      return;
+    }
+    const r = frame.rect;
+    const rect = `${r.left},${r.top},${r.width},${r.height}`;
+    if (rect !== last.rect) {
+      Object.assign(box, { left: r.left, top: r.top, width: r.width, height: r.height });
+      last.rect = rect;
+    }
+    const theme = getTheme();
+    const style = frame.focused ? theme.tokens.borderFocus : theme.tokens.border;
+    if (frame.border) box.style.border = { fg: style.fg ?? "default", bold: !!style.bold } as never;
+    if (frame.label !== last.label || frame.focused !== last.focused) {
+      if (frame.label) box.setLabel(frame.label);
+      else if (last.label) box.removeLabel();
+      last.label = frame.label;
+      last.focused = frame.focused;
+    }
+    const content = frame.lines.map(forBlessed).join("\n");
+    if (content !== last.content) {
+      box.setContent(content);
+      last.content = content;
+    }
+    if (!last.visible) box.show();
+    last.visible = true;
+  };
+
+  return {
+    size: () => ({ cols: screen.width as number, rows: screen.height as number }),
+    draw(frame) {
+      place(panes.transcript, frame.transcript.border ? frame.transcript : undefined);
+      place(panes.bare, frame.transcript.border ? undefined : frame.transcript);
+      place(panes.tools, frame.tools);
+      place(panes.diff, frame.diff);
+      place(panes.input, frame.input);
+      place(panes.status, frame.status);
+      place(panes.popup, frame.popup);
+      place(panes.overlay, frame.overlay);
+      if (frame.popup) panes.popup.box.setFront();
+      if (frame.overlay) panes.overlay.box.setFront();
+      const program = screen.program as unknown as { _write(text: string): void };
+      program._write(SYNC_START);
+      screen.render();
+      program._write(SYNC_END);
+    },
+    invalidate() {
+      screen.realloc();
+      for (const pane of Object.values(panes)) pane.last.content = "\0";
+    },
+    leave() {
+      screen.leave();
+    },
+    enter() {
+      screen.enter();
+      screen.program.hideCursor();
+    },
+    destroy() {
+      screen.destroy();
+    },
+  };
+}

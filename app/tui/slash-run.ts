@@ -1,0 +1,141 @@
+import type { PermissionMode } from "../../protocol/commands.js";
+import { THEME_NAMES } from "../../themes/index.js";
+import { MODE_CYCLE, type TuiController } from "./controller.js";
+import { completeSlash } from "./slash.js";
+import type { ListItem } from "./views/lists.js";
+
+/** Runs a slash command typed in the prompt. Contract: never throws; failures become notices. */
+export function runSlash(c: TuiController, name: string, arg: string): void {
+  switch (name) {
+    case "new": return c.newSession();
+    case "sessions": return pickSession(c);
+    case "model": return arg ? c.setModel(arg) : pickModel(c);
+    case "mode": {
+      if (!arg) return c.cycleMode();
+      // A plain list, not the zod schema: the TUI bundle stays free of zod.
+      if (!MODE_CYCLE.includes(arg as PermissionMode)) return c.notice(`unknown mode "${arg}"; modes: ${MODE_CYCLE.join(", ")}`, "error");
+      return c.setMode(arg as PermissionMode);
+    }
+    case "theme": return setTheme(c, arg);
+    case "compact":
+      c.note("compacting…");
+      return c.request({ kind: "compact", ...(arg ? { instructions: arg } : {}) });
+    case "copy": {
+      if (!c.view.lastAnswer) return c.note("no answer to copy yet");
+      c.deps.copy?.(c.view.lastAnswer);
+      return c.note(`copied ${c.view.lastAnswer.length} characters (OSC 52)`);
+    }
+    case "undo":
+      return c.notice("/undo is not available yet: the session engine does not keep the previous contents of edited files. Use git to revert for now.", "warning");
+    case "help":
+      c.ui.overlay = { kind: "help", scroll: 0 };
+      return;
+    case "exit": return c.deps.exit();
+  }
+}
+
+function setTheme(c: TuiController, arg: string): void {
+  const themeFor = c.deps.themeFor;
+  if (!themeFor) return;
+  const current = THEME_NAMES.indexOf(c.ui.theme.name);
+  const name = arg || THEME_NAMES[(current + 1) % THEME_NAMES.length]!;
+  try {
+    c.ui.theme = themeFor(name);
+    c.note(`theme: ${name}${c.ui.theme.mono ? " (NO_COLOR: monochrome)" : ""}`);
+  } catch (error) {
+    c.notice((error as Error).message, "error");
+  }
+}
+
+interface SessionRow {
+  id: string;
+  title?: string;
+  updated?: number;
+  model?: string;
+  status?: string;
+}
+
+function ago(ts: number | undefined, now: number): string {
+  if (!ts) return "";
+  const s = Math.max(0, Math.round((now - ts) / 1000));
+  if (s < 60) return `${s}s ago`;
+  if (s < 3600) return `${Math.round(s / 60)}m ago`;
+  if (s < 86400) return `${Math.round(s / 3600)}h ago`;
+  return `${Math.round(s / 86400)}d ago`;
+}
+
+function pickSession(c: TuiController): void {
+  c.request({ kind: "list-sessions", cwd: c.view.cwd }, (r) => {
+    if (!r.ok) return;
+    const rows = (Array.isArray(r.data) ? r.data : []).filter((s): s is SessionRow => !!s && typeof (s as SessionRow).id === "string");
+    rows.sort((a, b) => (b.updated ?? 0) - (a.updated ?? 0));
+    if (!rows.length) return c.note("no stored sessions in this workspace");
+    const now = c.now();
+    const items: ListItem[] = rows.map((s) => ({
+      label: `${s.id.slice(0, 8)}  ${(s.title ?? "").replace(/\s+/g, " ").slice(0, 60)}`,
+      detail: [ago(s.updated, now), s.model, s.status && s.status !== "success" ? s.status : "", s.id === c.view.sessionId ? "(this one)" : ""].filter(Boolean).join("  "),
+    }));
+    c.ui.overlay = { kind: "picker", title: "Sessions (Enter resumes)", items, values: rows.map((s) => s.id), selected: 0, pick: (id) => c.resume(id) };
+    c.deps.requestFrame(true);
+  });
+}
+
+interface ModelRow {
+  model: string;
+  provider?: string;
+  current?: boolean;
+  available?: boolean;
+}
+
+function pickModel(c: TuiController): void {
+  c.request({ kind: "list-models" }, (r) => {
+    if (!r.ok) return;
+    const rows = (Array.isArray(r.data) ? r.data : []).filter((m): m is ModelRow => !!m && typeof (m as ModelRow).model === "string");
+    if (!rows.length) {
+      if (!c.showSetup("no models are available")) c.note("no models available");
+      return;
+    }
+    rows.sort((a, b) => Number(b.available ?? true) - Number(a.available ?? true));
+    const items = rows.map((m) => ({
+      label: `${m.current ? "* " : "  "}${m.model}`,
+      detail: m.available === false ? "needs a key" : m.provider ?? "",
+    }));
+    const selected = Math.max(0, rows.findIndex((m) => m.current));
+    c.ui.overlay = { kind: "picker", title: "Model (Enter uses it from the next turn)", items, values: rows.map((m) => m.model), selected, pick: (model) => c.setModel(model) };
+    c.deps.requestFrame(true);
+  });
+}
+
+/** Refreshes the completion list for the word at the cursor: `/command` at the start, `@path` anywhere. */
+export function updateCompletion(c: TuiController): void {
+  const { word, start } = c.editor.wordAtCursor();
+  let values: string[] = [];
+  let items: ListItem[] = [];
+  if (word.startsWith("/") && start === 0 && !c.editor.text.includes("\n")) {
+    const found = completeSlash(word);
+    values = found.map((s) => `/${s.name}${s.args ? " " : ""}`);
+    items = found.map((s) => ({ label: `/${s.name}${s.args ? ` ${s.args}` : ""}`, detail: s.help }));
+  } else if (word.startsWith("@") && c.deps.listFiles) {
+    const found = c.deps.listFiles(word.slice(1)).slice(0, 50);
+    values = found.map((p) => `@${p}`);
+    items = found.map((p) => ({ label: p }));
+  }
+  if (!values.length || (values.length === 1 && values[0]!.trimEnd() === word)) {
+    c.ui.completion = undefined;
+    return;
+  }
+  const previous = c.ui.completion;
+  const keep = previous && previous.start === start ? Math.min(previous.selected, values.length - 1) : 0;
+  c.ui.completion = { items, values, selected: keep, start };
+}
+
+/** Replaces the word at the cursor with the selected completion. */
+export function acceptCompletion(c: TuiController): void {
+  const comp = c.ui.completion;
+  if (!comp) return;
+  const value = comp.values[comp.selected]!;
+  const isDir = value.endsWith("/");
+  c.editor.replaceBeforeCursor(comp.start, value.startsWith("@") && !isDir ? `${value} ` : value);
+  c.ui.completion = undefined;
+  if (isDir) updateCompletion(c);
+}

@@ -1,0 +1,306 @@
+import type { PermissionMode } from "../../protocol/commands.js";
+import type { EventOf, KeenEvent } from "../../protocol/events.js";
+import type { Usage } from "../../protocol/messages.js";
+import { addUsage, emptyUsage } from "../../protocol/usage.js";
+
+/*
+ * The session as the TUI shows it, built from bus events by one reducer —
+ * the same for live events and for history replayed on resume.
+ */
+
+/** One entry of the transcript. Items are replaced, never mutated, when they change (views cache by identity). */
+export type TranscriptItem =
+  | { type: "user"; id: number; text: string; state: "sent" | "pending" | "queued" | "dropped" | "failed" }
+  | { type: "assistant"; id: number; text: string; live: boolean; streaming: boolean; attempt: number }
+  | { type: "thinking"; id: number; text: string; live: boolean; streaming: boolean; attempt: number }
+  | { type: "tool"; id: number; callId: string }
+  | { type: "notice"; id: number; level: "info" | "warning" | "error" | "setup"; text: string };
+
+/** One tool call for the tool panel; replaced on every change. */
+export interface ToolCall {
+  callId: string;
+  name: string;
+  input: string;
+  status: "pending" | "waiting" | "running" | "ok" | "error" | "cancelled";
+  requestedAt: number;
+  startedAt?: number;
+  endedAt?: number;
+  output: string;
+  totalBytes?: number;
+}
+
+/** A diff for the diff pane: applied (from a tool result) or awaiting approval. */
+export interface DiffEntry {
+  callId: string;
+  path: string;
+  diff: string;
+  pending: boolean;
+}
+
+/** A permission request waiting for the user's answer. */
+export type PendingPermission = Pick<EventOf<"permission-request">, "request_id" | "tool_name" | "tool_call_id" | "input" | "diff" | "path">;
+
+/** Everything the views draw that comes from events (UI-only state lives in the app). */
+export interface SessionView {
+  sessionId?: string;
+  model: string;
+  cwd: string;
+  permissionMode: PermissionMode;
+  items: TranscriptItem[];
+  tools: Map<string, ToolCall>;
+  toolOrder: string[];
+  diffs: DiffEntry[];
+  permissions: PendingPermission[];
+  /** True from a prompt until its turn's `result`. */
+  running: boolean;
+  attempt: number;
+  retry?: { attempt: number; reason: string; until: number };
+  usage: Usage;
+  context?: { used: number; window: number };
+  /** The last turn stopped at the step limit: ask whether to continue. */
+  askContinue: boolean;
+  lastAnswer: string;
+  nextId: number;
+}
+
+/** Actions the TUI itself adds to the stream (a prompt typed, a message of its own). */
+export type LocalAction =
+  | { kind: "local-prompt"; text: string }
+  | { kind: "local-notice"; level: "info" | "warning" | "error" | "setup"; text: string }
+  | { kind: "local-clear" }
+  | { kind: "local-mode"; mode: PermissionMode }
+  | { kind: "local-model"; model: string }
+  | { kind: "local-continue-answered" }
+  /** The engine refused a prompt (no provider, bad state): it never ran. */
+  | { kind: "local-prompt-failed" };
+
+export function createSessionView(init: { cwd: string; model: string; permissionMode: PermissionMode; sessionId?: string }): SessionView {
+  return {
+    sessionId: init.sessionId, model: init.model, cwd: init.cwd, permissionMode: init.permissionMode,
+    items: [], tools: new Map(), toolOrder: [], diffs: [], permissions: [], running: false, attempt: 1,
+    usage: emptyUsage(), askContinue: false, lastAnswer: "", nextId: 1,
+  };
+}
+
+/**
+ * Applies one event or local action. Contract: updates `view` in place and
+ * returns it (O(1) per event, so a 10k-event replay stays linear), but
+ * replaces — never mutates — any item, tool call or diff it changes, so a
+ * render cache keyed by object identity is always right. Never throws on an
+ * unknown or out-of-order event; it is ignored.
+ */
+export function reduce(view: SessionView, event: KeenEvent | LocalAction): SessionView {
+  const live = !("replay" in event && event.replay);
+  switch (event.kind) {
+    case "local-prompt": {
+      const state = view.running ? "queued" : "pending";
+      push(view, { type: "user", id: 0, text: event.text, state });
+      view.running = true;
+      view.askContinue = false;
+      break;
+    }
+    case "local-notice": push(view, { type: "notice", id: 0, level: event.level, text: event.text }); break;
+    case "local-clear": Object.assign(view, createSessionView({ ...view, sessionId: undefined })); break;
+    case "local-mode": view.permissionMode = event.mode; break;
+    case "local-model": view.model = event.model; break;
+    case "local-continue-answered": view.askContinue = false; break;
+    case "local-prompt-failed": {
+      let i = view.items.length - 1;
+      while (i >= 0 && !(view.items[i]!.type === "user" && ["pending", "queued"].includes((view.items[i] as { state: string }).state))) i--;
+      if (i >= 0) replace(view, i, { ...(view.items[i] as Extract<TranscriptItem, { type: "user" }>), state: "failed" });
+      view.running = view.items.some((it) => it.type === "user" && (it.state === "pending" || it.state === "queued"));
+      break;
+    }
+    case "session-start":
+      view.sessionId = event.conversation_id;
+      view.model = event.model;
+      view.cwd = event.cwd;
+      if (event.permission_mode) view.permissionMode = event.permission_mode;
+      break;
+    case "text":
+      if (event.role === "user") userText(view, event.content, live);
+      else confirm(view, "assistant", event.content);
+      if (event.role === "assistant") view.lastAnswer = event.content;
+      break;
+    case "thinking": confirm(view, "thinking", event.content); break;
+    case "thinking-start":
+      if (event.attempt >= view.attempt) push(view, { type: "thinking", id: 0, text: "", live: true, streaming: true, attempt: event.attempt });
+      break;
+    case "thinking-delta": appendDelta(view, "thinking", event.attempt, event.delta); break;
+    case "text-delta": appendDelta(view, "assistant", event.attempt, event.delta); break;
+    case "thinking-end": endStreaming(view, "thinking", event.attempt); break;
+    case "content-end": endStreaming(view, "assistant", event.attempt); break;
+    case "retry":
+      view.attempt = event.attempt;
+      view.items = view.items.filter((i) => !((i.type === "assistant" || i.type === "thinking") && i.live && i.attempt < event.attempt));
+      view.retry = { attempt: event.attempt, reason: event.reason, until: event.ts + event.delay_ms };
+      break;
+    case "tool-use":
+      view.retry = undefined;
+      view.tools.set(event.tool_call_id, {
+        callId: event.tool_call_id, name: event.tool_name, input: event.input, status: "pending", requestedAt: event.ts, output: "",
+      });
+      view.toolOrder.push(event.tool_call_id);
+      push(view, { type: "tool", id: 0, callId: event.tool_call_id });
+      break;
+    case "permission-request":
+      view.permissions.push({ request_id: event.request_id, tool_name: event.tool_name, tool_call_id: event.tool_call_id, input: event.input, diff: event.diff, path: event.path });
+      updateTool(view, event.tool_call_id, { status: "waiting" });
+      if (event.diff) view.diffs.push({ callId: event.tool_call_id, path: event.path ?? "", diff: event.diff, pending: true });
+      break;
+    case "tool-start":
+      dropPermission(view, event.tool_call_id);
+      updateTool(view, event.tool_call_id, { status: "running", startedAt: event.ts });
+      break;
+    case "tool-update": updateTool(view, event.tool_call_id, { output: event.tail, totalBytes: event.total_bytes }); break;
+    case "tool-result": toolResult(view, event); break;
+    case "error": push(view, { type: "notice", id: 0, level: "error", text: event.message }); break;
+    case "compaction":
+      // Start and end both arrive; the end says what happened (the transcript itself is kept whole).
+      if (event.phase === "end") {
+        push(view, event.error
+          ? { type: "notice", id: 0, level: "error", text: `compaction (${event.trigger}) failed: ${event.error}; the session is unchanged` }
+          : { type: "notice", id: 0, level: "info", text: `compacted (${event.trigger}): about ${event.tokens_before} → ${event.tokens_after ?? "?"} tokens` });
+      }
+      break;
+    case "result": turnEnded(view, event); break;
+    case "response":
+      if (!event.ok) push(view, { type: "notice", id: 0, level: "error", text: `${event.command}: ${event.error ?? "failed"}` });
+      break;
+    default: break; // memory is never shown; internal kinds carry nothing to draw
+  }
+  return view;
+}
+
+function push(view: SessionView, item: TranscriptItem): void {
+  view.items.push({ ...item, id: view.nextId++ });
+}
+
+function replace(view: SessionView, index: number, item: TranscriptItem): void {
+  view.items[index] = item;
+}
+
+function userText(view: SessionView, text: string, live: boolean): void {
+  if (live) {
+    const i = view.items.findIndex((it) => it.type === "user" && (it.state === "pending" || it.state === "queued") && it.text === text);
+    if (i >= 0) {
+      replace(view, i, { ...(view.items[i] as Extract<TranscriptItem, { type: "user" }>), state: "sent" });
+      view.running = true;
+      return;
+    }
+    view.running = true;
+  }
+  push(view, { type: "user", id: 0, text, state: "sent" });
+}
+
+/** The newest live block of a kind that the current attempt is still writing, or -1. */
+function liveIndex(view: SessionView, type: "assistant" | "thinking", attempt: number, streamingOnly: boolean): number {
+  for (let i = view.items.length - 1; i >= 0; i--) {
+    const it = view.items[i]!;
+    if (it.type === "user") return -1;
+    if (it.type === type && it.live && it.attempt === attempt && (!streamingOnly || it.streaming)) return i;
+  }
+  return -1;
+}
+
+function appendDelta(view: SessionView, type: "assistant" | "thinking", attempt: number, delta: string): void {
+  if (attempt < view.attempt) return; // a retried attempt's leftovers
+  view.attempt = attempt;
+  view.retry = undefined;
+  view.running = true;
+  const i = liveIndex(view, type, attempt, true);
+  if (i < 0) {
+    push(view, { type, id: 0, text: delta, live: true, streaming: true, attempt } as TranscriptItem);
+    return;
+  }
+  const it = view.items[i] as Extract<TranscriptItem, { type: "assistant" | "thinking" }>;
+  replace(view, i, { ...it, text: it.text + delta });
+}
+
+function endStreaming(view: SessionView, type: "assistant" | "thinking", attempt: number): void {
+  const i = liveIndex(view, type, attempt, true);
+  if (i >= 0) replace(view, i, { ...(view.items[i] as Extract<TranscriptItem, { type: "assistant" | "thinking" }>), streaming: false });
+}
+
+/** A complete block: it settles the oldest unsettled live block of its kind, or is appended (no deltas, or a replay). */
+function confirm(view: SessionView, type: "assistant" | "thinking", text: string): void {
+  let first = -1;
+  for (let i = view.items.length - 1; i >= 0; i--) {
+    const it = view.items[i]!;
+    if (it.type === "user") break;
+    if (it.type === type && it.live) first = i;
+  }
+  if (first >= 0) {
+    replace(view, first, { ...(view.items[first] as Extract<TranscriptItem, { type: "assistant" | "thinking" }>), text, live: false, streaming: false });
+    return;
+  }
+  push(view, { type, id: 0, text, live: false, streaming: false, attempt: view.attempt } as TranscriptItem);
+}
+
+function updateTool(view: SessionView, callId: string, change: Partial<ToolCall>): void {
+  const tool = view.tools.get(callId);
+  if (tool) view.tools.set(callId, { ...tool, ...change });
+}
+
+function dropPermission(view: SessionView, callId: string): void {
+  if (view.permissions.some((p) => p.tool_call_id === callId)) view.permissions = view.permissions.filter((p) => p.tool_call_id !== callId);
+}
+
+function toolResult(view: SessionView, event: EventOf<"tool-result">): void {
+  dropPermission(view, event.tool_call_id);
+  if (!view.tools.has(event.tool_call_id)) {
+    view.tools.set(event.tool_call_id, { callId: event.tool_call_id, name: event.tool_name, input: "{}", status: "pending", requestedAt: event.ts, output: "" });
+    view.toolOrder.push(event.tool_call_id);
+  }
+  updateTool(view, event.tool_call_id, { status: event.is_error ? "error" : "ok", endedAt: event.ts, output: event.result });
+  const pending = view.diffs.findIndex((d) => d.callId === event.tool_call_id && d.pending);
+  const diff = typeof event.details?.diff === "string" ? event.details.diff : undefined;
+  const path = typeof event.details?.path === "string" ? event.details.path : undefined;
+  if (diff) {
+    const entry = { callId: event.tool_call_id, path: path ?? "", diff, pending: false };
+    if (pending >= 0) view.diffs[pending] = entry;
+    else view.diffs.push(entry);
+  } else if (pending >= 0) {
+    view.diffs.splice(pending, 1); // denied or failed: nothing was written
+  }
+}
+
+function turnEnded(view: SessionView, event: EventOf<"result">): void {
+  view.sessionId = event.session_id || view.sessionId;
+  view.usage = addUsage(view.usage, event.usage);
+  if (event.context) view.context = event.context;
+  view.retry = undefined;
+  view.permissions = [];
+  view.attempt = 1;
+  for (let i = 0; i < view.items.length; i++) {
+    const it = view.items[i]!;
+    if ((it.type === "assistant" || it.type === "thinking") && it.streaming) replace(view, i, { ...it, streaming: false, live: false });
+    if (it.type === "user" && it.state === "pending") replace(view, i, { ...it, state: "sent" });
+    if (it.type === "user" && it.state === "queued" && event.status === "interrupted") replace(view, i, { ...it, state: "dropped" });
+  }
+  for (const id of view.toolOrder) {
+    const tool = view.tools.get(id)!;
+    if (tool.status === "pending" || tool.status === "waiting" || tool.status === "running") updateTool(view, id, { status: "cancelled", endedAt: event.ts });
+  }
+  view.diffs = view.diffs.filter((d) => !d.pending);
+  if (event.status === "interrupted") push(view, { type: "notice", id: 0, level: "warning", text: "Interrupted." });
+  if (event.errors.length && !errorShownThisTurn(view)) {
+    for (const text of event.errors) push(view, { type: "notice", id: 0, level: "error", text });
+  }
+  view.askContinue = event.status === "max_turns";
+  // The engine starts a queued prompt as soon as this turn ends.
+  view.running = view.items.some((it) => it.type === "user" && it.state === "queued");
+  if (view.running) {
+    const i = view.items.findIndex((it) => it.type === "user" && it.state === "queued");
+    replace(view, i, { ...(view.items[i] as Extract<TranscriptItem, { type: "user" }>), state: "pending" });
+  }
+}
+
+function errorShownThisTurn(view: SessionView): boolean {
+  for (let i = view.items.length - 1; i >= 0; i--) {
+    const it = view.items[i]!;
+    if (it.type === "user") return false;
+    if (it.type === "notice" && (it.level === "error" || it.level === "setup")) return true;
+  }
+  return false;
+}

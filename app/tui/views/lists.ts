@@ -1,0 +1,40 @@
+import type { Theme } from "../../../themes/index.js";
+import { helpBindings } from "../keymap.js";
+import { SLASH_COMMANDS } from "../slash.js";
+import { paint } from "../style.js";
+import { fit, sanitize, textWidth, truncate } from "../text.js";
+
+/** One row of a picker or completion list. */
+export interface ListItem {
+  label: string;
+  detail?: string;
+}
+
+/** A list with one selected row, scrolled so the selection is always in view. */
+export function listLines(items: ListItem[], selected: number, width: number, height: number, theme: Theme): string[] {
+  if (items.length === 0) return [paint(theme, "dim", "nothing to show")];
+  const start = Math.max(0, Math.min(selected - Math.floor(height / 2), items.length - height));
+  return items.slice(start, start + height).map((item, k) => {
+    const i = start + k;
+    const label = sanitize(item.label);
+    const detail = item.detail ? `  ${sanitize(item.detail)}` : "";
+    const room = Math.max(0, width - textWidth(label) - 1);
+    if (i === selected) return paint(theme, "selection", fit(`${label}${truncate(detail, room)}`, width));
+    return fit(`${label}${paint(theme, "dim", truncate(detail, room))}`, width);
+  });
+}
+
+/** The help screen: every key from the keymap table and every slash command. */
+export function helpLines(width: number, theme: Theme): string[] {
+  const bindings = helpBindings();
+  const keyWidth = Math.min(18, Math.max(...bindings.map((b) => b.label.length)) + 2);
+  const lines = [paint(theme, "heading", "Keys")];
+  for (const b of bindings) lines.push(truncate(`${paint(theme, "accent", b.label.padEnd(keyWidth))}${b.help}`, width));
+  lines.push("", paint(theme, "heading", "Commands"));
+  for (const c of SLASH_COMMANDS) {
+    const name = `/${c.name}${c.args ? ` ${c.args}` : ""}`;
+    lines.push(truncate(`${paint(theme, "accent", name)}  ${c.help}`, width));
+  }
+  lines.push("", paint(theme, "dim", "@ completes a workspace path. Esc closes this help."));
+  return lines;
+}

@@ -1,0 +1,62 @@
+import { homedir } from "node:os";
+import type { Theme } from "../../../themes/index.js";
+import type { SessionView } from "../state.js";
+import { paint } from "../style.js";
+import { fit, sanitize, textWidth } from "../text.js";
+
+/** What the session is doing, in words: idle, thinking, running a tool, waiting for you, retrying. */
+export function phase(view: SessionView, now: number): string {
+  if (view.permissions.length) return "waiting for you";
+  if (view.askContinue) return "waiting for you";
+  if (view.retry) {
+    const left = Math.ceil((view.retry.until - now) / 1000);
+    return left > 0 ? `retrying in ${left}s` : "retrying";
+  }
+  if (!view.running) return "idle";
+  for (const id of view.toolOrder.slice(-4)) {
+    const tool = view.tools.get(id)!;
+    if (tool.status === "running") return `running ${tool.name}`;
+  }
+  return "thinking";
+}
+
+/** 12345 → "12.3k". */
+export function compact(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+function shortCwd(cwd: string, max: number): string {
+  const home = homedir();
+  let path = cwd === home || cwd.startsWith(home + "/") ? `~${cwd.slice(home.length)}` : cwd;
+  if (path.length > max) path = `…${path.slice(path.length - max + 1)}`;
+  return path;
+}
+
+/**
+ * The status bar, one line: state first (it changes most and matters most),
+ * then model, mode, context, tokens, session and directory; what does not
+ * fit the width is left out from the end.
+ */
+export function statusBar(view: SessionView, width: number, theme: Theme, now: number, note?: string): string {
+  const state = phase(view, now);
+  const parts: string[] = [sanitize(view.model) || "no model", `mode: ${view.permissionMode}`];
+  if (view.context && view.context.window > 0) {
+    const pct = Math.round((view.context.used / view.context.window) * 100);
+    parts.push(`ctx ${compact(view.context.used)}/${compact(view.context.window)} ${pct}%`);
+  }
+  if (view.usage.total_tokens > 0) parts.push(`${compact(view.usage.input_tokens)} in ${compact(view.usage.output_tokens)} out`);
+  if (view.sessionId) parts.push(view.sessionId.slice(0, 8));
+  parts.push(shortCwd(view.cwd, 40));
+  const head = ` ${state} `;
+  const noteText = note ? ` ${sanitize(note)} ` : "";
+  let body = "";
+  for (const part of parts) {
+    const next = body ? `${body} | ${part}` : ` ${part}`;
+    if (textWidth(head) + textWidth(next) + textWidth(noteText) + 1 > width) break;
+    body = next;
+  }
+  const line = paint(theme, "statusAccent", head) + paint(theme, "status", fit(body + " ", Math.max(0, width - textWidth(head) - textWidth(noteText))));
+  return fit(line + (noteText ? paint(theme, "statusAccent", noteText) : ""), width);
+}

@@ -1,0 +1,154 @@
+import { after, before, beforeEach, test } from "node:test";
+import assert from "node:assert/strict";
+import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { makeSandbox, parseLines } from "./harness.js";
+import { startStdio } from "./stdio-client.js";
+
+let server: MockLLMServer;
+before(async () => (server = await startMockLLMServer()));
+after(() => server.close());
+beforeEach(() => server.reset());
+
+const HEAD = "[Keen compacted this conversation";
+/** A tiny window: the system prompt and tools plus a few turns fill it. */
+const config = (window: number) => ({
+  providers: {
+    anthropic: { models: { "claude-test": { contextWindow: window, maxOutputTokens: 100 } } },
+    openai: { models: { "gpt-4.1": { contextWindow: window, maxOutputTokens: 100 } } },
+  },
+  compaction: { keepTokens: 700 },
+});
+const long = (tag: string) => `${tag} ${"lorem ipsum dolor ".repeat(60)}`;
+
+function textOf(message: any): string {
+  if (typeof message.content === "string") return message.content;
+  return (message.content ?? []).map((b: any) => (b.type === "text" ? b.text : "")).join("");
+}
+const isSummaryRequest = (r: { body: any }) => JSON.stringify(r.body.system ?? r.body.messages?.[0] ?? "").includes("You summarise");
+const mainRequests = () => server.requests.filter((r) => r.path.endsWith("/messages") && !isSummaryRequest(r));
+
+test("a 30-turn stdio session on a tiny window compacts; later requests carry summary, memory and recent turns; resume sends the same; headless survives", async () => {
+  const sb = makeSandbox(server.url, config(9_000));
+  // Replies serve turns and summaries alike (the order of requests depends on the compaction points).
+  for (let i = 1; i <= 40; i++) server.enqueue({ text: `reply ${i}: ${"done. ".repeat(40)}<keen_memory>fact-${i}</keen_memory>` });
+  const client = startStdio(["--model", "anthropic/claude-test"], sb.env, sb.workspace, 120_000);
+  for (let i = 1; i <= 30; i++) {
+    client.send({ kind: "prompt", id: `p${i}`, text: long(`prompt-${i}`) });
+    const r = await client.response(`p${i}`);
+    assert.equal(r.ok, true, r.error);
+  }
+  client.send({ kind: "shutdown", id: "bye" });
+  assert.equal((await client.exited).code, 0);
+  const ends = client.lines.filter((l) => l.kind === "compaction" && l.phase === "end");
+  assert.ok(ends.length >= 1, "compacted at least once");
+  for (const end of ends) {
+    assert.equal(end.trigger, "auto");
+    assert.ok(end.tokens_after < end.tokens_before && !end.error, JSON.stringify(end));
+  }
+  assert.ok(client.lines.filter((l) => l.kind === "result").every((l) => l.status === "success"));
+
+  const last = mainRequests().at(-1)!.body.messages;
+  const summary = textOf(last[0]);
+  assert.ok(summary.startsWith(HEAD), summary.slice(0, 200));
+  assert.match(summary, /<keen_memory>fact-1<\/keen_memory>/, "the first turn's memory survives every compaction");
+  const all = last.map(textOf).join("\n");
+  assert.doesNotMatch(all, /prompt-1 /);
+  assert.doesNotMatch(all, /prompt-10 /);
+  assert.match(all, /prompt-29 /, "the recent turn is verbatim");
+  assert.match(textOf(last.at(-1)), /^prompt-30 /);
+
+  const id = client.lines.find((l) => l.kind === "result")!.session_id;
+  const stored = await sb.show(id);
+  const replacement = stored.events.filter((e) => e.kind === "context-replacement").at(-1)!;
+  assert.equal(replacement.messages[0].headless, true, "the summary carries the headless flag");
+  const text = await sb.run(["sessions", "show", id]);
+  assert.match(text.stdout, /compacted \(auto\)/);
+  assert.match(text.stdout, /prompt-1 /, "sessions show keeps the whole history");
+
+  // Resume with --session: the request starts from the same summary and recent turns.
+  server.reset();
+  server.enqueue({ text: "resumed" });
+  const resumed = await sb.run(["run", "--model", "anthropic/claude-test", "--session", id, "--format", "json", "one more"]);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  const sent = server.requests[0]!.body.messages;
+  assert.equal(textOf(sent[0]), textOf(replacement.messages[0]));
+  // The live request ended with the 30th prompt; resumed, that turn's answer and the new prompt follow.
+  assert.deepEqual(sent.slice(0, last.length).map(textOf), last.map(textOf));
+  assert.equal(sent.length, last.length + 2);
+  assert.doesNotMatch(sent.map(textOf).join("\n"), /prompt-1 /);
+});
+
+const overflows = [
+  {
+    name: "anthropic", model: "anthropic/claude-test", env: {},
+    body: { type: "error", error: { type: "invalid_request_error", message: "prompt is too long: 250000 tokens > 200000 maximum" } },
+  },
+  {
+    name: "openai", model: "openai/gpt-4.1", env: { OPENAI_API_KEY: "test-key" },
+    body: { error: { message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 250000 tokens.", type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } },
+  },
+];
+
+for (const p of overflows) {
+  test(`${p.name}: a context-overflow error triggers one compaction and the turn then succeeds`, async () => {
+    const sb = makeSandbox(server.url, config(200_000));
+    const run = (args: string[]) => sb.run(["run", "--model", p.model, "--format", "json", ...args], { env: p.env });
+    server.enqueue({ text: "one" });
+    const first = await run([long("prompt-1")]);
+    assert.equal(first.code, 0, first.stderr);
+    const id = JSON.parse(first.stdout).session_id;
+    server.enqueue({ text: "two" });
+    assert.equal((await run(["--session", id, long("prompt-2")])).code, 0);
+    server.enqueue({ kind: "http-error", status: 400, body: p.body }, { text: "THE SUMMARY" }, { text: "fits now" });
+    const third = await sb.run(["run", "--model", p.model, "--session", id, "--headless", "three"], { env: p.env });
+    assert.equal(third.code, 0, third.stderr);
+    const lines = parseLines(third.stdout);
+    assert.deepEqual(lines.filter((l) => l.kind === "compaction").map((l) => [l.phase, l.trigger]), [["start", "overflow"], ["end", "overflow"]]);
+    assert.equal(lines.at(-1)!.text, "fits now");
+    assert.match(third.stderr, /keen: compacted the conversation \(overflow\)/);
+    const retried = server.requests.at(-1)!.body.messages;
+    assert.match(JSON.stringify(retried), /THE SUMMARY/);
+    assert.equal(server.pending(), 0);
+  });
+}
+
+test("sessions compact: works on an idle session, a failed one changes nothing, a busy one is refused", async () => {
+  const sb = makeSandbox(server.url, { ...config(200_000), compaction: { keepTokens: 10 } });
+  const run = (args: string[]) => sb.run(["run", "--model", "anthropic/claude-test", "--format", "json", ...args]);
+  server.enqueue({ text: "one <keen_memory>kept-fact</keen_memory>" });
+  const id = JSON.parse((await run([long("prompt-1")])).stdout).session_id;
+  server.enqueue({ text: "two" });
+  await run(["--session", id, long("prompt-2")]);
+
+  // A failing summary request: exit 1, nothing replaced.
+  server.enqueue({ kind: "http-error", status: 400 });
+  const failed = await sb.run(["sessions", "compact", id]);
+  assert.equal(failed.code, 1);
+  assert.match(failed.stderr, /compaction failed/);
+  assert.ok(!(await sb.show(id)).events.some((e) => e.kind === "context-replacement"));
+
+  server.enqueue({ text: "MANUAL SUMMARY" });
+  const ok = await sb.run(["sessions", "compact", id, "--instructions", "keep the lorem"]);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.match(ok.stderr, /compacted session/);
+  assert.match(JSON.stringify(server.requests.at(-1)!.body), /keep the lorem/);
+  server.enqueue({ text: "after" });
+  await run(["--session", id, "next"]);
+  const sent = server.requests.at(-1)!.body.messages;
+  assert.match(textOf(sent[0]), /MANUAL SUMMARY[\s\S]*<keen_memory>kept-fact<\/keen_memory>/);
+  assert.doesNotMatch(JSON.stringify(sent), /prompt-1 /);
+
+  // Busy: another process is in a turn on it.
+  server.enqueue({ text: "slow reply that never ends", stallAfterChunks: 5 });
+  const client = startStdio(["--session", id], sb.env, sb.workspace);
+  client.send({ kind: "prompt", id: "p", text: "hang" });
+  await client.next((l) => l.kind === "text" && l.role === "user");
+  await new Promise((r) => setTimeout(r, 300));
+  const busy = await sb.run(["sessions", "compact", id]);
+  assert.equal(busy.code, 1);
+  assert.match(busy.stderr, /busy/);
+  client.send({ kind: "interrupt", id: "i" });
+  await client.response("p");
+  client.send({ kind: "shutdown", id: "s" });
+  await client.exited;
+});

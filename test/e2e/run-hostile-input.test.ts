@@ -1,0 +1,167 @@
+/**
+ * Issue 10, item 5: no input can crash or stall `keen run`. The model's hands
+ * are scripted tool calls: a tool input nested 100,000 arrays deep, a regex
+ * that backtracks catastrophically on a file in the workspace. Each run goes
+ * through bin/keen (the bundle started from its V8 snapshot) and one through
+ * the bundle as a plain script, since the search worker is a side bundle.
+ */
+import { after, before, beforeEach, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { findRipgrep } from "../../app/tools/grep.js";
+import { makeSandbox, parseLines, waitForStdout } from "./harness.js";
+
+let server: MockLLMServer;
+before(async () => (server = await startMockLLMServer()));
+after(() => server.close());
+beforeEach(() => server.reset());
+
+const DEPTH = 100_000;
+const BACKTRACKS = "(a+)+$";
+/** The budget every grep call has (app/tools/search-runner.ts), in seconds. */
+const BUDGET_S = 10;
+
+type Sandbox = ReturnType<typeof makeSandbox>;
+
+/** A sandbox whose workspace holds a line that makes BACKTRACKS run for ever, and a PATH with node but no rg. */
+function backtrackSandbox(): Sandbox & { path: string } {
+  const sb = makeSandbox(server.url);
+  writeFileSync(join(sb.workspace, "long.txt"), `${"a".repeat(5000)}!\n`);
+  const bin = join(sb.root, "path-bin");
+  mkdirSync(bin);
+  symlinkSync(process.execPath, join(bin, "node"));
+  return { ...sb, path: bin };
+}
+
+/** A stand-in rg in `dir` that never finishes and writes its pid to `dir/rg.pid`. */
+function fakeRipgrep(dir: string): string {
+  const sleep = execFileSync("sh", ["-c", "command -v sleep"], { encoding: "utf8" }).trim();
+  writeFileSync(join(dir, "rg"), `#!/bin/sh\necho $$ > ${join(dir, "rg.pid")}\nexec ${sleep} 600\n`);
+  chmodSync(join(dir, "rg"), 0o755);
+  return join(dir, "rg.pid");
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+for (const vendor of ["anthropic", "openai"] as const) {
+  test(`a tool input nested ${DEPTH} deep (${vendor}): a clear tool error, no crash, the session stored and resumable`, async () => {
+    const sb = makeSandbox(server.url);
+    const env = vendor === "openai" ? { OPENAI_API_KEY: "test-key" } : {};
+    const model = vendor === "openai" ? ["--model", "openai/gpt-4.1"] : [];
+    const deep = `{"pattern":${"[".repeat(DEPTH)}${"]".repeat(DEPTH)}}`;
+    server.enqueue({ toolCalls: [{ name: "grep", rawArguments: deep }], chunkSize: 50_000 }, { text: "noted" });
+    const r = await sb.run(["run", "--headless", "--no-stdin", ...model, "search"], { env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, "");
+    const lines = parseLines(r.stdout);
+    const use = lines.find((l) => l.kind === "tool-use")!;
+    const result = lines.find((l) => l.kind === "tool-result")!;
+    assert.deepEqual([use.tool_name, use.input], ["grep", "{}"]);
+    assert.deepEqual([result.result, result.is_error], ["Invalid input for grep: it nests deeper than 64 levels; the call was not executed.", true]);
+    assert.equal(lines.at(-1)!.status, "success");
+    // The next request carried the call with an empty input, answered by the error.
+    assert.equal(server.requests.length, 2);
+    assert.ok(!JSON.stringify(server.requests[1]!.body).includes("[[[["), "the deep input is not sent back");
+    const { events } = await sb.show(use.conversation_id);
+    assert.deepEqual(events.filter((e) => e.kind === "tool-result").map((e) => e.is_error), [true]);
+    server.enqueue({ text: "again" });
+    const again = await sb.run(["run", "--session", use.conversation_id, "--no-stdin", ...model, "more"], { env });
+    assert.deepEqual([again.code, again.stdout], [0, "again\n"], again.stderr);
+  });
+}
+
+test(`a backtracking regex (JS engine, rg not on PATH) ends on grep's ${BUDGET_S}s budget and the run goes on`, async () => {
+  const sb = backtrackSandbox();
+  server.enqueue({ toolCalls: [{ name: "grep", input: { pattern: BACKTRACKS } }] }, { text: "gave up on that pattern" });
+  const started = Date.now();
+  const r = await sb.run(["run", "--headless", "--no-stdin", "--timeout", "60", "search"], { env: { PATH: sb.path }, timeoutMs: 60_000 });
+  const ms = Date.now() - started;
+  assert.equal(r.code, 0, r.stderr);
+  const result = parseLines(r.stdout).find((l) => l.kind === "tool-result")!;
+  assert.equal(result.is_error, true);
+  assert.match(result.result, new RegExp(`^grep stopped after ${BUDGET_S}s, its time budget: the pattern may backtrack catastrophically`));
+  assert.equal(result.details.engine, "js");
+  assert.ok(ms >= BUDGET_S * 1000 && ms < (BUDGET_S + 15) * 1000, `the run took ${ms} ms`);
+  assert.equal(parseLines(r.stdout).at(-1)!.text, "gave up on that pattern");
+});
+
+const rg = findRipgrep();
+test("with ripgrep installed, the same pattern runs without backtracking", { skip: rg ? false : "rg is not on PATH (apt-get install ripgrep)" }, async () => {
+  const sb = backtrackSandbox();
+  symlinkSync(rg!, join(sb.path, "rg"));
+  server.enqueue({ toolCalls: [{ name: "grep", input: { pattern: BACKTRACKS } }] }, { text: "nothing there" });
+  const started = Date.now();
+  const r = await sb.run(["run", "--headless", "--no-stdin", "search"], { env: { PATH: sb.path } });
+  assert.equal(r.code, 0, r.stderr);
+  const result = parseLines(r.stdout).find((l) => l.kind === "tool-result")!;
+  assert.deepEqual([result.result, result.is_error, result.details.engine], ["No matches found.", false, "rg"]);
+  assert.ok(Date.now() - started < BUDGET_S * 1000);
+});
+
+/** Starts a grep on BACKTRACKS, sends SIGINT once it is under way; returns the run and how long the exit took. */
+async function interruptGrep(sb: Sandbox, env: Record<string, string>) {
+  server.enqueue({ toolCalls: [{ name: "grep", input: { pattern: BACKTRACKS } }] });
+  let signalled = 0;
+  const r = await sb.run(["run", "--headless", "--no-stdin", "search"], {
+    env,
+    onSpawn: (child) =>
+      void waitForStdout(child, (out) => out.includes('"tool-use"')).then(
+        () => setTimeout(() => ((signalled = Date.now()), child.kill("SIGINT")), 700),
+        () => {},
+      ),
+  });
+  return { r, exitMs: Date.now() - signalled };
+}
+
+test("SIGINT during a backtracking JS grep ends the run promptly (exit 130), the search stopped and stored", async () => {
+  const sb = backtrackSandbox();
+  const { r, exitMs } = await interruptGrep(sb, { PATH: sb.path });
+  assert.equal(r.code, 130, r.stderr);
+  assert.ok(exitMs < 3000, `exit came ${exitMs} ms after SIGINT`);
+  const [meta] = await sb.sessions();
+  const { events } = await sb.show(meta!.id);
+  const result = events.find((e) => e.kind === "tool-result")!;
+  assert.deepEqual([result.result, result.is_error, result.details.engine], ["The search was interrupted.", true, "js"]);
+  assert.equal(meta!.status, "interrupted");
+});
+
+test("SIGINT during a ripgrep call that does not finish kills rg and ends the run promptly", async () => {
+  const sb = backtrackSandbox();
+  const pidFile = fakeRipgrep(sb.path);
+  const { r, exitMs } = await interruptGrep(sb, { PATH: sb.path });
+  assert.equal(r.code, 130, r.stderr);
+  assert.ok(exitMs < 3000, `exit came ${exitMs} ms after SIGINT`);
+  assert.equal(alive(Number(readFileSync(pidFile, "utf8"))), false, "rg was killed");
+  const [meta] = await sb.sessions();
+  const result = (await sb.show(meta!.id)).events.find((e) => e.kind === "tool-result")!;
+  assert.deepEqual([result.result, result.details.engine], ["The search was interrupted.", "rg"]);
+});
+
+test("--timeout ends a run stuck in a backtracking grep on time, also when the bundle runs as a plain script", async () => {
+  const sb = backtrackSandbox();
+  // Without the snapshot: the search worker is found beside dist/keen.cjs either way.
+  const plain = join(sb.root, "keen-plain");
+  writeFileSync(plain, `#!/bin/sh\nexec node ${resolve(import.meta.dirname, "../../dist/keen.cjs")} "$@"\n`);
+  chmodSync(plain, 0o755);
+  for (const bin of [undefined, plain]) {
+    server.reset();
+    server.enqueue({ toolCalls: [{ name: "grep", input: { pattern: BACKTRACKS } }] });
+    const started = Date.now();
+    const r = await sb.run(["run", "--format", "json", "--no-stdin", "--timeout", "2", "search"], { env: { PATH: sb.path }, bin });
+    const ms = Date.now() - started;
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.stderr, "keen: error: timed out after 2.0s\n");
+    assert.equal(JSON.parse(r.stdout).status, "error");
+    assert.ok(ms < 6000, `${bin ?? "bin/keen"}: the run took ${ms} ms`);
+  }
+});

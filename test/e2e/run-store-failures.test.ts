@@ -1,0 +1,242 @@
+/**
+ * Issue 10, items 8 and 9: the store fails loudly and first, and nothing done
+ * goes unrecorded. A broken store (a file where a directory belongs, a
+ * read-only or full disk, a damaged database) gives every command one line
+ * naming the path and the cause, exit 1; a write that fails mid-run ends the
+ * turn as an error before anything else happens; `kill -9` at any moment never
+ * loses a tool call or result that was printed.
+ *
+ * Read-only and full disks need a tmpfs (`mount`, as root) — or, for
+ * read-only, a user that chmod stops; where neither works the test says so
+ * and is skipped.
+ */
+import { after, before, beforeEach, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, type ChildProcess } from "node:child_process";
+import { chmodSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { makeSandbox, parseLines, type KeenRun } from "./harness.js";
+
+let server: MockLLMServer;
+before(async () => (server = await startMockLLMServer()));
+after(() => server.close());
+beforeEach(() => server.reset());
+
+type Sandbox = ReturnType<typeof makeSandbox>;
+const CONFIG = { stdinGraceMs: 300, retry: { baseDelayMs: 10 } };
+
+/** One line on stderr matching `line`, nothing on stdout, exit 1, no stack trace. */
+function assertOneLine(r: KeenRun, line: RegExp, what: string) {
+  assert.equal(r.code, 1, `${what}: exit ${r.code}, stderr ${r.stderr}`);
+  assert.equal(r.stdout, "", `${what}: stdout`);
+  assert.match(r.stderr, line, what);
+  assert.equal(r.stderr.split("\n").length, 2, `${what}: one line: ${r.stderr}`);
+  assert.doesNotMatch(r.stderr, /\n\s+at |internal error/, `${what}: no stack trace`);
+}
+
+/** A tmpfs of `size` mounted at a new directory under the sandbox, unmounted after the file; undefined where mounting is not allowed. */
+function mountTmpfs(sb: Sandbox, size: string): string | undefined {
+  const dir = join(sb.root, `tmpfs-${size}`);
+  mkdirSync(dir);
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", dir], { stdio: "ignore" });
+  } catch {
+    return undefined;
+  }
+  after(() => {
+    try {
+      execFileSync("umount", ["-l", dir], { stdio: "ignore" });
+    } catch {
+      // already gone
+    }
+  });
+  writeFileSync(join(dir, "config.json"), JSON.stringify(CONFIG));
+  return dir;
+}
+
+async function firstSession(sb: Sandbox, env: Record<string, string>, text = "stored answer"): Promise<string> {
+  server.enqueue({ text });
+  const r = await sb.run(["run", "--format", "json", "--no-stdin", "first"], { env });
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout).session_id;
+}
+
+test("a file where the session directory belongs: the run stops before its first request; every command names the path", async () => {
+  const sb = makeSandbox(server.url);
+  const sessions = join(sb.home, "sessions");
+  writeFileSync(sessions, "not a directory");
+  server.enqueue({ text: "never requested" });
+  const r = await sb.run(["run", "--format", "json", "--no-stdin", "hi"]);
+  assert.equal(r.code, 1, r.stderr);
+  const result = JSON.parse(r.stdout);
+  const message = `cannot write the session store at ${join(sessions, result.session_id)}: ${sessions} is not a directory (a file is in its place)`;
+  assert.deepEqual([result.status, result.is_error, result.errors], ["error", true, [message]]);
+  assert.equal(r.stderr, `keen: error: ${message}\n`);
+  assert.equal(server.requests.length, 0, "no model request before the session could be written");
+
+  const [meta] = await sb.sessions();
+  assert.deepEqual([meta!.id, meta!.status], [result.session_id, "error"]);
+  const read = new RegExp(`^keen: cannot read the session store at ${join(sessions, meta!.id)}: ${sessions} is not a directory \\(a file is in its place\\)\\n$`);
+  assertOneLine(await sb.run(["sessions", "show", meta!.id]), read, "sessions show");
+  assertOneLine(await sb.run(["run", "--session", meta!.id, "--no-stdin", "again"]), read, "run --session");
+  assertOneLine(await sb.run(["sessions", "rm", meta!.id]), /^keen: cannot write the session store at .*: .*not a directory/, "sessions rm");
+  assert.equal(server.requests.length, 0);
+});
+
+test("a file where the data directory belongs: every command gives one line naming it, exit 1", async () => {
+  const sb = makeSandbox(server.url);
+  const data = join(sb.root, "xdg-data");
+  mkdirSync(data);
+  writeFileSync(join(data, "keen"), "not a directory");
+  const env = { KEEN_HOME: undefined, XDG_DATA_HOME: data, XDG_CONFIG_HOME: join(sb.root, "xdg-config") };
+  const line = (verb: string) => new RegExp(`^keen: cannot ${verb} the session store at ${join(data, "keen", "index")}: ${join(data, "keen")} is not a directory \\(a file is in its place\\)\\n$`);
+  assertOneLine(await sb.run(["run", "--no-stdin", "hi"], { env }), line("write"), "run");
+  assertOneLine(await sb.run(["sessions", "list"], { env }), line("read"), "sessions list");
+  assertOneLine(await sb.run(["sessions", "show", "01a2"], { env }), line("read"), "sessions show");
+  assertOneLine(await sb.run(["sessions", "rm", "01a2"], { env }), line("read"), "sessions rm");
+  assert.equal(server.requests.length, 0);
+});
+
+test("a read-only data directory: every command gives one line naming the path and the cause, exit 1", async (t) => {
+  const sb = makeSandbox(server.url);
+  let home: string | undefined;
+  let cause: RegExp;
+  if (process.getuid?.() !== 0) {
+    home = sb.home;
+    cause = /Permission denied/;
+  } else {
+    // chmod does not stop root: a tmpfs remounted read-only does.
+    home = mountTmpfs(sb, "2m");
+    cause = /Read-only file system/;
+  }
+  if (!home) return t.skip("running as root and cannot mount a tmpfs: no way to make the store read-only here");
+  const env = { KEEN_HOME: home };
+  const id = await firstSession(sb, env);
+  if (home === sb.home) {
+    for (const dir of [home, join(home, "index"), join(home, "sessions"), join(home, "sessions", id)]) chmodSync(dir, 0o555);
+    after(() => execFileSync("chmod", ["-R", "u+w", home!]));
+  } else {
+    execFileSync("mount", ["-o", "remount,ro", home]);
+  }
+  const line = (verb: string, path: string) => new RegExp(`^keen: cannot ${verb} the session store at ${path}: .*${cause.source}`);
+  assertOneLine(await sb.run(["run", "--no-stdin", "hi"], { env }), line("write", join(home, "index")), "run");
+  assertOneLine(await sb.run(["run", "--session", id, "--no-stdin", "hi"], { env }), line("read", join(home, "index")), "run --session");
+  assertOneLine(await sb.run(["sessions", "list"], { env }), line("read", join(home, "index")), "sessions list");
+  assertOneLine(await sb.run(["sessions", "show", id], { env }), line("read", join(home, "index")), "sessions show");
+  assertOneLine(await sb.run(["sessions", "rm", id], { env }), line("read", join(home, "index")), "sessions rm");
+  assert.equal(server.requests.length, 1, "only the first run reached the model");
+});
+
+test("a store that fills up mid-run: the turn ends at once with an error result, exit 1; nothing stored is lost", async (t) => {
+  const sb = makeSandbox(server.url);
+  const home = mountTmpfs(sb, "512k");
+  if (!home) return t.skip("cannot mount a tmpfs here (needs root): no way to fill the store");
+  const env = { KEEN_HOME: home };
+  // The model's own tool call fills the disk; storing its result is the write that fails.
+  const fill = `head -c 4000000 /dev/zero > ${join(home, "filler")}; echo filled`;
+  server.enqueue({ text: "Filling.", toolCalls: [{ name: "bash", input: { command: fill } }] }, { text: "never requested" });
+  const r = await sb.run(["run", "--headless", "--no-stdin", "fill it"], { env });
+  assert.equal(r.code, 1, r.stderr);
+  const lines = parseLines(r.stdout);
+  const result = lines.at(-1)!;
+  const id = result.session_id;
+  const failure = new RegExp(`^cannot write the session store at ${join(home, "sessions", id)}: .*No space left on device`);
+  assert.equal(result.kind, "result");
+  assert.equal(result.status, "error");
+  assert.match(result.errors.at(-1), failure);
+  assert.deepEqual(lines.filter((l) => l.kind === "error").map((l) => l.message), [result.errors.at(-1)]);
+  assert.equal(r.stderr, `keen: error: ${result.errors.at(-1)}\n`);
+  assert.equal(server.requests.length, 1, "the turn did not go on after the failed write");
+
+  assertOneLine(await sb.run(["run", "--session", id, "--no-stdin", "more"], { env }), /^keen: cannot (read|write) the session store at .*No space left on device\n$/, "run --session on a full disk");
+  assertOneLine(await sb.run(["sessions", "list"], { env }), /^keen: cannot read the session store at .*No space left on device\n$/, "sessions list on a full disk");
+  rmSync(join(home, "filler"));
+  const replay = await sb.run(["sessions", "show", id, "--jsonl"], { env });
+  assert.equal(replay.code, 0, replay.stderr);
+  assert.deepEqual(parseLines(replay.stdout).map((l) => l.kind), ["text", "text", "tool-use"], "what was stored before the failure is intact");
+  server.reset();
+  server.enqueue({ text: "room again" });
+  const resumed = await sb.run(["run", "--session", id, "--no-stdin", "more"], { env });
+  assert.deepEqual([resumed.code, resumed.stdout], [0, "room again\n"], resumed.stderr);
+});
+
+test("a damaged session database: clear error for it, the other sessions still listed and usable", async () => {
+  const sb = makeSandbox(server.url);
+  const damaged = await firstSession(sb, {}, "one");
+  const fine = await firstSession(sb, {}, "two");
+  const dir = join(sb.home, "sessions", damaged);
+  for (const name of readdirSync(dir)) writeFileSync(join(dir, name), "garbage ".repeat(64));
+  const line = new RegExp(`^keen: cannot read the session store at ${dir}: the database is damaged \\(Corruption: [^\\n]+\\)\\n$`);
+  assertOneLine(await sb.run(["sessions", "show", damaged]), line, "sessions show");
+  assertOneLine(await sb.run(["run", "--session", damaged, "--no-stdin", "more"]), line, "run --session");
+  assert.equal(server.requests.length, 2, "no request for the damaged session");
+  assert.deepEqual((await sb.sessions()).map((s) => s.id).sort(), [damaged, fine].sort());
+  assert.equal((await sb.show(fine)).events.filter((e) => e.kind === "text").at(-1)!.content, "two");
+  const rm = await sb.run(["sessions", "rm", damaged]);
+  assert.equal(rm.code, 0, rm.stderr);
+  assert.deepEqual((await sb.sessions()).map((s) => s.id), [fine]);
+});
+
+/** The steps of a tool-using run: text, two tool calls per step, then an answer. */
+function toolSteps(steps: number) {
+  const script = [];
+  for (let i = 0; i < steps; i++) {
+    script.push({
+      text: `step ${i}`,
+      delayMs: 2,
+      toolCalls: [{ name: "bash", input: { command: `echo a${i}` } }, { name: "list", input: { path: "." } }],
+    });
+  }
+  script.push({ text: "all done", delayMs: 2 });
+  return script;
+}
+
+/** Runs the tool-using script, `kill -9` once `killAfter` lines were printed; returns what was printed. */
+async function killAt(sb: Sandbox, killAfter: number): Promise<{ printed: Record<string, any>[]; killed: boolean }> {
+  server.reset();
+  server.enqueue(...toolSteps(3));
+  let killed = false;
+  const r = await sb.run(["run", "--headless", "--no-stdin", "work"], {
+    onSpawn: (child: ChildProcess) => {
+      let lines = 0;
+      child.stdout!.on("data", (chunk: string) => {
+        lines += chunk.split("\n").length - 1;
+        if (lines >= killAfter && !killed) {
+          killed = true;
+          child.kill("SIGKILL");
+        }
+      });
+    },
+  });
+  // Everything keen wrote before it died is in the pipe, so it was printed.
+  const complete = r.stdout.slice(0, r.stdout.lastIndexOf("\n") + 1);
+  return { printed: parseLines(complete), killed: killed && r.signal === "SIGKILL" };
+}
+
+test("kill -9 at many moments of a tool-using run: every tool call and result printed is stored", async () => {
+  const sb = makeSandbox(server.url);
+  // A whole run prints session-start, the user's text, 3 × (text, 2 tool-use, 2 tool-result), the answer and the result: 19 lines.
+  let checked = 0;
+  for (let killAfter = 2; killAfter <= 18; killAfter++) {
+    const { printed, killed } = await killAt(sb, killAfter);
+    const id = printed[0]?.conversation_id;
+    if (!id) continue;
+    const calls = printed.filter((l) => l.kind === "tool-use" || l.kind === "tool-result");
+    const replay = await sb.run(["sessions", "show", id, "--jsonl"]);
+    assert.equal(replay.code, 0, replay.stderr);
+    const stored = new Set(parseLines(replay.stdout).map((l) => `${l.kind} ${l.tool_call_id ?? l.content}`));
+    for (const call of calls) {
+      assert.ok(stored.has(`${call.kind} ${call.tool_call_id}`), `killed after line ${killAfter}${killed ? "" : " (it had ended)"}: printed ${call.kind} ${call.tool_call_id} is not stored`);
+    }
+    checked += calls.length;
+    // The session left by the kill still resumes.
+    if (killAfter % 4 === 0) {
+      server.reset();
+      server.enqueue({ text: "resumed" });
+      const resumed = await sb.run(["run", "--session", id, "--no-stdin", "go on"]);
+      assert.deepEqual([resumed.code, resumed.stdout], [0, "resumed\n"], resumed.stderr);
+    }
+  }
+  assert.ok(checked >= 40, `only ${checked} printed tool calls and results were checked`);
+});

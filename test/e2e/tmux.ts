@@ -1,0 +1,72 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { KEEN_BIN } from "./harness.js";
+
+/** Why tmux tests cannot run here, or undefined when they can. */
+export const TMUX_MISSING = spawnSync("tmux", ["-V"]).status === 0 ? undefined : "tmux is not installed (apt-get install -y tmux); real-terminal TUI tests skipped";
+
+let count = 0;
+
+/**
+ * `bin/keen` in a real terminal: a detached tmux session on a socket of its
+ * own (other tmux servers on the machine are never touched), driven with
+ * send-keys and read with capture-pane.
+ */
+export class TmuxKeen {
+  readonly socket = `keen-test-${process.pid}-${++count}`;
+  readonly name = "keen";
+
+  constructor(args: string[], env: Record<string, string | undefined>, cwd: string, size = { cols: 120, rows: 40 }) {
+    const all = Object.entries({ ...env, NCURSES_NO_UTF8_ACS: "1", TERM: "xterm-256color" });
+    // env takes its -u options before any assignment.
+    const vars = [
+      ...all.filter(([, v]) => v === undefined).map(([k]) => `-u ${k}`),
+      ...all.filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${shellQuote(v!)}`),
+    ].join(" ");
+    // The pane outlives keen so its exit status and last words can be read.
+    const command = `cd ${shellQuote(cwd)} && env ${vars} ${shellQuote(KEEN_BIN)} ${args.map(shellQuote).join(" ")}; echo "[exit $?]"; sleep 600`;
+    this.tmux("new-session", "-d", "-s", this.name, "-x", String(size.cols), "-y", String(size.rows), command);
+  }
+
+  tmux(...args: string[]): string {
+    return execFileSync("tmux", ["-L", this.socket, "-f", "/dev/null", ...args], { encoding: "utf8" });
+  }
+
+  screen(): string {
+    return this.tmux("capture-pane", "-p", "-t", this.name);
+  }
+
+  /** Keys as tmux names them (`Enter`, `Escape`, `C-d`) or literal text with `literal`. */
+  keys(keys: string[], literal = false): void {
+    this.tmux("send-keys", "-t", this.name, ...(literal ? ["-l"] : []), ...keys);
+  }
+
+  type(text: string): void {
+    this.keys([text], true);
+  }
+
+  resize(cols: number, rows: number): void {
+    this.tmux("resize-window", "-t", this.name, "-x", String(cols), "-y", String(rows));
+  }
+
+  async waitFor(pattern: string | RegExp, timeoutMs = 10_000): Promise<string> {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const screen = this.screen();
+      if (typeof pattern === "string" ? screen.includes(pattern) : pattern.test(screen)) return screen;
+      if (Date.now() > end) throw new Error(`tmux screen never showed ${String(pattern)}:\n${screen}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  kill(): void {
+    try {
+      this.tmux("kill-server");
+    } catch {
+      // already gone
+    }
+  }
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}

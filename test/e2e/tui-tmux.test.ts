@@ -1,0 +1,163 @@
+import { after, before, beforeEach, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { textWidth } from "../../app/tui/text.js";
+import { makeSandbox } from "./harness.js";
+import { TMUX_MISSING, TmuxKeen } from "./tmux.js";
+
+/*
+ * The TUI in a real terminal (tmux) against the mock LLM server: bin/keen,
+ * the bundle, blessed and the engine together. Without tmux every test here
+ * is reported as skipped with the reason.
+ */
+
+const MODEL = "anthropic/claude-test";
+const skip = TMUX_MISSING ?? false;
+let server: MockLLMServer;
+const open: TmuxKeen[] = [];
+before(async () => {
+  if (!TMUX_MISSING) server = await startMockLLMServer();
+});
+after(async () => {
+  for (const t of open) t.kill();
+  await server?.close();
+});
+beforeEach(() => server?.reset());
+
+function keen(args: string[] = [], size?: { cols: number; rows: number }) {
+  const sb = makeSandbox(server.url);
+  const t = new TmuxKeen(["--model", MODEL, ...args], sb.env, sb.workspace, size);
+  open.push(t);
+  return { sb, t };
+}
+
+test("a prompt and its streamed answer, a tool call in the tool panel; /exit prints how to resume", { skip }, async () => {
+  const { sb, t } = keen();
+  writeFileSync(join(sb.workspace, "README.md"), "# Demo\n");
+  server.enqueue({ toolCalls: [{ name: "list", input: { path: "." } }] }, { text: "The workspace has a **README**. 中文 ✅ 😀 ok", chunkSize: 4, delayMs: 5 });
+  await t.waitFor("Type a prompt");
+  t.type("what is here?");
+  t.keys(["Enter"]);
+  await t.waitFor("The workspace has a README.");
+  const screen = await t.waitFor(/ idle +anthropic\/claude-test/);
+  assert.match(screen, /Tools 1/);
+  assert.match(screen, /✓ list \. +ok/);
+  // CJK and emoji take two cells in blessed's model as in the terminal: every bordered row ends in column 120.
+  const rows = screen.split("\n").filter((row) => row.endsWith("│"));
+  assert.ok(rows.some((row) => row.includes("中文 ✅ 😀")));
+  assert.deepEqual([...new Set(rows.map((row) => textWidth(row)))], [120]);
+  t.type("/exit");
+  t.keys(["Enter"]);
+  const end = await t.waitFor("[exit 0]");
+  const [session] = await sb.sessions();
+  assert.match(end, new RegExp(`Resume it with: keen --resume ${session!.id}`));
+});
+
+test("an edit approved from the modal, with its diff in the diff pane", { skip }, async () => {
+  const { sb, t } = keen();
+  server.enqueue({ toolCalls: [{ name: "write_file", input: { path: "hello.txt", content: "hello tmux\n" } }] }, { text: "Wrote it." });
+  await t.waitFor("Type a prompt");
+  t.type("write hello.txt");
+  t.keys(["Enter"]);
+  const modal = await t.waitFor("Permission: write_file");
+  assert.match(modal, /\+hello tmux/);
+  assert.ok(!existsSync(join(sb.workspace, "hello.txt")), "nothing written before the answer");
+  t.type("y");
+  const screen = await t.waitFor("Wrote it.");
+  assert.match(screen, /hello\.txt 1\/1/);
+  assert.match(screen, /\+hello tmux/);
+  assert.equal(readFileSync(join(sb.workspace, "hello.txt"), "utf8"), "hello tmux\n");
+  t.keys(["C-d"]);
+  await t.waitFor("[exit 0]");
+});
+
+test("a bash command denied: its risky part is named and the model hears no", { skip }, async () => {
+  const { t } = keen();
+  server.enqueue({ toolCalls: [{ name: "bash", input: { command: "rm -rf build" } }] }, { text: "Understood, I will not." });
+  await t.waitFor("Type a prompt");
+  t.type("clean up");
+  t.keys(["Enter"]);
+  const modal = await t.waitFor("Permission: bash");
+  assert.match(modal, /\$ rm -rf build/);
+  assert.match(modal, /Look twice: deletes recursively/);
+  t.type("n");
+  const screen = await t.waitFor("Understood, I will not.");
+  assert.match(screen, /✗ bash rm -rf build/);
+  assert.match(JSON.stringify(server.requests[1]!.body), /denied/i);
+  t.keys(["C-d"]);
+  await t.waitFor("[exit 0]");
+});
+
+test("Esc interrupts a streaming turn; resizing to 40x10 and back mid-turn keeps drawing", { skip }, async () => {
+  const { t } = keen();
+  const words = Array.from({ length: 400 }, (_, i) => `word${i}`).join(" ");
+  server.enqueue({ text: words, chunkSize: 6, delayMs: 15 });
+  await t.waitFor("Type a prompt");
+  t.type("talk");
+  t.keys(["Enter"]);
+  await t.waitFor("word3");
+  t.resize(40, 10);
+  const small = await t.waitFor(/thinking/);
+  assert.ok(!small.includes("Tools"), "side panes collapse at 40x10");
+  assert.ok(small.split("\n").every((row) => row.length <= 40));
+  t.resize(120, 40);
+  await t.waitFor("Tools");
+  t.keys(["Escape"]);
+  await t.waitFor("Interrupted.");
+  await t.waitFor(/ idle /);
+  t.keys(["C-d"]);
+  await t.waitFor("[exit 0]");
+});
+
+test("--resume shows the stored history and the session continues; --continue opens it again", { skip }, async () => {
+  const sb = makeSandbox(server.url);
+  server.enqueue({ text: "Stored answer one." });
+  const first = await sb.run(["run", "--model", MODEL, "--no-stdin", "remember the number 7"]);
+  assert.equal(first.code, 0, first.stderr);
+  const [session] = await sb.sessions();
+  const t = new TmuxKeen(["--resume", session!.id.slice(0, 12)], sb.env, sb.workspace);
+  open.push(t);
+  const screen = await t.waitFor("Stored answer one.");
+  assert.match(screen, /> remember the number 7/);
+  server.enqueue({ text: "It was 7." });
+  t.type("which number?");
+  t.keys(["Enter"]);
+  await t.waitFor("It was 7.");
+  assert.match(JSON.stringify(server.requests.at(-1)!.body), /remember the number 7/);
+  t.keys(["C-d"]);
+  await t.waitFor(`Resume it with: keen --resume ${session!.id}`);
+  const again = new TmuxKeen(["--continue"], sb.env, sb.workspace);
+  open.push(again);
+  await again.waitFor("It was 7.");
+  again.keys(["C-d"]);
+  await again.waitFor("[exit 0]");
+});
+
+test("SIGTERM leaves the terminal sane and exits 143", { skip }, async () => {
+  const { t } = keen();
+  await t.waitFor("Type a prompt");
+  const panePid = t.tmux("list-panes", "-t", t.name, "-F", "#{pane_pid}").trim();
+  const child = execFileSync("ps", ["-o", "pid=", "--ppid", panePid], { encoding: "utf8" }).trim().split(/\s+/)[0]!;
+  process.kill(Number(child), "SIGTERM");
+  const screen = await t.waitFor("[exit 143]");
+  assert.ok(!screen.includes("Type a prompt"), "the alternate screen is gone");
+  const modes = t.tmux("display-message", "-p", "-t", t.name, "#{alternate_on} #{mouse_any_flag} #{cursor_flag}").trim();
+  assert.equal(modes, "0 0 1", "alternate screen off, mouse reporting off, cursor shown");
+});
+
+test("keen --replay demo: the recorded prompt is typed in; Enter replays the whole session with its tools and diff", { skip }, async () => {
+  const sb = makeSandbox(server.url);
+  const t = new TmuxKeen(["--replay", "demo", "--replay-speed", "0"], { ...sb.env, ANTHROPIC_API_KEY: undefined }, sb.workspace);
+  open.push(t);
+  await t.waitFor("> The test in this project fails.");
+  assert.match(t.screen(), /mode: auto/);
+  t.keys(["Enter"]);
+  const screen = await t.waitFor(/Fixed\./, 20_000);
+  assert.match(screen, /Tools 3/);
+  assert.match(screen, /\+ {2}return "Hello, "/);
+  t.keys(["C-d"]);
+  await t.waitFor("[exit 0]");
+});

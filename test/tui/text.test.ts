@@ -1,0 +1,52 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { charWidth, dropColors, fit, forBlessed, onlySgr, sanitize, textWidth, truncate, wrap, wrapLine } from "../../app/tui/text.js";
+
+test("sanitize makes escape sequences visible and drops what reorders or hides text", () => {
+  assert.equal(sanitize("a\x1b[31mred\x1b[0m"), "a␛[31mred␛[0m");
+  assert.equal(sanitize("bell\x07 nul\x00 del\x7f"), "bell␇ nul␀ del␡");
+  assert.equal(sanitize("osc \x1b]52;c;aGk=\x07"), "osc ␛]52;c;aGk=␇");
+  assert.equal(sanitize("c1 \u009b31m"), "c1 31m");
+  assert.equal(sanitize("abc\u202edcba"), "abcdcba");
+  assert.equal(sanitize("a\r\nb\rc"), "a\nb\nc");
+  assert.equal(sanitize("\tx\ty"), "    x   y");
+  assert.equal(sanitize("{bold}tags{/bold} stay literal"), "{bold}tags{/bold} stay literal");
+});
+
+test("onlySgr keeps colours and drops hyperlinks, cursor moves and stray controls", () => {
+  assert.equal(onlySgr("\x1b]8;;http://x\x07link\x1b]8;;\x07 \x1b[2J\x1b[31mred\x1b[0m\x07"), "link \x1b[31mred\x1b[0m");
+});
+
+test("dropColors keeps bold, underline and inverse", () => {
+  assert.equal(dropColors("\x1b[1;38;2;1;2;3mX\x1b[0m\x1b[31mY\x1b[39m"), "\x1b[1mX\x1b[0mY");
+});
+
+test("widths: CJK and emoji take two cells, combining marks none", () => {
+  assert.equal(charWidth("中".codePointAt(0)!), 2);
+  assert.equal(charWidth("😀".codePointAt(0)!), 2);
+  assert.equal(charWidth(0x301), 0);
+  assert.equal(textWidth("\x1b[31m中文ab\x1b[0m"), 6);
+  assert.equal(textWidth("e\u0301"), 1);
+});
+
+test("wrapping at spaces, mid-word when needed, never splitting a wide char, styles reopened per line", () => {
+  assert.deepEqual(wrap("the quick brown fox", 10), ["the quick", "brown fox"]);
+  assert.deepEqual(wrapLine("abcdefghijkl", 5), ["abcde", "fghij", "kl"]);
+  assert.deepEqual(wrapLine("中文中文中", 5), ["中文", "中文", "中"]);
+  const styled = wrapLine("\x1b[31mred words here\x1b[0m", 9);
+  assert.deepEqual(styled.map((l) => l.replace(/\x1b\[[0-9;]*m/g, "")), ["red words", "here"]);
+  assert.ok(styled[1]!.startsWith("\x1b[31m"), "the second line reopens the colour");
+  assert.deepEqual(wrapLine("- item with many words", 10, 2), ["- item", "  with", "  many", "  words"]);
+});
+
+test("truncate and fit count cells", () => {
+  assert.equal(truncate("hello world", 8), "hello w…");
+  assert.equal(fit("中文", 5), "中文 ");
+  assert.equal(textWidth(fit("中文中文中文", 5)), 5);
+});
+
+test("forBlessed gives back the extra cell blessed counts for each astral emoji", () => {
+  assert.equal(forBlessed("a 😀 b   "), "a 😀 b  ");
+  assert.equal(forBlessed("x 😀  right"), "x 😀 right");
+  assert.equal(forBlessed("中文 ✅ plain  "), "中文 ✅ plain  ");
+});
