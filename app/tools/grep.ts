@@ -61,9 +61,19 @@ function readableFilter(guard: FileGuard): (path: string) => boolean {
   const seen = new Map<string, boolean>();
   return (path) => {
     let ok = seen.get(path);
-    if (ok === undefined) seen.set(path, (ok = !guard.isIgnored(path) && guard.checkRead(path).ok));
+    if (ok === undefined) seen.set(path, (ok = !guard.isIgnored(path) && guard.checkRead(path).ok && !protectedLink(guard, path)));
     return ok;
   };
+}
+
+/** True for a hard link to a file the guard protects (a credential, Keen's config): its lines must not be searched or shown. */
+function protectedLink(guard: FileGuard, path: string): boolean {
+  try {
+    const st = statSync(path, { bigint: true });
+    return st.nlink > 1n && !guard.checkHardLink(path, st).ok;
+  } catch {
+    return false;
+  }
 }
 
 const byPathAndLine = (a: GrepMatch, b: GrepMatch) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line);

@@ -123,14 +123,17 @@ test("hard links in the workspace to a key, to Keen's config and to .env are ref
     { name: "edit_file", input: { path: "settings.json", old_string: "retry", new_string: "x" } },
     { name: "write_file", input: { path: "plain-2.txt", content: "changed\n" } },
     { name: "read_file", input: { path: "plain-2.txt" } },
+    // grep searches through hard links too: the protected ones are left out, the ordinary one is searched.
+    { name: "grep", input: { pattern: "PRIVATE KEY|hunter2|retry|plain" } },
   ]);
   const hardLinkTo = (target: string) => new RegExp(`^Refused: .* is a hard link to ${target.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}, which Keen's file tools never read or write\\.$`);
   assert.match(results[0]!.result, hardLinkTo(join(home, ".ssh", "id_ed25519")));
   assert.match(results[1]!.result, hardLinkTo(join(sb.home, "config.json")));
   assert.match(results[2]!.result, hardLinkTo(join(sb.workspace, ".env")));
   for (const r of results.slice(3, 6)) assert.match(r.result, /^Refused: .* has 2 hard links; writing it would change the same file under its other names too/);
-  assert.deepEqual(results.map((r) => r.is_error), [true, true, true, true, true, true, false]);
+  assert.deepEqual(results.map((r) => r.is_error), [true, true, true, true, true, true, false, false]);
   assert.match(results[6]!.result, /plain/);
+  assert.match(results[7]!.result, /plain-2\.txt:1:plain/);
   assert.equal(readFileSync(join(home, ".ssh", "id_ed25519"), "utf8"), "PRIVATE KEY MATERIAL\n");
   assert.equal(readFileSync(join(sb.workspace, "plain.txt"), "utf8"), "plain\n");
   neverSent("PRIVATE KEY MATERIAL", "hunter2-hunter2", "baseDelayMs");
