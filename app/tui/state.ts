@@ -56,6 +56,8 @@ export interface SessionView {
   attempt: number;
   retry?: { attempt: number; reason: string; until: number };
   usage: Usage;
+  /** Estimated cost of this view's turns; undefined before the first, null once a turn had no price. */
+  costUsd?: number | null;
   context?: { used: number; window: number };
   /** The last turn stopped at the step limit: ask whether to continue. */
   askContinue: boolean;
@@ -268,6 +270,8 @@ function toolResult(view: SessionView, event: EventOf<"tool-result">): void {
 function turnEnded(view: SessionView, event: EventOf<"result">): void {
   view.sessionId = event.session_id || view.sessionId;
   view.usage = addUsage(view.usage, event.usage);
+  // Cost is known only when every turn's price was: one unpriced turn makes the session's total unknown.
+  view.costUsd = event.cost_usd !== undefined && view.costUsd !== null ? (view.costUsd ?? 0) + event.cost_usd : null;
   if (event.context) view.context = event.context;
   view.retry = undefined;
   view.permissions = [];

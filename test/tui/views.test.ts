@@ -88,6 +88,14 @@ test("status bar: state, model, mode, context, tokens, session; retry countdown;
   assert.equal(phase(running, NOW), "running bash");
 });
 
+test("status bar: the estimated cost adds up over turns, and is left out once a turn had no price", () => {
+  const result = (cost?: number) => d.result(cost === undefined ? {} : { cost_usd: cost });
+  const priced = viewOf([d.user("q"), result(0.004), d.user("q2"), result(0.012)]);
+  assert.match(plain([statusBar(priced, 200, theme, NOW)])[0]!, / \| ~\$0\.02 \| /);
+  const unknown = viewOf([d.user("q"), result(0.004), d.user("q2"), result()]);
+  assert.doesNotMatch(plain([statusBar(unknown, 200, theme, NOW)])[0]!, /\$/);
+});
+
 test("tool panel: one line per call, status and duration; the selected call highlighted; expanded output", () => {
   const view = session();
   const lines = toolPanelWindow(view, { expanded: new Set(["t1"]), scroll: FOLLOW, selected: "t2" }, 40, 10, theme, NOW).lines;

@@ -47,6 +47,7 @@ export function statusBar(view: SessionView, width: number, theme: Theme, now: n
     parts.push(`ctx ${compact(view.context.used)}/${compact(view.context.window)} ${pct}%`);
   }
   if (view.usage.total_tokens > 0) parts.push(`${compact(view.usage.input_tokens)} in ${compact(view.usage.output_tokens)} out`);
+  if (typeof view.costUsd === "number") parts.push(`~$${view.costUsd < 0.01 ? view.costUsd.toFixed(4) : view.costUsd.toFixed(2)}`);
   if (view.sessionId) parts.push(view.sessionId.slice(0, 8));
   parts.push(shortCwd(view.cwd, 40));
   const head = ` ${state} `;
