@@ -22,6 +22,9 @@ export interface CliRunnerOptions {
   model: string;
   /** Keen's `--max-turns`, passed on. */
   maxTurns?: number;
+  /** Keen's `--allowed-tools` / `--disallowed-tools`, as the CLI's `--allowedTools` / `--disallowedTools` (names mapped). */
+  allowedTools?: string[];
+  disallowedTools?: string[];
   env?: NodeJS.ProcessEnv;
   /** Where skipped lines are reported (`KEEN_DEBUG`). */
   debug?: (line: string) => void;
@@ -50,7 +53,18 @@ export function cliArgs(options: CliRunnerOptions, session: { resume?: string; i
   if (cliMode) args.push("--permission-mode", cliMode);
   if (options.skipPermissions) args.push("--dangerously-skip-permissions");
   if (options.maxTurns) args.push("--max-turns", String(options.maxTurns));
+  if (options.allowedTools) args.push("--allowedTools", options.allowedTools.map(cliToolName).join(","));
+  if (options.disallowedTools) args.push("--disallowedTools", options.disallowedTools.map(cliToolName).join(","));
   return [...args, ...options.flags];
+}
+
+/** Keen's tool names and the CLI's; any other name is passed on as the CLI's own. */
+export const CLI_TOOL_NAMES: Record<string, string> = {
+  bash: "Bash", read_file: "Read", write_file: "Write", edit_file: "Edit", glob: "Glob", grep: "Grep", list: "LS",
+};
+
+function cliToolName(name: string): string {
+  return CLI_TOOL_NAMES[name] ?? name;
 }
 
 /** `anthropic/claude-sonnet-4-5` → `claude-sonnet-4-5`. */

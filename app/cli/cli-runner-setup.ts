@@ -42,7 +42,7 @@ export interface CliSetup {
  * `ask`, whose prompts the runner cannot relay yet.
  */
 export function cliSetup(config: ResolvedConfig, options: {
-  model?: string; mode: PermissionMode; maxTurns?: number; env: NodeJS.ProcessEnv;
+  model?: string; mode: PermissionMode; maxTurns?: number; allowedTools?: string[]; disallowedTools?: string[]; env: NodeJS.ProcessEnv;
 }): CliSetup {
   const cli = config.agents?.defaults?.cli ?? {};
   const configured = cli.path ?? "claude";
@@ -65,7 +65,7 @@ export function cliSetup(config: ResolvedConfig, options: {
     contextWindow: modelInfo(anthropic, model).contextWindow,
     backend: createCliBackend({
       path, flags: cli.flags ?? [], skipPermissions: cli.skipPermissions === true, timeoutMs: cli.timeoutMs, model: modelRef,
-      maxTurns: options.maxTurns, env: options.env, ...(debug ? { debug } : {}),
+      maxTurns: options.maxTurns, allowedTools: options.allowedTools, disallowedTools: options.disallowedTools, env: options.env, ...(debug ? { debug } : {}),
     }),
     provider: unavailableProvider(modelRef),
   };

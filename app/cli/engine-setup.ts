@@ -128,10 +128,16 @@ async function prepare(
 
 /** A session whose turns the external CLI runs: no provider, no tools of Keen's, no per-turn policies. */
 function prepareCli(config: ResolvedConfig, settings: FrontEndSettings, env: NodeJS.ProcessEnv, session: { model?: string }): PreparedSetup {
-  const limits = limitsFor(config, { maxTurns: settings.maxTurns, permissionMode: settings.permissionMode }, settings.defaultMode);
+  const limits = limitsFor(
+    config,
+    { allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, permissionMode: settings.permissionMode },
+    settings.defaultMode,
+  );
   const permissionMode = limits.permissionMode ?? settings.defaultMode;
   if (settings.outputSchema) throw new UsageError("--output-schema is not supported with the CLI runner yet");
-  const cli = cliSetup(config, { model: session.model, mode: permissionMode, maxTurns: limits.maxTurns, env });
+  const cli = cliSetup(config, {
+    model: session.model, mode: permissionMode, maxTurns: limits.maxTurns, allowedTools: limits.allowedTools, disallowedTools: limits.disallowedTools, env,
+  });
   return {
     config, redactor: secretsRedactor(env, config.providers), retry: config.retry, permissionMode, projectMode: config.projectLimits.permissionMode,
     modelRef: cli.modelRef, provider: cli.provider, tools: [], system: "", contextWindow: cli.contextWindow, backend: cli.backend,

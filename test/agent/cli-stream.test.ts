@@ -78,6 +78,9 @@ test("argv: model without its provider, session id or resume, modes mapped, skip
   assert.deepEqual(cliArgs({ ...base, skipPermissions: true, maxTurns: 3 }, { resume: "s1" }, "auto").slice(7), [
     "--resume", "s1", "--permission-mode", "bypassPermissions", "--dangerously-skip-permissions", "--max-turns", "3", "--foo",
   ]);
+  assert.deepEqual(cliArgs({ ...base, flags: [], allowedTools: ["bash", "read_file", "WebFetch"], disallowedTools: ["write_file"] }, { id: "u" }, "ask").slice(9), [
+    "--allowedTools", "Bash,Read,WebFetch", "--disallowedTools", "Write",
+  ]);
   assert.equal(permissionModeFor("accept-edits", false), "acceptEdits");
   assert.equal(permissionModeFor("read-only", true), "plan");
   assert.equal(permissionModeFor("auto", false), undefined);
