@@ -26,6 +26,8 @@ export interface CliRunnerOptions {
   allowedTools?: string[];
   disallowedTools?: string[];
   env?: NodeJS.ProcessEnv;
+  /** Tells the user something they should know (stderr). */
+  notice?: (line: string) => void;
   /** Where skipped lines are reported (`KEEN_DEBUG`). */
   debug?: (line: string) => void;
 }
@@ -87,13 +89,27 @@ export function permissionModeFor(mode: PermissionMode, skipPermissions: boolean
   }
 }
 
-/** The CLI session id a session's last CLI turn stored, if any. */
-export function storedCliSession(events: KeenEvent[]): string | undefined {
+/** The CLI session a session's last CLI turn stored, if any, and the directory it ran in (its process's session-start). */
+export function storedCliSession(events: KeenEvent[]): { id: string; cwd?: string } | undefined {
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!;
-    if (event.kind === "turn-end" && event.cli_session_id) return event.cli_session_id;
+    if (event.kind !== "turn-end" || !event.cli_session_id) continue;
+    for (let j = i - 1; j >= 0; j--) {
+      const start = events[j]!;
+      if (start.kind === "session-start") return { id: event.cli_session_id, cwd: start.cwd };
+    }
+    return { id: event.cli_session_id };
   }
   return undefined;
+}
+
+/** A prompt that carries Keen's stored conversation to a new CLI session. */
+function withConversation(history: Message[], prompt: string, cwd: string): string {
+  const lines = history.flatMap((m) => {
+    const text = m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n").trim();
+    return text ? [`${m.role === "user" ? "User" : "Assistant"}: ${text}`] : [];
+  });
+  return `The conversation so far (it ran in ${cwd}):\n\n${lines.join("\n\n")}\n\n---\n\n${prompt}`;
 }
 
 async function runCliTurn(options: CliRunnerOptions, turn: BackendTurnOptions): Promise<TurnOutcome> {
@@ -102,8 +118,13 @@ async function runCliTurn(options: CliRunnerOptions, turn: BackendTurnOptions): 
   await emit({ kind: "user-message", turn_id: turn.turnId, message: turn.user });
   const prompt = turn.user.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
   await emit({ kind: "text", role: "user", content: prompt });
-  const resume = storedCliSession(turn.events);
+  const previous = storedCliSession(turn.events);
+  // `claude --resume` only finds sessions of the directory they ran in.
+  const moved = previous?.cwd !== undefined && previous.cwd !== turn.cwd;
+  const resume = moved ? undefined : previous?.id;
   const newId = resume ? undefined : randomUUID();
+  const input = moved ? withConversation(turn.history, prompt, previous!.cwd!) : prompt;
+  if (moved) options.notice?.(`the session's CLI session ran in ${previous!.cwd}: starting a new one in ${turn.cwd} with the stored conversation`);
   const translator = createCliTranslator(emit, options.debug);
   let cliSession = resume ?? newId;
   const fail = async (message: string) => {
@@ -116,7 +137,7 @@ async function runCliTurn(options: CliRunnerOptions, turn: BackendTurnOptions): 
   } else if (turn.signal.aborted) {
     outcome.status = "interrupted";
   } else {
-    const run = await spawnCli(options, cliArgs(options, { resume, id: newId }, turn.permissionMode), prompt, turn.cwd, turn.signal, translator.line);
+    const run = await spawnCli(options, cliArgs(options, { resume, id: newId }, turn.permissionMode), input, turn.cwd, turn.signal, translator.line);
     await translator.finish();
     cliSession = translator.sessionId ?? cliSession;
     const result = translator.result;

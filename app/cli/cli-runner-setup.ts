@@ -66,6 +66,7 @@ export function cliSetup(config: ResolvedConfig, options: {
     backend: createCliBackend({
       path, flags: cli.flags ?? [], skipPermissions: cli.skipPermissions === true, timeoutMs: cli.timeoutMs, model: modelRef,
       maxTurns: options.maxTurns, allowedTools: options.allowedTools, disallowedTools: options.disallowedTools, env: options.env, ...(debug ? { debug } : {}),
+      notice: (line) => process.stderr.write(`keen: ${line}\n`),
     }),
     provider: unavailableProvider(modelRef),
   };

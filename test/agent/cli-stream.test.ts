@@ -85,6 +85,8 @@ test("argv: model without its provider, session id or resume, modes mapped, skip
   assert.equal(permissionModeFor("read-only", true), "plan");
   assert.equal(permissionModeFor("auto", false), undefined);
   const end = (id?: string) => ({ kind: "turn-end", conversation_id: "c", ts: 0, turn_id: "t", status: "success", steps: 1, ...(id ? { cli_session_id: id } : {}) }) as never;
-  assert.equal(storedCliSession([end("a"), end(), end("b"), end()]), "b");
+  const start = (cwd: string) => ({ kind: "session-start", conversation_id: "c", ts: 0, cwd }) as never;
+  assert.deepEqual(storedCliSession([end("a"), end(), end("b"), end()]), { id: "b" });
+  assert.deepEqual(storedCliSession([start("/a"), end("a"), start("/b"), end("b"), start("/c"), end()]), { id: "b", cwd: "/b" });
   assert.equal(storedCliSession([]), undefined);
 });

@@ -169,3 +169,24 @@ test("keen stdio --runner cli: two prompts, one CLI session resumed; the same ev
   assert.deepEqual(kinds.slice(0, 10), ["session-start", "text", "thinking-start", "thinking-delta", "thinking-end", "text-delta", "content-end", "thinking", "text", "result"]);
   assert.deepEqual(kinds.slice(10), ["text", "thinking-start", "thinking-delta", "thinking-end", "text-delta", "content-end", "thinking", "text", "result"]);
 });
+
+test("--cwd elsewhere: a new CLI session there, its prompt carrying the stored conversation, said on stderr", async () => {
+  const box = sandbox("tool-bash,text-thinking,resume-2");
+  const r = await box.run(["run", "--runner", "cli", "--format", "json", "run echo hi"]);
+  assert.equal(r.code, 0, r.stderr);
+  const sessionId = JSON.parse(r.stdout).session_id;
+  const elsewhere = join(box.root, "elsewhere");
+  mkdirSync(elsewhere);
+  const moved = await box.run(["run", "--session", sessionId, "--cwd", elsewhere, "and now?"]);
+  assert.equal(moved.code, 0, moved.stderr);
+  assert.match(moved.stderr, /starting a new one in .*elsewhere with the stored conversation/);
+  const [first, second] = box.runs();
+  assert.equal(second!.cwd, elsewhere);
+  assert.equal(second!.argv[7], "--session-id");
+  assert.notEqual(second!.argv[8], first!.argv[8]);
+  assert.equal(second!.stdin, `The conversation so far (it ran in ${box.workspace}):\n\nUser: run echo hi\n\nAssistant: The command printed: hi\n\n---\n\nand now?`);
+  // The session now lives there: the next turn resumes the new CLI session.
+  const next = await box.run(["run", "--session", sessionId, "again"]);
+  assert.equal(next.code, 0, next.stderr);
+  assert.deepEqual(box.runs()[2]!.argv.slice(7, 9), ["--resume", second!.argv[8]]);
+});
