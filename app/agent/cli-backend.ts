@@ -3,9 +3,10 @@ import { randomUUID } from "node:crypto";
 import type { PermissionMode } from "../../protocol/commands.js";
 import type { KeenEvent } from "../../protocol/events.js";
 import type { Message } from "../../protocol/messages.js";
-import { emptyUsage } from "../../protocol/usage.js";
+import { addUsage, emptyUsage } from "../../protocol/usage.js";
 import type { BackendTurnOptions, TurnBackend } from "./backend.js";
-import { createCliTranslator } from "./cli-stream.js";
+import { createCliTranslator, type CliResult } from "./cli-stream.js";
+import { selectMaxStepsPrompt } from "./max-steps.js";
 import type { TurnOutcome } from "./turn.js";
 
 /** How to run the external agent CLI (`agents.defaults.cli` in the user's config). */
@@ -137,10 +138,23 @@ async function runCliTurn(options: CliRunnerOptions, turn: BackendTurnOptions): 
   } else if (turn.signal.aborted) {
     outcome.status = "interrupted";
   } else {
-    const run = await spawnCli(options, cliArgs(options, { resume, id: newId }, turn.permissionMode), input, turn.cwd, turn.signal, translator.line);
+    let run = await spawnCli(options, cliArgs(options, { resume, id: newId }, turn.permissionMode), input, turn.cwd, turn.signal, translator.line);
     await translator.finish();
     cliSession = translator.sessionId ?? cliSession;
-    const result = translator.result;
+    let result = translator.result;
+    if (result?.status === "max_turns" && !result.text && turn.user.headless && options.maxTurns && translator.sessionId && !turn.signal.aborted && !run.timedOut) {
+      // Seed 001's promise: a headless turn ends with an answer. One more CLI turn, tools off, asks for the best guess.
+      const final = selectMaxStepsPrompt({ step: options.maxTurns, maxSteps: options.maxTurns, headless: true })!;
+      await emit({ kind: "prompt-injection", turn_id: turn.turnId, step: result.numTurns + 1, name: final.name, text: final.text });
+      const limited = { ...options, maxTurns: 1, allowedTools: undefined, disallowedTools: translator.tools.length ? translator.tools : undefined };
+      const first: CliResult = result;
+      run = await spawnCli(options, cliArgs(limited, { resume: translator.sessionId }, turn.permissionMode), final.text, turn.cwd, turn.signal, translator.line);
+      await translator.finish();
+      const second = translator.result;
+      result = second && second !== first && second.status === "success" && second.text
+        ? { ...second, status: "max_turns", numTurns: first.numTurns + second.numTurns, usage: addUsage(first.usage, second.usage) }
+        : first;
+    }
     if (turn.signal.aborted) {
       outcome.status = "interrupted";
       outcome.text = translator.text;

@@ -27,6 +27,7 @@ type Json = Record<string, unknown>;
  */
 export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, debug?: (line: string) => void) {
   let sessionId: string | undefined;
+  let tools: string[] = [];
   let result: CliResult | undefined;
   /** Complete entries of the message in flight, emitted when it stops. */
   let complete: EventDraft[] = [];
@@ -157,6 +158,7 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
       if (typeof json.session_id === "string") sessionId ??= json.session_id;
       switch (json.type) {
         case "system":
+          if (json.subtype === "init" && Array.isArray(json.tools)) tools = json.tools.filter((t): t is string => typeof t === "string");
           return;
         case "stream_event":
           // Lines of a subagent (parent_tool_use_id set) stay inside its tool call.
@@ -181,6 +183,10 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
     finish: flushComplete,
     get sessionId() {
       return sessionId;
+    },
+    /** The CLI's tools, from its init line. */
+    get tools() {
+      return tools;
     },
     get result() {
       return result;

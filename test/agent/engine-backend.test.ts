@@ -79,5 +79,4 @@ test("a setup's backend runs each turn; the engine keeps events, result, store a
   const stored = await store.load(engine.sessionId);
   assert.deepEqual(stored.filter((e) => e.kind === "result").map((e) => (e as { status: string }).status), ["success", "success", "interrupted"]);
   assert.equal((await store.resolve(engine.sessionId)).status, "interrupted");
-  await store.close?.();
 });

@@ -79,8 +79,8 @@ test("--headless --stream-deltas: the whole event sequence; the stored session; 
   assert.equal(second.stdin, "say it again");
 });
 
-test("an error result with exit 0 is an error (exit 1); max turns with exit 1 is max_turns (exit 3)", async () => {
-  const box = sandbox("error-result,max-turns:1");
+test("an error result with exit 0 is an error (exit 1); max turns with exit 1 and no answer is max_turns (exit 3)", async () => {
+  const box = sandbox("error-result,max-turns:1,max-turns:1");
   const r = await box.run(["run", "--runner", "cli", "--format", "json", "hi"]);
   assert.equal(r.code, 1);
   const result = JSON.parse(r.stdout);
@@ -189,4 +189,19 @@ test("--cwd elsewhere: a new CLI session there, its prompt carrying the stored c
   const next = await box.run(["run", "--session", sessionId, "again"]);
   assert.equal(next.code, 0, next.stderr);
   assert.deepEqual(box.runs()[2]!.argv.slice(7, 9), ["--resume", second!.argv[8]]);
+});
+
+test("max turns with no answer in a headless run: one more CLI turn, tools off, with the final-step prompt, gives the best guess", async () => {
+  const box = sandbox("max-turns:1,resume-2");
+  const r = await box.run(["run", "--runner", "cli", "--format", "json", "--max-turns", "2", "keep going"]);
+  assert.equal(r.code, 0, r.stderr);
+  const result = JSON.parse(r.stdout);
+  assert.equal(result.status, "max_turns");
+  assert.equal(result.text, "Hello! How can I help you today?");
+  const [first, second] = box.runs();
+  assert.deepEqual(second!.argv.slice(7, 9), ["--resume", first!.argv[8]]);
+  assert.deepEqual(second!.argv.slice(9, 11), ["--max-turns", "1"]);
+  assert.equal(second!.argv[11], "--disallowedTools");
+  assert.ok(second!.argv[12]!.split(",").includes("Bash"));
+  assert.match(second!.stdin, /^FINAL STEP/);
 });
