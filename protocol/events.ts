@@ -118,6 +118,10 @@ export const TurnEndEvent = z.object({
   status: z.enum(["success", "error", "interrupted", "max_turns"]), steps: z.number().int(),
   /** The provider's stop reason of the turn's last step (end_turn, max_tokens, refusal, tool_use, ...). */
   stop_reason: z.string().optional(),
+  /** Set when the CLI runner ran the turn: a session remembers its runner. */
+  runner: z.literal("cli").optional(),
+  /** The external CLI's own session id, resumed by the session's next CLI turn. */
+  cli_session_id: z.string().optional(),
 });
 /** A prompt added to one outgoing request only (max-turns); kept for audit, never replayed. Internal. */
 export const PromptInjectionEvent = z.object({

@@ -15,7 +15,7 @@ import { countStored, historyEvents, loadSession, titleOf, type CurrentSession }
 import { createPermissionGate } from "./permission-gate.js";
 import type { TurnPolicy } from "./policy.js";
 import type { RetryPolicy } from "./retry.js";
-import { runTurn } from "./turn.js";
+import { embeddedBackend, type TurnBackend } from "./backend.js";
 import { buildResult } from "./turn-result.js";
 import type { StopReason } from "./verdict.js";
 
@@ -39,6 +39,8 @@ export interface EngineSetup {
   retry?: Partial<RetryPolicy>;
   /** A fresh list per turn (policies keep per-turn state), with any tools they add. */
   perTurn(): { policies: TurnPolicy[]; tools: Tool[] };
+  /** Who runs this session's turns; Keen's own loop when absent (the CLI runner is the other one). */
+  backend?: TurnBackend;
 }
 
 /** Everything the engine is given (the test seam: no module mocking). */
@@ -303,7 +305,9 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
           protocol_version: PROTOCOL_VERSION, resumed: wasStored, permission_mode: gate.mode, headless: options.headless,
         });
       }
-      const outcome = await runTurn({
+      const backend = prepared.backend ?? embeddedBackend;
+      const outcome = await backend.run({
+        cwd: current.cwd, events: loaded.events, permissionMode: gate.mode,
         sessionId: current.id, turnId: options.newId(), provider: prepared.provider, tools, history: loaded.history,
         system: prepared.system,
         user: { role: "user", content: [{ type: "text", text: prompt.text }], headless: options.headless },

@@ -61,6 +61,23 @@ export const UserConfigSchema = z.strictObject({
   guard: z.strictObject({ allowProjectConfigEdits: z.boolean().optional() }).optional(),
   /** The TUI's theme: dark, light, high-contrast, or a theme file (`--theme` wins). */
   theme: z.string().optional(),
+  /** The CLI runner (README "CLI runner"): turns run by an external agent CLI. User config only. */
+  agents: z.strictObject({
+    defaults: z.strictObject({
+      cli: z.strictObject({
+        /** Run turns through the CLI unless `--runner embedded` says otherwise. */
+        enabled: z.boolean().optional(),
+        /** The executable; default "claude". */
+        path: z.string().min(1).optional(),
+        /** Extra arguments after Keen's own. */
+        flags: z.array(z.string()).optional(),
+        /** Pass `--dangerously-skip-permissions` (and map `auto` to bypassPermissions). */
+        skipPermissions: z.boolean().optional(),
+        /** Kill the CLI after this many milliseconds. */
+        timeoutMs: z.number().int().positive().optional(),
+      }).optional(),
+    }).optional(),
+  }).optional(),
 });
 export type UserConfig = z.infer<typeof UserConfigSchema>;
 
@@ -77,7 +94,7 @@ const ProjectConfigSchema = z.strictObject({
   permissionMode: PermissionModeSchema.optional(),
 });
 type ProjectConfig = z.infer<typeof ProjectConfigSchema>;
-const PROJECT_FORBIDDEN = ["providers", "baseURL", "apiKeyEnv", "apiKey", "headers", "guard", "retry"];
+const PROJECT_FORBIDDEN = ["providers", "baseURL", "apiKeyEnv", "apiKey", "headers", "guard", "retry", "agents"];
 
 /**
  * Runs zod's first parse of both config schemas on a config that uses every
@@ -234,7 +251,7 @@ function readProject(file: string) {
     for (const key of Object.keys(raw)) {
       if (PROJECT_FORBIDDEN.includes(key)) {
         throw new UsageError(
-          `${file}: "${key}" is not allowed in a project config (base URLs, key variables, headers and guard settings belong in your own config); remove it`,
+          `${file}: "${key}" is not allowed in a project config (base URLs, key variables, headers, guard and CLI runner settings belong in your own config); remove it`,
         );
       }
     }

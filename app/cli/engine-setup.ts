@@ -20,6 +20,7 @@ import { secretsRedactor } from "./secrets.js";
 import { UsageError } from "./errors.js";
 import type { LoadedSchema } from "./output-schema.js";
 import { chooseModel, createProvider } from "./provider-setup.js";
+import { chooseRunner, cliSetup, type Runner } from "./cli-runner-setup.js";
 import { selectToolNames } from "./run-flags.js";
 
 /** What a front end's flags say about every session it runs. */
@@ -35,6 +36,10 @@ export interface FrontEndSettings {
   defaultMode: PermissionMode;
   /** `--record` / `--replay` (openCassette): the providers' requests are recorded or served from a cassette. */
   cassette?: CassetteSetup;
+  /** `--runner`, else the runner of the stored session the front end starts in. */
+  runner?: Runner;
+  /** The runner of the stored session the front end starts in (`--runner` and it beat the config). */
+  storedRunner?: Runner;
 }
 
 /** A session's setup and the config it came from (front ends read e.g. `stdinGraceMs`). */
@@ -67,6 +72,7 @@ async function prepare(
   const workspace = findWorkspace(cwd);
   const config = loadConfig(paths, workspace);
   const replay = settings.cassette?.replay;
+  if (!replay && chooseRunner(settings.runner, settings.storedRunner, config) === "cli") return prepareCli(config, settings, env, session);
   const choice = replay ? replay.choose(session.model, config) : chooseModel(session.model, config, env);
   // Keen's config directory (holding the config file) and data directory are off limits to its tools.
   const guard = createFileGuard({
@@ -118,6 +124,25 @@ async function prepare(
       }
       return { policies, tools: extra };
     },
+  };
+}
+
+/** A session whose turns the external CLI runs: no provider, no tools of Keen's, no per-turn policies. */
+function prepareCli(config: ResolvedConfig, settings: FrontEndSettings, env: NodeJS.ProcessEnv, session: { model?: string }): PreparedSetup {
+  const limits = limitsFor(
+    config,
+    { allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, permissionMode: settings.permissionMode },
+    settings.defaultMode,
+  );
+  const permissionMode = limits.permissionMode ?? settings.defaultMode;
+  if (settings.outputSchema) throw new UsageError("--output-schema is not supported with the CLI runner yet");
+  const cli = cliSetup(config, {
+    model: session.model, mode: permissionMode, maxTurns: limits.maxTurns, allowedTools: limits.allowedTools, disallowedTools: limits.disallowedTools, env,
+  });
+  return {
+    config, redactor: secretsRedactor(env, config.providers), retry: config.retry, permissionMode, projectMode: config.projectLimits.permissionMode,
+    modelRef: cli.modelRef, provider: cli.provider, tools: [], system: "", contextWindow: cli.contextWindow, backend: cli.backend,
+    perTurn: () => ({ policies: [], tools: [] }),
   };
 }
 

@@ -47,6 +47,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("--max-turns <n>", "limit the model requests of this run")
     .option("--output-schema <file>", "JSON Schema the answer must satisfy")
     .option("--permission-mode <mode>", "auto (default), accept-edits or read-only; ask needs keen stdio or the TUI")
+    .option("--runner <runner>", "embedded (Keen's own loop) or cli (the claude CLI; see README)")
     .addOption(new Option("--input-format <format>", "with --headless: jsonl reads commands from stdin (= keen stdio)").choices(["text", "jsonl"]));
   cassetteOptions(run, "read-only")
     .action((message: string[], flags) => {
@@ -69,7 +70,8 @@ export async function main(argv: string[]): Promise<number> {
     .option("--disallowed-tools <list>", "comma-separated tools the model may not call")
     .option("--max-turns <n>", "limit the model requests of each turn")
     .option("--output-schema <file>", "JSON Schema every answer must satisfy")
-    .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only");
+    .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only")
+    .option("--runner <runner>", "embedded (Keen's own loop) or cli (the claude CLI; see README)");
   cassetteOptions(stdio, "ask")
     .action((flags) => {
       pending = async () => (await import("./stdio-entry.js")).stdioFromFlags(flags);

@@ -27,6 +27,7 @@ export interface RunFlags {
   replay?: string;
   replayLoose?: boolean;
   replaySpeed?: string;
+  runner?: string;
 }
 
 /** Flags after validation. */
@@ -49,6 +50,8 @@ export interface RunSettings {
   permissionMode?: PermissionMode;
   /** `--record` / `KEEN_RECORD`, `--replay` and its companions. */
   cassette?: CassetteSettings;
+  /** `--runner`: who runs the turns (README "CLI runner"). */
+  runner?: "cli" | "embedded";
 }
 
 /** Validates flag combinations; throws UsageError (exit 2) with one clear line. */
@@ -80,6 +83,9 @@ export function validateRunFlags(flags: RunFlags, formatGiven: boolean): RunSett
     throw new UsageError(`--permission-mode must be one of ${MODES.join(", ")}, not "${flags.permissionMode}"`);
   }
   if (flags.model !== undefined && !flags.model.trim()) throw new UsageError("--model needs <provider>/<model>");
+  if (flags.runner !== undefined && flags.runner !== "cli" && flags.runner !== "embedded") {
+    throw new UsageError(`--runner must be cli or embedded, not "${flags.runner}"`);
+  }
   return {
     session: flags.session,
     continueLast: Boolean(flags.continue),
@@ -96,6 +102,7 @@ export function validateRunFlags(flags: RunFlags, formatGiven: boolean): RunSett
     outputSchema: flags.outputSchema,
     permissionMode: flags.permissionMode as PermissionMode | undefined,
     cassette: cassetteSettings(flags),
+    ...(flags.runner ? { runner: flags.runner as "cli" | "embedded" } : {}),
   };
 }
 

@@ -13,6 +13,7 @@ import { BinaryStdinError, readPrompt } from "../headless/stdin.js";
 import { openCassette } from "./cassette-setup.js";
 import { keenPaths } from "./config.js";
 import { createPreparer, listModels, runSessionChoice, storedSession } from "./engine-setup.js";
+import { storedRunner } from "./cli-runner-setup.js";
 import { ExitError, UsageError } from "./errors.js";
 import { loadOutputSchema } from "./output-schema.js";
 import { validateRunFlags, type RunFlags } from "./run-flags.js";
@@ -44,6 +45,7 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   const prepare = createPreparer(paths, {
     allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, outputSchema, headless: true,
     permissionMode: settings.permissionMode ?? (replay ? (replay.mode ?? "read-only") : undefined), defaultMode: "auto", cassette,
+    runner: settings.runner, storedRunner: await storedRunner(store, meta?.id),
   });
   const initial = { id: meta?.id ?? newSessionId(), meta, cwd, model: settings.model };
   const setup = await prepare({ id: initial.id, cwd, model: initial.model ?? meta?.model });

@@ -1,0 +1,25 @@
+import type { PermissionMode } from "../../protocol/commands.js";
+import type { KeenEvent } from "../../protocol/events.js";
+import { runTurn, type TurnOptions, type TurnOutcome } from "./turn.js";
+
+/** What the engine hands a turn backend: the embedded loop's options plus where the session runs and what it stored. */
+export interface BackendTurnOptions extends TurnOptions {
+  cwd: string;
+  /** The session's stored events since its last compaction (a backend reads its own state from them). */
+  events: KeenEvent[];
+  /** The engine's permission mode for this turn. */
+  permissionMode: PermissionMode;
+}
+
+/**
+ * Runs one whole turn, tools included. Contract (as runTurn's): never throws;
+ * emits `user-message` first and `turn-end` last; ends `interrupted` when the
+ * signal aborts.
+ */
+export interface TurnBackend {
+  readonly name: "embedded" | "cli";
+  run(options: BackendTurnOptions): Promise<TurnOutcome>;
+}
+
+/** Keen's own loop: its providers and its tools. */
+export const embeddedBackend: TurnBackend = { name: "embedded", run: (options) => runTurn(options) };

@@ -1,0 +1,207 @@
+/**
+ * The CLI runner end to end: `keen run --runner cli` and `keen stdio` drive a
+ * fake `claude` (test/fakes/fake-claude.mjs) that replays recorded stream-json
+ * and records its argv, stdin and pid. No network, no real `claude`.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { makeSandbox, waitForStdout } from "./harness.js";
+import { startStdio } from "./stdio-client.js";
+
+const FAKE = resolve(import.meta.dirname, "../fakes/fake-claude.mjs");
+
+function sandbox(scripts: string, cli: Record<string, unknown> = {}) {
+  const box = makeSandbox("http://127.0.0.1:9", { agents: { defaults: { cli: { path: FAKE, ...cli } } } });
+  const log = join(box.root, "claude-runs.jsonl");
+  const env = { FAKE_CLAUDE_LOG: log, FAKE_CLAUDE_SCRIPTS: scripts, ANTHROPIC_API_KEY: undefined };
+  const runs = (): { argv: string[]; stdin: string; pid: number; cwd: string; grandchild?: number }[] =>
+    existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+  const run = (args: string[], options: Parameters<typeof box.run>[1] = {}) => box.run(args, { ...options, env: { ...env, ...options.env } });
+  return { ...box, env: { ...box.env, ...env }, run, runs };
+}
+
+const jsonl = (stdout: string) => stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, any>);
+const brief = (e: Record<string, any>) => (e.kind.endsWith("-delta") ? e.kind : `${e.kind}${e.tool_name ? `:${e.tool_name}` : ""}`);
+/** Runs of one delta kind collapsed to one entry: the sequence without the CLI's chunking. */
+const collapse = (kinds: string[]) => kinds.filter((k, i) => !k.endsWith("-delta") || kinds[i - 1] !== k);
+
+/** True while the process runs (a zombie nobody reaped yet counts as gone). */
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+test("keen run --runner cli (text): the prompt goes to stdin, the argv is claude's, the answer is printed, no API key needed", async () => {
+  const box = sandbox("text-thinking");
+  const r = await box.run(["run", "--runner", "cli", "--model", "anthropic/claude-sonnet-4-5", "say hi"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "Hello! How can I help you today?\n");
+  const [call] = box.runs();
+  assert.equal(call!.stdin, "say hi");
+  assert.equal(call!.cwd, box.workspace);
+  assert.deepEqual(call!.argv.slice(0, 8), ["-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages", "--model", "claude-sonnet-4-5", "--session-id"]);
+  assert.match(call!.argv[8]!, /^[0-9a-f-]{36}$/);
+  assert.equal(call!.argv.length, 9, "auto without skipPermissions leaves the CLI's own permission mode");
+});
+
+test("--headless --stream-deltas: the whole event sequence; the stored session; the next turn resumes the CLI session", async () => {
+  const box = sandbox("tool-bash,resume-2", { skipPermissions: true, flags: ["--append-system-prompt", "be brief"] });
+  const r = await box.run(["run", "--runner", "cli", "--headless", "--stream-deltas", "run echo hi"]);
+  assert.equal(r.code, 0, r.stderr);
+  const events = jsonl(r.stdout);
+  const kinds = collapse(events.map(brief));
+  assert.deepEqual(kinds, ["session-start", "text", "tool-use:Bash", "tool-start:Bash", "tool-result:Bash", "text-delta", "content-end", "text", "result"]);
+  const result = events.at(-1)!;
+  assert.equal(result.text, "The command printed: hi");
+  assert.equal(result.status, "success");
+  assert.equal(result.num_turns, 2);
+  const first = box.runs()[0]!;
+  assert.deepEqual(first.argv.slice(9), ["--permission-mode", "bypassPermissions", "--dangerously-skip-permissions", "--append-system-prompt", "be brief"]);
+
+  const sessionId = result.session_id;
+  const stored = await box.show(sessionId);
+  const turnEnd = stored.events.find((e) => e.kind === "turn-end");
+  assert.equal(turnEnd?.runner, "cli");
+  assert.equal(turnEnd?.cli_session_id, first.argv[8]);
+  assert.deepEqual(stored.events.filter((e) => e.kind === "text").map((e) => e.content), ["run echo hi", "The command printed: hi"]);
+
+  // No --runner: the session remembers it.
+  const again = await box.run(["run", "--session", sessionId, "--format", "json", "say it again"]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(JSON.parse(again.stdout).text, "Hello! How can I help you today?");
+  const second = box.runs()[1]!;
+  assert.deepEqual(second.argv.slice(7, 9), ["--resume", first.argv[8]]);
+  assert.equal(second.stdin, "say it again");
+});
+
+test("an error result with exit 0 is an error (exit 1); max turns with exit 1 and no answer is max_turns (exit 3)", async () => {
+  const box = sandbox("error-result,max-turns:1,max-turns:1");
+  const r = await box.run(["run", "--runner", "cli", "--format", "json", "hi"]);
+  assert.equal(r.code, 1);
+  const result = JSON.parse(r.stdout);
+  assert.equal(result.status, "error");
+  assert.ok(result.errors.includes("API Error: 500 overloaded"), r.stdout);
+  const m = await box.run(["run", "--runner", "cli", "--format", "json", "--max-turns", "2", "keep going"]);
+  assert.equal(m.code, 3, m.stderr);
+  assert.equal(JSON.parse(m.stdout).status, "max_turns");
+  assert.deepEqual(box.runs()[1]!.argv.slice(-2), ["--max-turns", "2"]);
+});
+
+test("noisy output: malformed and unknown lines are skipped, memory is filtered, a repeated frame is shown once", async () => {
+  const box = sandbox("noisy");
+  const r = await box.run(["run", "--runner", "cli", "--headless", "hi"]);
+  assert.equal(r.code, 0, r.stderr);
+  const events = jsonl(r.stdout);
+  assert.deepEqual(events.map(brief), ["session-start", "text", "text", "memory", "result"]);
+  assert.equal(events.at(-1)!.text, "Done.");
+  assert.ok(!r.stdout.includes("keen_memory"));
+});
+
+test("an exit without a result is an error carrying the stderr tail", async () => {
+  const box = sandbox("cut:1");
+  const r = await box.run(["run", "--runner", "cli", "--format", "json", "hi"], { env: { FAKE_CLAUDE_STDERR: "boom: the CLI fell over\n" } });
+  assert.equal(r.code, 1);
+  const result = JSON.parse(r.stdout);
+  assert.equal(result.status, "error");
+  assert.match(result.errors.join("\n"), /exited with code 1 without a result: boom: the CLI fell over/);
+});
+
+test("usage errors before any session: a missing binary names its path, ask mode is refused, a project config cannot set the runner", async () => {
+  const box = sandbox("text-thinking", { path: "/nowhere/claude" });
+  const r = await box.run(["run", "--runner", "cli", "hi"]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /\/nowhere\/claude/);
+  assert.deepEqual(await box.sessions(), []);
+  const bad = await box.run(["run", "--runner", "sideways", "hi"]);
+  assert.equal(bad.code, 2);
+
+  const ok = sandbox("text-thinking");
+  const stdio = await ok.run(["stdio", "--runner", "cli"], { stdin: "" });
+  assert.equal(stdio.code, 2);
+  assert.match(stdio.stderr, /permission prompts/);
+  mkdirSync(join(ok.workspace, ".keen"));
+  writeFileSync(join(ok.workspace, ".keen", "config.json"), JSON.stringify({ agents: { defaults: { cli: { enabled: true, path: "/bin/sh" } } } }));
+  const project = await ok.run(["run", "hi"]);
+  assert.equal(project.code, 2);
+  assert.match(project.stderr, /"agents" is not allowed in a project config/);
+  assert.deepEqual(ok.runs(), []);
+});
+
+test("the CLI's timeout kills its process group and ends the turn as an error", async () => {
+  const box = sandbox("hang", { timeoutMs: 500 });
+  const r = await box.run(["run", "--runner", "cli", "--format", "json", "hi"]);
+  assert.equal(r.code, 1);
+  assert.match(JSON.parse(r.stdout).errors.join("\n"), /timed out after 0.5s/);
+  const [call] = box.runs();
+  assert.ok(!alive(call!.pid) && !alive(call!.grandchild!), "the CLI and its children are gone");
+});
+
+test("SIGINT kills the CLI's process group; the turn ends interrupted", async () => {
+  const box = sandbox("hang");
+  const r = await box.run(["run", "--runner", "cli", "--headless", "hi"], {
+    onSpawn: (child) => void waitForStdout(child, (s) => s.includes('"kind":"text"')).then(() => setTimeout(() => child.kill("SIGINT"), 300), () => {}),
+  });
+  assert.equal(r.code, 130, r.stderr);
+  assert.equal(jsonl(r.stdout).at(-1)!.status, "interrupted");
+  const [call] = box.runs();
+  assert.ok(!alive(call!.pid) && !alive(call!.grandchild!), "the CLI and its children are gone");
+});
+
+test("keen stdio --runner cli: two prompts, one CLI session resumed; the same events as keen run", async () => {
+  const box = sandbox("text-thinking,resume-2");
+  const client = startStdio(["--runner", "cli", "--permission-mode", "accept-edits"], box.env, box.workspace);
+  client.send({ kind: "prompt", id: "p1", text: "say hi" });
+  const first = await client.next((l) => l.kind === "result");
+  assert.equal(first.text, "Hello! How can I help you today?");
+  client.send({ kind: "prompt", id: "p2", text: "say it again" });
+  await client.response("p2");
+  const { code } = await client.end();
+  assert.equal(code, 0);
+  const [a, b] = box.runs();
+  assert.deepEqual(a!.argv.slice(9), ["--permission-mode", "acceptEdits"]);
+  assert.deepEqual(b!.argv.slice(7, 9), ["--resume", a!.argv[8]]);
+  const kinds = collapse(client.lines.filter((l) => l.kind !== "response").map(brief));
+  assert.deepEqual(kinds.slice(0, 10), ["session-start", "text", "thinking-start", "thinking-delta", "thinking-end", "text-delta", "content-end", "thinking", "text", "result"]);
+  assert.deepEqual(kinds.slice(10), ["text", "thinking-start", "thinking-delta", "thinking-end", "text-delta", "content-end", "thinking", "text", "result"]);
+});
+
+test("--cwd elsewhere: a new CLI session there, its prompt carrying the stored conversation, said on stderr", async () => {
+  const box = sandbox("tool-bash,text-thinking,resume-2");
+  const r = await box.run(["run", "--runner", "cli", "--format", "json", "run echo hi"]);
+  assert.equal(r.code, 0, r.stderr);
+  const sessionId = JSON.parse(r.stdout).session_id;
+  const elsewhere = join(box.root, "elsewhere");
+  mkdirSync(elsewhere);
+  const moved = await box.run(["run", "--session", sessionId, "--cwd", elsewhere, "and now?"]);
+  assert.equal(moved.code, 0, moved.stderr);
+  assert.match(moved.stderr, /starting a new one in .*elsewhere with the stored conversation/);
+  const [first, second] = box.runs();
+  assert.equal(second!.cwd, elsewhere);
+  assert.equal(second!.argv[7], "--session-id");
+  assert.notEqual(second!.argv[8], first!.argv[8]);
+  assert.equal(second!.stdin, `The conversation so far (it ran in ${box.workspace}):\n\nUser: run echo hi\n\nAssistant: The command printed: hi\n\n---\n\nand now?`);
+  // The session now lives there: the next turn resumes the new CLI session.
+  const next = await box.run(["run", "--session", sessionId, "again"]);
+  assert.equal(next.code, 0, next.stderr);
+  assert.deepEqual(box.runs()[2]!.argv.slice(7, 9), ["--resume", second!.argv[8]]);
+});
+
+test("max turns with no answer in a headless run: one more CLI turn, tools off, with the final-step prompt, gives the best guess", async () => {
+  const box = sandbox("max-turns:1,resume-2");
+  const r = await box.run(["run", "--runner", "cli", "--format", "json", "--max-turns", "2", "keep going"]);
+  assert.equal(r.code, 0, r.stderr);
+  const result = JSON.parse(r.stdout);
+  assert.equal(result.status, "max_turns");
+  assert.equal(result.text, "Hello! How can I help you today?");
+  const [first, second] = box.runs();
+  assert.deepEqual(second!.argv.slice(7, 9), ["--resume", first!.argv[8]]);
+  assert.deepEqual(second!.argv.slice(9, 11), ["--max-turns", "1"]);
+  assert.equal(second!.argv[11], "--disallowedTools");
+  assert.ok(second!.argv[12]!.split(",").includes("Bash"));
+  assert.match(second!.stdin, /^FINAL STEP/);
+});
