@@ -39,6 +39,11 @@ export const ResumeSessionCommand = z.object({
 export const ListSessionsCommand = z.object({ kind: z.literal("list-sessions"), ...id, cwd: z.string().optional() });
 /** Models of the configured providers (`data`: `[{ model, provider, current, available }]`). */
 export const ListModelsCommand = z.object({ kind: z.literal("list-models"), ...id });
+/**
+ * Revert the file writes and edits of the session's last turn from the contents Keen kept. Without `confirm`
+ * the response only says what would be restored or removed; a file changed since the turn refuses the whole undo.
+ */
+export const UndoCommand = z.object({ kind: z.literal("undo"), ...id, confirm: z.boolean().optional() });
 /** End the engine once the running turn and queued prompts have finished (send `interrupt` first to stop sooner). */
 export const ShutdownCommand = z.object({ kind: z.literal("shutdown"), ...id });
 
@@ -48,7 +53,7 @@ export const CompactCommand = z.object({ kind: z.literal("compact"), ...id, inst
 /** Every command a front end can send. */
 export const CommandSchema = z.discriminatedUnion("kind", [
   PromptCommand, InterruptCommand, PermissionResponseCommand, SetModelCommand, SetPermissionModeCommand,
-  NewSessionCommand, ResumeSessionCommand, ListSessionsCommand, ListModelsCommand, ShutdownCommand, CompactCommand,
+  NewSessionCommand, ResumeSessionCommand, ListSessionsCommand, ListModelsCommand, ShutdownCommand, UndoCommand, CompactCommand,
 ]);
 export type Command = z.infer<typeof CommandSchema>;
 export type CommandOf<K extends Command["kind"]> = Extract<Command, { kind: K }>;

@@ -17,6 +17,7 @@ import type { TurnPolicy } from "./policy.js";
 import type { RetryPolicy } from "./retry.js";
 import { embeddedBackend, type TurnBackend } from "./backend.js";
 import { buildResult } from "./turn-result.js";
+import { planUndo } from "./undo.js";
 import type { StopReason } from "./verdict.js";
 
 /** What a session needs to run turns with one model in one directory; built by the composition root. */
@@ -41,6 +42,10 @@ export interface EngineSetup {
   perTurn(): { policies: TurnPolicy[]; tools: Tool[] };
   /** Who runs this session's turns; Keen's own loop when absent (the CLI runner is the other one). */
   backend?: TurnBackend;
+  /** `undo`: the file's text now equals `expected` (an error message otherwise, e.g. changed since). */
+  checkFile?(path: string, expected: string): string | undefined;
+  /** `undo`: puts `content` back (null: removes the file the turn created), through the filesystem guard. */
+  restoreFile?(path: string, content: string | null): string | undefined;
 }
 
 /** Everything the engine is given (the test seam: no module mocking). */
@@ -185,12 +190,31 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         return respond(command, true, { data: options.listModels() });
       case "compact":
         return compact(command);
+      case "undo":
+        return undo(command);
       case "shutdown":
         closing = true;
         await idle();
         await respond(command, true);
         return finish();
     }
+  }
+
+  /** Reverts the last turn's writes and edits; without `confirm`, only says what it would do. */
+  async function undo(command: CommandOf<"undo">): Promise<void> {
+    if (running || queue.length) return respond(command, false, { error: "a turn is running: interrupt it first" });
+    if (!session.meta) return respond(command, false, { error: "nothing to undo: the session has no turn yet" });
+    const plan = planUndo(await store.load(session.id));
+    if ("error" in plan) return respond(command, false, { error: plan.error });
+    const prepared = await setupFor(session);
+    if (!prepared.checkFile || !prepared.restoreFile) return respond(command, false, { error: "undo is not available for this session" });
+    const changed = plan.steps.flatMap((step) => prepared.checkFile!(step.path, step.after) ?? []);
+    if (changed.length) return respond(command, false, { error: `nothing was restored: ${changed.join("; ")}` });
+    const files = plan.steps.map((step) => ({ path: step.path, action: step.before === null ? "remove" : "restore" }));
+    if (!command.confirm) return respond(command, true, { data: { files, restored: false } });
+    const failed = plan.steps.flatMap((step) => prepared.restoreFile!(step.path, step.before) ?? []);
+    if (failed.length) return respond(command, false, { error: failed.join("; "), data: { files } });
+    return respond(command, true, { data: { files, restored: true } });
   }
 
   async function resume(command: CommandOf<"resume-session">): Promise<void> {

@@ -11,6 +11,7 @@ import { createFileGuard } from "../permissions/file-guard.js";
 import { BUILTIN_PROVIDERS, modelInfo, parseModelRef } from "../providers/registry.js";
 import type { Tool } from "../tools/tool.js";
 import { createTools, toolEnv } from "../tools/index.js";
+import { createFileRestorer } from "../tools/restore-file.js";
 import { findWorkspace } from "../tools/workspace.js";
 import type { PermissionMode } from "../../protocol/commands.js";
 import type { Redactor } from "../permissions/redact.js";
@@ -100,6 +101,7 @@ async function prepare(
     reserveTokens: Math.min(info.maxOutputTokens, 8_192, Math.floor(info.contextWindow / 4)),
   };
   return {
+    ...createFileRestorer(guard),
     config,
     redactor,
     retry: config.retry,

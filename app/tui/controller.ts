@@ -119,6 +119,7 @@ export class TuiController {
   /** Sends a prompt (queued by the engine when a turn runs). */
   prompt(text: string): void {
     this.local({ kind: "local-prompt", text });
+    this.ui.undoArmed = false;
     this.request({ kind: "prompt", text }, (r) => {
       if (!r.ok) reduce(this.view, { kind: "local-prompt-failed" });
     });

@@ -46,6 +46,8 @@ export interface UiState {
   completion?: Completion;
   note?: { text: string; until: number };
   hint: string;
+  /** `/undo` showed what it would restore: the next `/undo` confirms it. */
+  undoArmed?: boolean;
 }
 
 export function createUi(theme: Theme): UiState {

@@ -6,6 +6,7 @@ import type { ListItem } from "./views/lists.js";
 
 /** Runs a slash command typed in the prompt. Contract: never throws; failures become notices. */
 export function runSlash(c: TuiController, name: string, arg: string): void {
+  if (name !== "undo") c.ui.undoArmed = false;
   switch (name) {
     case "new": return c.newSession();
     case "sessions": return pickSession(c);
@@ -25,13 +26,26 @@ export function runSlash(c: TuiController, name: string, arg: string): void {
       c.deps.copy?.(c.view.lastAnswer);
       return c.note(`copied ${c.view.lastAnswer.length} characters (OSC 52)`);
     }
-    case "undo":
-      return c.notice("/undo is not available yet: the session engine does not keep the previous contents of edited files. Use git to revert for now.", "warning");
+    case "undo": return undo(c);
     case "help":
       c.ui.overlay = { kind: "help", scroll: 0 };
       return;
     case "exit": return c.deps.exit();
   }
+}
+
+/** First `/undo` shows what would be restored; a second one, right after, does it. */
+function undo(c: TuiController): void {
+  const confirm = c.ui.undoArmed === true;
+  c.ui.undoArmed = false;
+  c.request({ kind: "undo", ...(confirm ? { confirm: true } : {}) }, (r) => {
+    if (!r.ok) return;
+    const files = ((r.data as { files?: { path: string; action: string }[] } | undefined)?.files ?? [])
+      .map((f) => `${f.action === "remove" ? "remove" : "restore"} ${f.path}`).join(", ");
+    if (confirm) return c.notice(`Undone: ${files}.`, "info");
+    c.ui.undoArmed = true;
+    c.notice(`/undo will ${files}. Type /undo again to do it.`, "warning");
+  });
 }
 
 function setTheme(c: TuiController, arg: string): void {

@@ -17,7 +17,7 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   { name: "theme", args: "[name]", help: "set or cycle the theme (dark, light, high-contrast)" },
   { name: "compact", args: "[instructions]", help: "summarise the conversation so far to free context" },
   { name: "copy", help: "copy the last answer to the clipboard (OSC 52)" },
-  { name: "undo", help: "revert the last turn's file changes (not available yet)" },
+  { name: "undo", help: "revert the last turn's file writes and edits (shows them first; /undo again confirms)" },
   { name: "help", help: "keys and commands" },
   { name: "exit", help: "leave Keen (the session stays resumable)" },
 ];

@@ -160,6 +160,12 @@ test("/model and /sessions pickers send set-model and resume-session with replay
   await h.keys("/compact keep the API notes\r");
   await h.settle();
   assert.deepEqual(h.engine.commands("compact").map((c) => c.instructions), ["keep the API notes"]);
+  h.engine.answers["undo"] = { ok: true, data: { files: [{ path: "/work/proj/a.txt", action: "restore" }, { path: "/work/proj/b.txt", action: "remove" }] } };
+  await h.keys("/undo\r");
+  await h.waitFor("Type /undo again");
+  await h.keys("/undo\r");
+  await h.waitFor("Undone: restore /work/proj/a.txt, remove /work/proj/b.txt.");
+  assert.deepEqual(h.engine.commands("undo").map((c) => c.confirm), [undefined, true]);
   await quit(h);
 });
 
