@@ -3,7 +3,6 @@ import { delimiter, join, resolve } from "node:path";
 import type { PermissionMode } from "../../protocol/commands.js";
 import type { Provider } from "../../protocol/provider.js";
 import type { SessionStore } from "../../storage/store.js";
-import { createCliBackend } from "../agent/cli-backend.js";
 import type { TurnBackend } from "../agent/backend.js";
 import { modelInfo, parseModelRef } from "../providers/registry.js";
 import type { ResolvedConfig } from "./config.js";
@@ -64,7 +63,7 @@ export function cliSetup(config: ResolvedConfig, options: {
   return {
     modelRef,
     contextWindow: modelInfo(anthropic, model).contextWindow,
-    backend: createCliBackend({
+    backend: lazyCliBackend({
       path, flags: cli.flags ?? [], skipPermissions: cli.skipPermissions === true, timeoutMs: cli.timeoutMs, model: modelRef,
       maxTurns: options.maxTurns, allowedTools: options.allowedTools, disallowedTools: options.disallowedTools, env: options.env, ...(debug ? { debug } : {}),
       notice: (line) => process.stderr.write(`keen: ${line}\n`),
@@ -95,4 +94,16 @@ function findExecutable(path: string, env: NodeJS.ProcessEnv): boolean {
       return false;
     }
   });
+}
+
+/** The CLI backend, its module loaded on the first CLI turn: embedded runs (and the start-up snapshot) never carry it. */
+function lazyCliBackend(options: Parameters<typeof import("../agent/cli-backend.js").createCliBackend>[0]): TurnBackend {
+  let backend: Promise<TurnBackend> | undefined;
+  return {
+    name: "cli",
+    async run(turn) {
+      backend ??= import("../agent/cli-backend.js").then((m) => m.createCliBackend(options));
+      return (await backend).run(turn);
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import type { PermissionMode } from "../../protocol/commands.js";
-import { cassetteSettings, type CassetteSettings } from "./cassette-setup.js";
+import { cassetteSettings, type CassetteSettings } from "./cassette-flags.js";
 import { UsageError } from "./errors.js";
 
 const MODES = ["auto", "accept-edits", "ask", "read-only"];

@@ -10,7 +10,6 @@ import { createLiveTextOutput } from "../headless/live-text.js";
 import { createJsonlWriter } from "../headless/jsonl-writer.js";
 import { createStreamSink } from "../headless/sink.js";
 import { BinaryStdinError, readPrompt } from "../headless/stdin.js";
-import { openCassette } from "./cassette-setup.js";
 import { keenPaths } from "./config.js";
 import { createPreparer, listModels, runSessionChoice, storedSession } from "./engine-setup.js";
 import { storedRunner } from "./cli-runner-setup.js";
@@ -34,7 +33,8 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   const paths = keenPaths();
   const store = openStore(paths.dataDir);
   const meta = await storedSession(store, runSessionChoice(settings));
-  const cassette = openCassette(settings.cassette, paths);
+  // Loaded only with --record/--replay: a plain run, and the start-up snapshot, never carry the cassette machinery.
+  const cassette = settings.cassette ? (await import("./cassette-setup.js")).openCassette(settings.cassette, paths) : undefined;
   const replay = cassette?.replay;
   const demo = (settings.cwd ?? meta?.cwd) ? undefined : replay?.demoWorkspace?.();
   if (demo) process.stderr.write(`keen: replaying the demo in ${demo}\n`);

@@ -11,7 +11,7 @@ import { SessionBusyError, UnknownSessionError, type SessionMeta, type SessionSt
 import { createJsonlWriter } from "../headless/jsonl-writer.js";
 import { createStreamSink } from "../headless/sink.js";
 import { terminalText } from "../headless/terminal-text.js";
-import { sessionCassettePath } from "./cassette-setup.js";
+import { sessionCassettePath } from "./cassette-flags.js";
 import { keenPaths } from "./config.js";
 import { ExitError, UsageError } from "./errors.js";
 import { secretsRedactor } from "./secrets.js";

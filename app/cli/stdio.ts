@@ -9,7 +9,6 @@ import { readCommands } from "../headless/command-reader.js";
 import { createStderrReporter } from "../headless/final-output.js";
 import { createJsonlWriter } from "../headless/jsonl-writer.js";
 import { createStreamSink } from "../headless/sink.js";
-import { openCassette } from "./cassette-setup.js";
 import { keenPaths } from "./config.js";
 import { checkModel, createPreparer, listModels, runSessionChoice, storedSession } from "./engine-setup.js";
 import { storedRunner } from "./cli-runner-setup.js";
@@ -31,7 +30,8 @@ export async function stdioCommand(settings: RunSettings): Promise<number> {
   const paths = keenPaths();
   const store = openStore(paths.dataDir);
   const meta = await storedSession(store, runSessionChoice(settings));
-  const cassette = openCassette(settings.cassette, paths);
+  // Loaded only with --record/--replay: a plain run, and the start-up snapshot, never carry the cassette machinery.
+  const cassette = settings.cassette ? (await import("./cassette-setup.js")).openCassette(settings.cassette, paths) : undefined;
   const cwd = resolve(settings.cwd ?? meta?.cwd ?? cassette?.replay?.demoWorkspace?.() ?? process.cwd());
   const outputSchema = settings.outputSchema ? await loadOutputSchema(resolve(settings.outputSchema)) : undefined;
   const prepare = createPreparer(paths, {

@@ -8,7 +8,7 @@ import { createSessionEngine } from "../agent/engine.js";
 import { DEFAULT_RETRY } from "../agent/retry.js";
 import { ttyProblem } from "../tui/terminal.js";
 import { historyPathFor } from "../tui/history.js";
-import { cassetteSettings, openCassette, type CassetteFlags } from "./cassette-setup.js";
+import { cassetteSettings, type CassetteFlags } from "./cassette-flags.js";
 import { keenPaths, loadConfig } from "./config.js";
 import { checkModel, createPreparer, listModels, storedSession, type PreparedSetup } from "./engine-setup.js";
 import { UsageError } from "./errors.js";
@@ -41,7 +41,8 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
   if (mode && !mode.success) throw new UsageError(`--permission-mode must be one of ${PermissionModeSchema.options.join(", ")}, not "${flags.permissionMode}"`);
 
   const paths = keenPaths();
-  const cassette = openCassette(cassetteSettings(flags), paths);
+  const cassetteFlags = cassetteSettings(flags);
+  const cassette = cassetteFlags ? (await import("./cassette-setup.js")).openCassette(cassetteFlags, paths) : undefined;
   const store = openStore(paths.dataDir);
   const here = resolve(flags.cwd ?? process.cwd());
   const meta = await sessionToOpen(store, flags, here);

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The cassette format (docs/CASSETTES.md): JSON lines, a header first, then
