@@ -73,6 +73,11 @@ export interface EngineOptions {
   startedAt?: number;
   /** The first session: a stored one to continue (`meta`) or a fresh id. */
   initial?: Pick<CurrentSession, "id" | "meta" | "cwd" | "model">;
+  /**
+   * A line for a person about a failure no event can carry any more (the store failing after the
+   * turn's `result`, which must stay the stream's last line). Default: stderr.
+   */
+  diagnose?(line: string): void;
   /** Hides known secrets in every event before the bus (so in the store and every output) and in titles. */
   redactor?: Pick<Redactor, "redact" | "redactDeep">;
 }
@@ -101,6 +106,7 @@ export interface SessionEngine extends EngineClient {
  */
 export function createSessionEngine(options: EngineOptions): SessionEngine {
   const { store, bus } = options;
+  const diagnose = options.diagnose ?? ((line: string) => void process.stderr.write(`keen: ${line}\n`));
   let session: CurrentSession = options.initial
     ? { ...options.initial, started: false, seen: 0 }
     : { id: options.newId(), cwd: options.cwd, started: false, seen: 0 };
@@ -264,7 +270,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         running = undefined;
         const flushing = recorder;
         recorder = undefined;
-        await flushing.flush().catch((error) => process.stderr.write(`keen: could not store the session: ${messageOf(error)}\n`));
+        await flushing.flush().catch((error) => diagnose(`could not store the session: ${messageOf(error)}`));
         await store.release(current.id, before).catch(() => {});
       }
     } finally {
@@ -351,7 +357,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       // One line at most for a store failure the turn did not already report (the result line's own write, the release).
       let reported = stopped?.reason === "store";
       const report = (error: unknown) => {
-        if (!reported) process.stderr.write(`keen: ${messageOf(error)}\n`);
+        if (!reported) diagnose(messageOf(error));
         reported = true;
       };
       await flushing.flush().catch(report);
