@@ -29,7 +29,11 @@ export interface ProviderPreset {
   models: Record<string, Partial<ModelInfo>>;
 }
 
-// List prices per million tokens (input, output, cache read, cache write), from the vendors' pricing pages.
+// List prices per million tokens (input, output, cache read, cache write), from the vendors' pricing pages
+// (checked 2026-11: Anthropic's pricing page, OpenAI's model pages). The Claude 5.5 models carry their tier's
+// price, which each tier has kept across versions (Sonnet since 3.x, Opus since 4.5, Haiku since 4.5); config
+// sets or overrides any price (`providers.<id>.models.<model>.price`). Long-context surcharges (OpenAI doubles
+// input past 272K tokens) are not modelled: cost_usd is an estimate.
 const SONNET: ModelPrice = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
 const OPUS: ModelPrice = { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 };
 const HAIKU: ModelPrice = { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 };
@@ -54,8 +58,8 @@ export const BUILTIN_PROVIDERS: Record<string, ProviderPreset> = {
   openai: {
     kind: "openai", baseURLEnv: "OPENAI_BASE_URL", apiKeyEnv: "OPENAI_API_KEY", defaultModel: "gpt-5.4",
     models: {
-      "gpt-5.4": { contextWindow: 400_000, maxOutputTokens: 128_000, ...REASONING },
-      "gpt-5.4-mini": { contextWindow: 400_000, maxOutputTokens: 128_000, ...REASONING },
+      "gpt-5.4": { contextWindow: 1_050_000, maxOutputTokens: 128_000, price: { input: 2.5, output: 15, cacheRead: 0.25 }, ...REASONING },
+      "gpt-5.4-mini": { contextWindow: 400_000, maxOutputTokens: 128_000, price: { input: 0.75, output: 4.5, cacheRead: 0.075 }, ...REASONING },
       "gpt-4.1": { contextWindow: 1_047_576, maxOutputTokens: 32_768, price: { input: 2, output: 8, cacheRead: 0.5 } },
       "gpt-5": { contextWindow: 400_000, maxOutputTokens: 128_000, price: { input: 1.25, output: 10, cacheRead: 0.125 }, ...REASONING },
       "o3": { contextWindow: 200_000, maxOutputTokens: 100_000, price: { input: 2, output: 8, cacheRead: 0.5 }, ...REASONING },
