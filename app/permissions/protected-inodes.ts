@@ -23,6 +23,8 @@ export interface InodeIndexOptions {
   maxEntries?: number;
   /** How long a scan is reused: protected files appear rarely, multi-link reads come in bursts. */
   ttlMs?: number;
+  /** The clock the ttl is measured on (tests step it). */
+  now?: () => number;
 }
 
 // Package managers and git keep their own hard links here; neither holds the user's secrets.
@@ -36,6 +38,7 @@ const SKIP_IN_SECRET_SCAN = new Set(["node_modules", ".git"]);
 export function createInodeIndex(sources: () => InodeSource[], opts: InodeIndexOptions = {}) {
   const maxEntries = opts.maxEntries ?? 20_000;
   const ttlMs = opts.ttlMs ?? 5_000;
+  const now = opts.now ?? Date.now;
   let built: { at: number; ids: Map<string, string>; unsure: Map<bigint, string> } | undefined;
 
   function build() {
@@ -73,13 +76,13 @@ export function createInodeIndex(sources: () => InodeSource[], opts: InodeIndexO
         unsure.set(top.dev, source.path);
       }
     }
-    return { at: Date.now(), ids, unsure };
+    return { at: now(), ids, unsure };
   }
 
   return {
     /** The protected file that `id` is, if any. */
     lookup(id: FileId): InodeMatch {
-      if (!built || Date.now() - built.at >= ttlMs) built = build();
+      if (!built || now() - built.at >= ttlMs) built = build();
       const path = built.ids.get(`${id.dev}:${id.ino}`);
       if (path) return { path };
       const cut = built.unsure.get(id.dev);

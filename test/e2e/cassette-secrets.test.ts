@@ -1,17 +1,12 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, beforeEach, test } from "node:test";
-import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { after, test } from "node:test";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { removeSandboxes, sandbox } from "./replay-helpers.js";
 
-let server: MockLLMServer;
-before(async () => (server = await startMockLLMServer()));
-after(async () => {
-  await server.close();
-  removeSandboxes();
-});
-beforeEach(() => server.reset());
+const server = useMockLLMServer();
+after(() => removeSandboxes());
 
 const KEY = "sk-DISTINCTIVE-key-7f3c9b2e51";
 const HEADER_VALUE = "hdr-DISTINCTIVE-4e8d2a91c3";

@@ -1,13 +1,10 @@
-import { after, before, beforeEach, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, parseLines } from "./harness.js";
 import { startStdio } from "./stdio-client.js";
 
-let server: MockLLMServer;
-before(async () => (server = await startMockLLMServer()));
-after(() => server.close());
-beforeEach(() => server.reset());
+const server = useMockLLMServer();
 
 const HEAD = "[Keen compacted this conversation";
 /** A tiny window: the system prompt and tools plus a few turns fill it. */
@@ -143,7 +140,7 @@ test("sessions compact: works on an idle session, a failed one changes nothing, 
   const client = startStdio(["--session", id], sb.env, sb.workspace);
   client.send({ kind: "prompt", id: "p", text: "hang" });
   await client.next((l) => l.kind === "text" && l.role === "user");
-  await new Promise((r) => setTimeout(r, 300));
+  // The turn holds the session's claim from before its user text until its result: no wait needed.
   const busy = await sb.run(["sessions", "compact", id]);
   assert.equal(busy.code, 1);
   assert.match(busy.stderr, /busy/);

@@ -1,15 +1,13 @@
-import { after, before, beforeEach, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
-import { startMockLLMServer, type MockLLMServer, type MockReplyStep } from "../fakes/mock-llm-server.js";
+import { type MockReplyStep } from "../fakes/mock-llm-server.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, parseLines } from "./harness.js";
 import { assertProtocolStream, joinDeltas, kindSequence } from "./protocol-check.js";
 
 const MODEL = "anthropic/claude-test";
-let server: MockLLMServer;
-before(async () => (server = await startMockLLMServer()));
-after(() => server.close());
-beforeEach(() => server.reset());
+const server = useMockLLMServer();
 
 const headless = (...args: string[]) => ["run", "--headless", "--stream-deltas", "--model", MODEL, ...args];
 

@@ -1,9 +1,9 @@
-import { after, before, beforeEach, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { KEEN_BIN, makeSandbox, parseLines } from "./harness.js";
 import { assertProtocolStream, assertValidLines, joinDeltas } from "./protocol-check.js";
 
@@ -11,10 +11,7 @@ const MODEL = "anthropic/claude-test";
 const PROTOCOL_MD = readFileSync(resolve(import.meta.dirname, "../../docs/PROTOCOL.md"), "utf8");
 const COMPLETE_KINDS = ["text", "thinking", "tool-use", "tool-result", "memory", "error"];
 
-let server: MockLLMServer;
-before(async () => (server = await startMockLLMServer()));
-after(() => server.close());
-beforeEach(() => server.reset());
+const server = useMockLLMServer();
 
 /** One tool call, then an answer with a memory block. */
 function scriptToolTurn() {

@@ -1,14 +1,11 @@
-import { after, before, beforeEach, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, parseLines } from "./harness.js";
 import { assertProtocolStream, joinDeltas, kindSequence } from "./protocol-check.js";
 
 const MODEL = "anthropic/claude-test";
-let server: MockLLMServer;
-before(async () => (server = await startMockLLMServer()));
-after(() => server.close());
-beforeEach(() => server.reset());
+const server = useMockLLMServer();
 
 function afterRun() {
   assert.deepEqual(server.unexpected, []);

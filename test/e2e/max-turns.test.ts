@@ -1,11 +1,9 @@
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, parseLines, runKeen } from "./harness.js";
 
-let server: MockLLMServer;
-before(async () => (server = await startMockLLMServer()));
-after(() => server.close());
+const server = useMockLLMServer();
 
 type Vendor = "anthropic" | "openai";
 const toolStep = (i: number) => ({ toolCalls: [{ name: "bash", input: { command: `echo step${i}` } }] });

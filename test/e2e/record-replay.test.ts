@@ -1,19 +1,15 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, beforeEach, test } from "node:test";
-import { startMockLLMServer, type MockLLMServer, type MockStep } from "../fakes/mock-llm-server.js";
+import { after, test } from "node:test";
+import { type MockStep } from "../fakes/mock-llm-server.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { parseLines } from "./harness.js";
 import { assertProtocolStream, kindSequence } from "./protocol-check.js";
 import { comparable, removeSandboxes, replaySandbox, sandbox } from "./replay-helpers.js";
 
-let server: MockLLMServer;
-before(async () => (server = await startMockLLMServer()));
-after(async () => {
-  await server.close();
-  removeSandboxes();
-});
-beforeEach(() => server.reset());
+const server = useMockLLMServer();
+after(() => removeSandboxes());
 
 function used() {
   assert.deepEqual(server.unexpected, []);

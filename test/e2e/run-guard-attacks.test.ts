@@ -158,7 +158,8 @@ test("a symlink swap race during many tool calls never reads or writes a protect
       { name: "edit_file", input: { path: "d/f.txt", old_string: "inside", new_string: "edited" } },
     );
   }
-  const results = await toolResults(sb, calls);
+  // 1,500 calls against two busy flippers: minutes on a loaded machine, so a wider hang guard than the default.
+  const results = await toolResults(sb, calls, { timeoutMs: 240_000 });
   const flips = await Promise.all(flippers.splice(0).map((f) => f.stop()));
   for (const r of results) assert.doesNotMatch(r.result, /PRIVATE KEY|ALSO SECRET/);
   neverSent("PRIVATE KEY MATERIAL", "ALSO SECRET");

@@ -5,19 +5,16 @@
  * through bin/keen (the bundle started from its V8 snapshot) and one through
  * the bundle as a plain script, since the search worker is a side bundle.
  */
-import { after, before, beforeEach, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { findRipgrep } from "../../app/tools/grep.js";
 import { makeSandbox, parseLines, waitForStdout } from "./harness.js";
 
-let server: MockLLMServer;
-before(async () => (server = await startMockLLMServer()));
-after(() => server.close());
-beforeEach(() => server.reset());
+const server = useMockLLMServer();
 
 const DEPTH = 100_000;
 const BACKTRACKS = "(a+)+$";

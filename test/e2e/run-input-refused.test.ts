@@ -1,12 +1,9 @@
-import { after, before, beforeEach, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, runKeen } from "./harness.js";
 
-let server: MockLLMServer;
-before(async () => (server = await startMockLLMServer()));
-after(() => server.close());
-beforeEach(() => server.reset());
+const server = useMockLLMServer();
 
 test("a prompt larger than the model's window is refused before any request, with the estimate: exit 2, no session", async () => {
   const sb = makeSandbox(server.url, { providers: { anthropic: { models: { tiny: { contextWindow: 1000 } } } } });

@@ -2,19 +2,22 @@
  * Issue 10, item 6 and the stdin part of item 5: a closing terminal (SIGHUP),
  * an impatient second SIGINT, and a prompt pipe that never closes.
  */
-import { after, before, beforeEach, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
-import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, parseLines, waitForStdout } from "./harness.js";
 
-let server: MockLLMServer;
-before(async () => (server = await startMockLLMServer()));
-after(() => server.close());
-beforeEach(() => server.reset());
+const server = useMockLLMServer();
 
 /** True once the bash command has printed "started" (a tool-update line): the tool is running. */
 const running = (out: string) => /"tool-update".*started/.test(out);
+
+/** The processes still matching `marker` once they are gone, or after 2 s (a killed process leaves /proc when reaped, not when signalled). */
+async function gone(marker: string): Promise<string[]> {
+  for (const end = Date.now() + 2000; processesWith(marker).length && Date.now() < end;) await new Promise((r) => setTimeout(r, 10));
+  return processesWith(marker);
+}
 
 /** Pids of processes whose command line contains `marker`. */
 function processesWith(marker: string): string[] {
@@ -37,8 +40,7 @@ test("SIGHUP during a bash tool call: exit 129, the process group killed, the tu
   });
   assert.equal(r.code, 129, r.stderr);
   assert.equal(r.stderr, "");
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  assert.deepEqual(processesWith(marker), [], "every process of the command was killed");
+  assert.deepEqual(await gone(marker), [], "every process of the command was killed");
   const result = parseLines(r.stdout).at(-1)!;
   assert.deepEqual([result.kind, result.status, result.is_error], ["result", "interrupted", true]);
   const [meta] = await sb.sessions();
@@ -68,8 +70,7 @@ test("a second SIGINT ends at once, and the session is left resumable: stale cla
   assert.equal(r.code, 130, r.stderr);
   assert.ok(second > first && exitedAfter < 700, `exit ${exitedAfter} ms after the second SIGINT`);
   assert.ok(!r.stdout.includes('"kind":"result"'), "the second SIGINT did not wait for the turn to close");
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  assert.deepEqual(processesWith(marker), [], "the command's group was killed on exit");
+  assert.deepEqual(await gone(marker), [], "the command's group was killed on exit");
 
   const [meta] = await sb.sessions();
   assert.equal(meta!.status, "interrupted", "a running session whose process is gone is listed interrupted");

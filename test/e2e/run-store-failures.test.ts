@@ -10,18 +10,15 @@
  * read-only, a user that chmod stops; where neither works the test says so
  * and is skipped.
  */
-import { after, before, beforeEach, test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, parseLines, type KeenRun } from "./harness.js";
 
-let server: MockLLMServer;
-before(async () => (server = await startMockLLMServer()));
-after(() => server.close());
-beforeEach(() => server.reset());
+const server = useMockLLMServer();
 
 type Sandbox = ReturnType<typeof makeSandbox>;
 const CONFIG = { stdinGraceMs: 300, retry: { baseDelayMs: 10 } };

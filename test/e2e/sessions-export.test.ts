@@ -1,18 +1,13 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, beforeEach, test } from "node:test";
-import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { after, test } from "node:test";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { parseLines } from "./harness.js";
 import { removeSandboxes, replaySandbox, sandbox } from "./replay-helpers.js";
 
-let server: MockLLMServer;
-before(async () => (server = await startMockLLMServer()));
-after(async () => {
-  await server.close();
-  removeSandboxes();
-});
-beforeEach(() => server.reset());
+const server = useMockLLMServer();
+after(() => removeSandboxes());
 
 const MODEL = "anthropic/claude-test";
 

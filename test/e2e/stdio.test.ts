@@ -1,17 +1,14 @@
-import { after, before, beforeEach, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, parseLines } from "./harness.js";
 import { kindSequence } from "./protocol-check.js";
 import { startStdio } from "./stdio-client.js";
 
 const MODEL = "anthropic/claude-test";
-let server: MockLLMServer;
-before(async () => (server = await startMockLLMServer()));
-after(() => server.close());
-beforeEach(() => server.reset());
+const server = useMockLLMServer();
 
 function open(args: string[] = [], config: Record<string, unknown> = {}) {
   const sb = makeSandbox(server.url, config);

@@ -1,13 +1,11 @@
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, parseLines, runKeen } from "./harness.js";
 
-let server: MockLLMServer;
-before(async () => (server = await startMockLLMServer()));
-after(() => server.close());
+const server = useMockLLMServer();
 
 const SCHEMA = { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { answer: { type: "number" } }, required: ["answer"], additionalProperties: false };
 

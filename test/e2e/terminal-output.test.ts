@@ -1,14 +1,11 @@
-import { after, before, beforeEach, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
-import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { KEEN_BIN, makeSandbox, parseLines } from "./harness.js";
 
-let server: MockLLMServer;
-before(async () => (server = await startMockLLMServer()));
-after(() => server.close());
-beforeEach(() => server.reset());
+const server = useMockLLMServer();
 
 // OSC 0 (window title), OSC 52 (clipboard write), CSI (clear screen, colour), a lone CR, a bidi override.
 const TITLE = "\x1b]0;pwned\x07fix \x1b]52;c;ZXZpbA==\x07 the bug";

@@ -17,9 +17,11 @@ export class FakeEngine implements EngineClient {
   conversationId = "0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee";
   answers: Partial<Record<Command["kind"], FakeAnswer>> = {};
   onCommand?: (command: Command, engine: FakeEngine) => void;
+  private waiters: { kind: Command["kind"]; resolve: (command: Command) => void }[] = [];
 
   send(command: Command): void {
     this.sent.push(command);
+    this.waiters = this.waiters.filter((w) => (w.kind === command.kind ? (w.resolve(command), false) : true));
     const answer = this.answers[command.kind] ?? { ok: true };
     queueMicrotask(() => {
       this.emit({
@@ -40,6 +42,11 @@ export class FakeEngine implements EngineClient {
     const event = { ...draft, conversation_id: this.conversationId, ts: this.ts++ } as KeenEvent;
     for (const l of this.listeners) void l(event);
     return event;
+  }
+
+  /** The next command of one kind the front end sends (not one sent before the call). */
+  nextCommand<K extends Command["kind"]>(kind: K): Promise<Extract<Command, { kind: K }>> {
+    return new Promise((resolve) => this.waiters.push({ kind, resolve: resolve as (command: Command) => void }));
   }
 
   /** Commands of one kind sent so far. */

@@ -1,47 +1,17 @@
 import assert from "node:assert/strict";
-import { after, before, beforeEach, test } from "node:test";
+import { test } from "node:test";
 import type { Message } from "../../protocol/messages.js";
-import type { Provider, ProviderEvent, ProviderRequest } from "../../protocol/provider.js";
+import type { Provider, ProviderEvent } from "../../protocol/provider.js";
 import { createOpenAIProvider } from "../../app/providers/openai.js";
 import type { ProviderOptions } from "../../app/providers/options.js";
-import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { startMockLLMServer } from "../fakes/mock-llm-server.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
+import { collect, done, failure, READ_TOOL, request, user } from "./stream-helpers.js";
 
-let server: MockLLMServer;
-before(async () => void (server = await startMockLLMServer()));
-after(() => server.close());
-beforeEach(() => server.reset());
-
-const READ_TOOL = { name: "read", description: "Read a file", inputSchema: { type: "object", properties: { path: { type: "string" } } } };
-const user = (text: string): Message => ({ role: "user", content: [{ type: "text", text }] });
+const server = useMockLLMServer();
 
 function provider(extra: Partial<ProviderOptions> = {}, baseURL = server.openaiBaseURL): Provider {
   return createOpenAIProvider({ kind: "openai", model: "gpt-test", baseURL, apiKey: "test-key", maxOutputTokens: 1000, ...extra });
-}
-
-function request(extra: Partial<ProviderRequest> = {}): ProviderRequest {
-  return { system: "You are Keen.", messages: [user("hi")], tools: [READ_TOOL], sessionId: "s1", ...extra };
-}
-
-/** Collects a whole stream and checks the contract: exactly one terminal event, last. */
-async function collect(p: Provider, req: ProviderRequest, signal = new AbortController().signal): Promise<ProviderEvent[]> {
-  const events: ProviderEvent[] = [];
-  for await (const e of p.stream(req, signal)) events.push(e);
-  const terminal = events.filter((e) => e.type === "done" || e.type === "error");
-  assert.equal(terminal.length, 1, JSON.stringify(events));
-  assert.equal(terminal[0], events[events.length - 1]);
-  return events;
-}
-
-const last = (events: ProviderEvent[]) => events[events.length - 1]!;
-function done(events: ProviderEvent[]) {
-  const e = last(events);
-  assert.equal(e.type, "done", JSON.stringify(e));
-  return e as Extract<ProviderEvent, { type: "done" }>;
-}
-function failure(events: ProviderEvent[]) {
-  const e = last(events);
-  assert.equal(e.type, "error", JSON.stringify(e));
-  return (e as Extract<ProviderEvent, { type: "error" }>).failure;
 }
 
 test("streams text with whole event sequence, message and normalised usage", async () => {

@@ -104,8 +104,10 @@ test("a process that ignores SIGTERM is killed after the grace period", async ()
 test("abort via the call signal kills the group", async () => {
   const pidFile = join(t.ws, "abort-pids");
   const controller = new AbortController();
-  const running = bash.run({ command: `sleep 100 & echo $! > ${pidFile}; wait` }, { signal: controller.signal });
-  while (!existsSync(pidFile) || readFileSync(pidFile, "utf8") === "") await sleep(20);
+  let started!: () => void;
+  const ready = new Promise<void>((r) => (started = r));
+  const running = bash.run({ command: `sleep 100 & echo $! > ${pidFile}; echo started; wait` }, { signal: controller.signal, onOutput: () => started() });
+  await ready;
   controller.abort();
   const r = await running;
   assert.equal(r.is_error, true);
@@ -155,8 +157,10 @@ test("invalid input is an error result, not a throw", async () => {
 });
 
 test("killAllBashGroups ends calls in flight", async () => {
-  const running = bash.run({ command: "sleep 100" }, call());
-  await sleep(200);
+  let started!: () => void;
+  const ready = new Promise<void>((r) => (started = r));
+  const running = bash.run({ command: "echo started; sleep 100" }, call({ onOutput: () => started() }));
+  await ready;
   killAllBashGroups();
   const r = await running;
   assert.equal(r.is_error, true);

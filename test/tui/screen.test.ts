@@ -112,8 +112,9 @@ test("keys: Alt-Enter and Ctrl-J add lines; Esc interrupts; a prompt during a tu
   await h.keys("next one\r");
   await h.waitFor("(queued: sent when the current turn ends)");
   assert.match(h.text(), /1 queued/);
+  const interrupt = h.engine.nextCommand("interrupt");
   await h.keys("\x1b");
-  await h.settle(80);
+  await interrupt;
   assert.equal(h.engine.commands("interrupt").length, 1);
   h.engine.emit(d.result({ status: "interrupted" }));
   await h.waitFor("Interrupted.");
@@ -141,8 +142,9 @@ test("/model and /sessions pickers send set-model and resume-session with replay
   ] };
   await h.keys("/model\r");
   await h.waitFor("openai/gpt-x");
+  const setModel = h.engine.nextCommand("set-model");
   await h.keys("\x1b[B\r");
-  await h.settle();
+  await setModel;
   assert.deepEqual(h.engine.commands("set-model").map((c) => c.model), ["openai/gpt-x"]);
   await h.waitFor(" idle  openai/gpt-x");
   h.engine.answers["list-sessions"] = { ok: true, data: [{ id: "0199bbbb-0000", title: "older work", updated: Date.now() - 3_600_000, model: "x", status: "success" }] };
@@ -157,8 +159,9 @@ test("/model and /sessions pickers send set-model and resume-session with replay
   await h.waitFor("It was this.");
   assert.deepEqual(h.engine.commands("list-sessions").map((c) => c.cwd), ["/work/proj"]);
   assert.deepEqual(h.engine.commands("resume-session").map(({ session, replay }) => ({ session, replay })), [{ session: "0199bbbb-0000", replay: true }]);
+  const compact = h.engine.nextCommand("compact");
   await h.keys("/compact keep the API notes\r");
-  await h.settle();
+  await compact;
   assert.deepEqual(h.engine.commands("compact").map((c) => c.instructions), ["keep the API notes"]);
   h.engine.answers["undo"] = { ok: true, data: { files: [{ path: "/work/proj/a.txt", action: "restore" }, { path: "/work/proj/b.txt", action: "remove" }] } };
   await h.keys("/undo\r");
@@ -227,7 +230,8 @@ test("history per workspace: Up recalls earlier prompts and new ones are appende
   h.engine.emit(d.result());
   assert.deepEqual(readFileSync(historyFile, "utf8").trim().split("\n").map((l) => JSON.parse(l)), ["an older prompt", "look at @src/app.ts "]);
   await h.keys("@.e");
-  await h.settle();
+  // The completion list is drawn in the same frame as the input line.
+  await h.waitFor("> @.e");
   assert.ok(!h.text().includes(".env"));
   await quit(h);
 });
@@ -268,7 +272,8 @@ test("PgUp and the mouse wheel scroll the transcript; new output leaves a scroll
   const before = h.text();
   h.engine.emit(d.user("live question"));
   h.engine.emit(d.delta("live answer"));
-  await h.settle(100);
+  // The status bar is drawn in the same frame as the transcript that took the new output.
+  await h.waitFor(" thinking ");
   assert.equal(h.text().split("\n").slice(1, 8).join("\n"), before.split("\n").slice(1, 8).join("\n"), "the scrolled view did not move");
   await h.keys("\x1b[<65;10;5M".repeat(20));
   await h.waitFor("live answer");
