@@ -3,7 +3,7 @@ import * as z from "zod";
 import { openGuarded, readAll, replaceContent, type GuardedFile } from "../permissions/guarded-open.js";
 import { defineTool, fail, pathHelpers, toolInput, type PathHelpers } from "./define.js";
 import { changeDetails, decodeExact, isCrlf, markerRefusal, toCrlf, unifiedDiff } from "./file-text.js";
-import { clientFailure, currentText, type FileText } from "./file-source.js";
+import { clientFailure, currentText, writeSource, type FileText } from "./file-source.js";
 import type { Tool, ToolContext, ToolPreview, ToolResult } from "./tool.js";
 
 const schema = toolInput(z.object({
@@ -124,7 +124,7 @@ async function editThroughClient(
   const shown = paths.show(file.path);
   let current: FileText;
   try {
-    current = await currentText(ctx.files, file);
+    current = await currentText(writeSource(ctx.files), file);
   } catch (error) {
     return fail(clientFailure("read", shown, error));
   } finally {
@@ -153,7 +153,7 @@ async function previewEdit(ctx: ToolContext, paths: PathHelpers, raw: unknown): 
   if (!file.ok) return file.reason;
   try {
     const shown = paths.show(file.path);
-    const planned = planEdit(await currentText(ctx.files, file), input, shown);
+    const planned = planEdit(await currentText(writeSource(ctx.files), file), input, shown);
     return typeof planned === "string" ? planned : { path: file.path, diff: unifiedDiff(shown, planned.before, planned.after) };
   } catch (error) {
     return `Cannot read ${paths.show(file.path)}: ${error instanceof Error ? error.message : String(error)}`;

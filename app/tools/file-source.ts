@@ -18,6 +18,15 @@ export async function currentText(files: FileAccess | undefined, file: GuardedFi
   return decodeExact(readAll(file.fd));
 }
 
+/**
+ * Where a write or edit (and its preview) reads the text it changes: from where it will
+ * write. A client that only reads for Keen leaves writes on the disk, and an edit planned
+ * on the editor's buffer but applied to the disk's bytes would be wrong.
+ */
+export function writeSource(files: FileAccess | undefined): FileAccess | undefined {
+  return files?.writeText ? files : undefined;
+}
+
 /** An error's message for the model, naming the editor when the client failed. */
 export function clientFailure(what: "read" | "write", shown: string, error: unknown): string {
   return `Cannot ${what} ${shown} through the editor: ${error instanceof Error ? error.message : String(error)}`;

@@ -3,7 +3,7 @@ import * as z from "zod";
 import { openGuarded, readAll, replaceContent, type GuardedFile } from "../permissions/guarded-open.js";
 import { countLines, defineTool, fail, pathHelpers, plural, toolInput, type PathHelpers } from "./define.js";
 import { changeDetails, decodeExact, isCrlf, markerRefusal, toCrlf, unifiedDiff } from "./file-text.js";
-import { clientFailure, currentText, type FileText } from "./file-source.js";
+import { clientFailure, currentText, writeSource, type FileText } from "./file-source.js";
 import type { Tool, ToolContext, ToolPreview, ToolResult } from "./tool.js";
 
 export { unifiedDiff } from "./file-text.js";
@@ -85,7 +85,7 @@ async function writeThroughClient(
   const shown = paths.show(file.path);
   let current: FileText | undefined;
   try {
-    current = file.ok ? await currentText(ctx.files, file) : undefined;
+    current = file.ok ? await currentText(writeSource(ctx.files), file) : undefined;
   } catch (error) {
     return fail(clientFailure("read", shown, error));
   } finally {
@@ -113,7 +113,7 @@ async function previewWrite(ctx: ToolContext, paths: PathHelpers, raw: unknown):
   if (!file.ok && !file.missing) return file.reason;
   try {
     const shown = paths.show(file.path);
-    const planned = plan(input, shown, file.ok ? await currentText(ctx.files, file) : undefined);
+    const planned = plan(input, shown, file.ok ? await currentText(writeSource(ctx.files), file) : undefined);
     return typeof planned === "string" ? planned : { path: file.path, diff: unifiedDiff(shown, planned.before, planned.after) };
   } catch (error) {
     return `Cannot read ${paths.show(file.path)}: ${error instanceof Error ? error.message : String(error)}`;
