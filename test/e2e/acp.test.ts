@@ -198,7 +198,7 @@ test("session/load replays a session made by keen run (tool calls with their dif
   assert.deepEqual(shown.events.filter((e) => e.kind === "text" && e.role === "user").map((e) => e.content), ["what is here?", "and now?"]);
 });
 
-test("session/close interrupts and stores the running turn, then the id is unknown; session/resume takes the session up again without replaying it", async () => {
+test("session/close interrupts and stores the running turn, then the id is unknown; session/resume takes the session up again without replaying it; keen run --session continues it", async () => {
   const { sb, acp } = open();
   server.enqueue({ text: "word ".repeat(400), delayMs: 25, chunkSize: 5 }, { text: "Back again." });
   const sessionId = await acp.run(async (ctx) => {
@@ -224,8 +224,13 @@ test("session/close interrupts and stores the running turn, then the id is unkno
   assert.equal((await acp.exited).code, 0, acp.stderr());
   // The interrupted turn was stored before close answered: the resumed turn's request carries it.
   assert.match(JSON.stringify(server.requests[1]!.body.messages), /talk a lot.*word .*turn interrupted.*still there\?/s);
+  // And back: keen run continues the session the editor made.
+  server.enqueue({ text: "From the terminal." });
+  const run = await sb.run(["run", "--model", MODEL, "--session", sessionId, "and from the CLI?"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(JSON.stringify(server.requests[2]!.body.messages), /talk a lot.*still there\?.*Back again\..*and from the CLI\?/s);
   const shown = await sb.show(sessionId);
-  assert.deepEqual(shown.events.filter((e) => e.kind === "text" && e.role === "user").map((e) => e.content), ["talk a lot", "still there?"]);
+  assert.deepEqual(shown.events.filter((e) => e.kind === "text" && e.role === "user").map((e) => e.content), ["talk a lot", "still there?", "and from the CLI?"]);
 });
 
 test("session/set_mode changes the permission mode (auto runs bash unasked); unknown modes and options are invalid params; the model is a config option", async () => {
