@@ -48,6 +48,6 @@ export interface StoredSession {
  * it to the session's tools, which ask it only for paths the filesystem guard approved.
  */
 export interface ClientFiles {
-  readText?(path: string): Promise<string>;
-  writeText?(path: string, text: string): Promise<void>;
+  readText?(path: string, signal?: AbortSignal): Promise<string>;
+  writeText?(path: string, text: string, signal?: AbortSignal): Promise<void>;
 }

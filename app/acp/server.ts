@@ -68,10 +68,12 @@ export async function serveAcp(options: AcpServerOptions): Promise<AcpServer> {
     if (!fs?.readTextFile && !fs?.writeTextFile) return undefined;
     return {
       ...(fs.readTextFile ? {
-        readText: async (path: string) => (await client.request(acp.methods.client.fs.readTextFile, { sessionId, path })).content,
+        readText: async (path: string, signal?: AbortSignal) =>
+          (await client.request(acp.methods.client.fs.readTextFile, { sessionId, path }, { cancellationSignal: signal })).content,
       } : {}),
       ...(fs.writeTextFile ? {
-        writeText: async (path: string, content: string) => void await client.request(acp.methods.client.fs.writeTextFile, { sessionId, path, content }),
+        writeText: async (path: string, content: string, signal?: AbortSignal) =>
+          void await client.request(acp.methods.client.fs.writeTextFile, { sessionId, path, content }, { cancellationSignal: signal }),
       } : {}),
     };
   };

@@ -86,12 +86,12 @@ function open(ctx: ToolContext, paths: PathHelpers, input: EditInput, mode: "wri
 /** The `edit_file` tool. */
 export function createEditFileTool(ctx: ToolContext): Tool {
   const paths = pathHelpers(ctx);
-  const tool = defineTool("edit_file", description, schema, async (input) => {
+  const tool = defineTool("edit_file", description, schema, async (input, call) => {
     if (input.old_string === input.new_string) return fail("old_string and new_string are identical; nothing would change.");
     const marker = markerRefusal({ old_string: input.old_string, new_string: input.new_string });
     if (marker) return fail(marker);
     const files = ctx.files;
-    if (files?.writeText) return editThroughClient(ctx, paths, input, files.writeText.bind(files));
+    if (files?.writeText) return editThroughClient(ctx, paths, input, files.writeText.bind(files), call.signal);
     const file = open(ctx, paths, input, "write");
     if (!file.ok) return fail(file.reason);
     try {
@@ -117,14 +117,14 @@ function edited(path: string, shown: string, planned: { before: string; after: s
  * from the editor when it reads for Keen, the edited text written by it.
  */
 async function editThroughClient(
-  ctx: ToolContext, paths: PathHelpers, input: EditInput, writeText: (path: string, text: string) => Promise<void>,
+  ctx: ToolContext, paths: PathHelpers, input: EditInput, writeText: (path: string, text: string, signal?: AbortSignal) => Promise<void>, signal: AbortSignal,
 ): Promise<ToolResult> {
   const file = open(ctx, paths, input, "preview");
   if (!file.ok) return fail(file.reason);
   const shown = paths.show(file.path);
   let current: FileText;
   try {
-    current = await currentText(writeSource(ctx.files), file);
+    current = await currentText(ctx.files, file, signal);
   } catch (error) {
     return fail(clientFailure("read", shown, error));
   } finally {
@@ -135,7 +135,7 @@ async function editThroughClient(
   const planned = planEdit(current, input, shown);
   if (typeof planned === "string") return fail(planned);
   try {
-    await writeText(file.path, planned.after);
+    await writeText(file.path, planned.after, signal);
   } catch (error) {
     return fail(clientFailure("write", shown, error));
   }

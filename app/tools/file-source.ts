@@ -13,8 +13,8 @@ export interface FileText {
  * Keen, else the descriptor's bytes, decoded losslessly. Contract: throws when the client
  * fails; the caller words the message.
  */
-export async function currentText(files: FileAccess | undefined, file: GuardedFile): Promise<FileText> {
-  if (files?.readText) return { text: await files.readText(file.path), encoding: "utf8" };
+export async function currentText(files: FileAccess | undefined, file: GuardedFile, signal?: AbortSignal): Promise<FileText> {
+  if (files?.readText) return { text: await files.readText(file.path, signal), encoding: "utf8" };
   return decodeExact(readAll(file.fd));
 }
 

@@ -29,7 +29,7 @@ const binary = (shown: string) => fail(`${shown} is a binary file (it contains N
 /** The `read_file` tool; through `ctx.files` when the client reads for Keen (after the guard's checks on the disk's file). */
 export function createReadFileTool(ctx: ToolContext): Tool {
   const paths = pathHelpers(ctx);
-  return defineTool("read_file", description, schema, async (input) => {
+  return defineTool("read_file", description, schema, async (input, call) => {
     const file = openGuarded(ctx.guard, paths.resolve(input.path), "read");
     if (!file.ok) {
       const shown = paths.show(file.path);
@@ -57,7 +57,7 @@ export function createReadFileTool(ctx: ToolContext): Tool {
     if (ctx.files?.readText) {
       // The editor's buffer: what the user sees, saved or not. The checks above were on the disk's file.
       try {
-        text = await ctx.files.readText(abs);
+        text = await ctx.files.readText(abs, call.signal);
       } catch (error) {
         return fail(clientFailure("read", shown, error));
       }

@@ -38,8 +38,9 @@ export interface ToolContext {
  * its error result.
  */
 export interface FileAccess {
-  readText?(path: string): Promise<string>;
-  writeText?(path: string, text: string): Promise<void>;
+  /** `signal`: the call's abort (a cancelled turn withdraws the request); previews pass none. */
+  readText?(path: string, signal?: AbortSignal): Promise<string>;
+  writeText?(path: string, text: string, signal?: AbortSignal): Promise<void>;
 }
 
 /** Per call: abort, and a channel for progress output (bash streams its output here). */

@@ -44,11 +44,11 @@ function open(ctx: ToolContext, paths: PathHelpers, input: WriteInput, mode: "wr
 /** The `write_file` tool. */
 export function createWriteFileTool(ctx: ToolContext): Tool {
   const paths = pathHelpers(ctx);
-  const tool = defineTool("write_file", description, schema, async (input) => {
+  const tool = defineTool("write_file", description, schema, async (input, call) => {
     const marker = markerRefusal({ content: input.content });
     if (marker) return fail(marker);
     const files = ctx.files;
-    if (files?.writeText) return writeThroughClient(ctx, paths, input, files.writeText.bind(files));
+    if (files?.writeText) return writeThroughClient(ctx, paths, input, files.writeText.bind(files), call.signal);
     const file = open(ctx, paths, input, "write");
     if (!file.ok) return fail(file.reason);
     try {
@@ -78,14 +78,14 @@ function written(path: string, shown: string, created: boolean, planned: { befor
  * A file missing on disk is a new file.
  */
 async function writeThroughClient(
-  ctx: ToolContext, paths: PathHelpers, input: WriteInput, writeText: (path: string, text: string) => Promise<void>,
+  ctx: ToolContext, paths: PathHelpers, input: WriteInput, writeText: (path: string, text: string, signal?: AbortSignal) => Promise<void>, signal: AbortSignal,
 ): Promise<ToolResult> {
   const file = open(ctx, paths, input, "preview");
   if (!file.ok && !file.missing) return fail(file.reason);
   const shown = paths.show(file.path);
   let current: FileText | undefined;
   try {
-    current = file.ok ? await currentText(writeSource(ctx.files), file) : undefined;
+    current = file.ok ? await currentText(ctx.files, file, signal) : undefined;
   } catch (error) {
     return fail(clientFailure("read", shown, error));
   } finally {
@@ -94,7 +94,7 @@ async function writeThroughClient(
   const planned = plan(input, shown, current);
   if (typeof planned === "string") return fail(planned);
   try {
-    await writeText(file.path, planned.after);
+    await writeText(file.path, planned.after, signal);
   } catch (error) {
     return fail(clientFailure("write", shown, error));
   }

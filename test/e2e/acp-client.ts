@@ -29,6 +29,8 @@ export interface AcpClient {
   fsRequests: [string, string][];
   /** Paths whose fs requests fail (an editor that cannot open them). */
   failing: Set<string>;
+  /** Makes reads of `path` hang until Keen withdraws them (`$/cancel_request`); resolves when one arrives. */
+  stall(path: string): Promise<void>;
   /** Every stdout line as written (to check that stdout carries only JSON-RPC). */
   raw: string[];
   stderr(): string;
@@ -69,6 +71,7 @@ export function startAcp(args: string[], env: Record<string, string | undefined>
   const buffers = new Map<string, string>();
   const fsRequests: [string, string][] = [];
   const failing = new Set<string>();
+  const stalled = new Map<string, () => void>();
   const permissions: RequestPermissionRequest[] = [];
   const answers: PermissionAnswer[] = [];
   const wake: (() => void)[] = [];
@@ -90,9 +93,15 @@ export function startAcp(args: string[], env: Record<string, string | undefined>
       const choice = await nextAnswer();
       return { outcome: choice === "cancelled" ? { outcome: "cancelled" } : { outcome: "selected", optionId: choice } };
     })
-    .onRequest(methods.client.fs.readTextFile, ({ params }) => {
+    .onRequest(methods.client.fs.readTextFile, async ({ params, signal }) => {
       fsRequests.push([methods.client.fs.readTextFile, params.path]);
       if (failing.has(params.path)) throw RequestError.resourceNotFound(params.path);
+      const arrived = stalled.get(params.path);
+      if (arrived) {
+        arrived();
+        await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+        throw new Error("withdrawn");
+      }
       return { content: buffers.get(params.path) ?? readFileSync(params.path, "utf8") };
     })
     .onRequest(methods.client.fs.writeTextFile, ({ params }) => {
@@ -113,6 +122,7 @@ export function startAcp(args: string[], env: Record<string, string | undefined>
 
   return {
     child, updates, permissions, raw, buffers, fsRequests, failing,
+    stall: (path) => new Promise<void>((resolve) => stalled.set(path, resolve)),
     answer(...more) {
       answers.push(...more);
       notifyAll();

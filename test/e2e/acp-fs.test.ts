@@ -120,3 +120,21 @@ test("a client that only reads: read_file sees its buffer, edits are planned on 
   assert.equal(read!.status, "failed");
   assert.match(toolResults(2), /Cannot read broken\.txt through the editor: Resource not found/);
 });
+
+test("session/cancel while the editor has not answered a read: the read is withdrawn and the prompt answers cancelled", async () => {
+  const { sb, acp } = open();
+  const slow = join(sb.workspace, "slow.txt");
+  writeFileSync(slow, "on disk\n");
+  const arrived = acp.stall(slow);
+  server.enqueue({ toolCalls: [{ name: "read_file", input: { path: "slow.txt" } }] }, { text: "Next." });
+  await acp.run(async (ctx) => {
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
+    const pending = ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "read it" }] });
+    await arrived;
+    await ctx.notify(methods.agent.session.cancel, { sessionId });
+    assert.equal((await pending).stopReason, "cancelled");
+    assert.equal((await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] })).stopReason, "end_turn");
+  }, { fs: { readTextFile: true, writeTextFile: true } });
+  assert.equal((await acp.exited).code, 0, acp.stderr());
+  assert.deepEqual(acp.fsRequests, [[READ, slow]]);
+});
