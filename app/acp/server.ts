@@ -101,10 +101,10 @@ export async function serveAcp(options: AcpServerOptions): Promise<AcpServer> {
     .onRequest(acp.methods.agent.initialize, ({ params }) => {
       fs = params.clientCapabilities?.fs;
       return {
-      protocolVersion: acp.PROTOCOL_VERSION,
-      agentCapabilities: CAPABILITIES,
-      agentInfo: { name: "keen", title: "Keen", version: options.version },
-      authMethods: [],
+        protocolVersion: acp.PROTOCOL_VERSION,
+        agentCapabilities: CAPABILITIES,
+        agentInfo: { name: "keen", title: "Keen", version: options.version },
+        authMethods: [],
       };
     })
     .onRequest(acp.methods.agent.session.new, ({ params, client }) => answer(async () => {
