@@ -13,7 +13,7 @@ export interface SessionHost {
    * whose message the client is shown (no provider configured, no such
    * directory).
    */
-  open(request: { cwd: string; load?: string }): Promise<HostedSession | undefined>;
+  open(request: { cwd: string; load?: string; files?: (sessionId: string) => ClientFiles | undefined }): Promise<HostedSession | undefined>;
   /** Stored sessions, newest first, optionally only those of one directory. */
   list(cwd?: string): Promise<StoredSession[]>;
 }
@@ -40,4 +40,14 @@ export interface StoredSession {
   title: string;
   /** Last activity, ms since the epoch. */
   updated: number;
+}
+
+/**
+ * The client's editor as the file tools' storage for one session (`fs/read_text_file`,
+ * `fs/write_text_file`); a side is absent when the client did not offer it. The host hands
+ * it to the session's tools, which ask it only for paths the filesystem guard approved.
+ */
+export interface ClientFiles {
+  readText?(path: string, signal?: AbortSignal): Promise<string>;
+  writeText?(path: string, text: string, signal?: AbortSignal): Promise<void>;
 }

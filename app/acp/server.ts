@@ -1,5 +1,6 @@
-import type { AgentCapabilities, AgentContext, McpServer, PermissionOption, SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
-import type { SessionHost } from "./host.js";
+import type { AgentCapabilities, AgentContext, FileSystemCapabilities, PermissionOption, SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
+import type { ClientFiles, SessionHost } from "./host.js";
+import { MCP_CAPABILITIES, mcpServersFor } from "./mcp.js";
 import { AcpFailure, createAcpSession, INTERNAL_ERROR, INVALID_PARAMS, type AcpSession } from "./session.js";
 import { promptText, UnsupportedContentError } from "./updates.js";
 
@@ -23,11 +24,12 @@ export interface AcpServer {
   stop(): void;
 }
 
-/** What Keen supports, advertised at `initialize`. No MCP: Keen has no MCP client yet. */
+/** What Keen supports, advertised at `initialize` (MCP: see mcp.ts). */
 const CAPABILITIES: AgentCapabilities = {
   loadSession: true,
   promptCapabilities: { image: false, audio: false, embeddedContext: true },
-  sessionCapabilities: { list: {} },
+  sessionCapabilities: { list: {}, resume: {}, close: {} },
+  ...(MCP_CAPABILITIES ? { mcpCapabilities: MCP_CAPABILITIES } : {}),
 };
 
 /**
@@ -42,6 +44,8 @@ export async function serveAcp(options: AcpServerOptions): Promise<AcpServer> {
   const acp = await import("@agentclientprotocol/sdk");
   const { host, log } = options;
   const sessions = new Map<string, AcpSession>();
+  // What the client offered at `initialize`: its editor's files for the file tools.
+  let fs: FileSystemCapabilities | undefined;
 
   const find = (sessionId: string): AcpSession => {
     const session = sessions.get(sessionId);
@@ -59,8 +63,30 @@ export async function serveAcp(options: AcpServerOptions): Promise<AcpServer> {
       throw new acp.RequestError(INTERNAL_ERROR, error instanceof Error ? error.message : String(error));
     }
   };
-  const ignoreMcp = (servers: McpServer[]) => {
-    if (servers.length) log(`MCP servers are not supported yet; ignoring ${servers.map((s) => s.name).join(", ")}`);
+  /** The client's files for one session, for the sides it offered; undefined: the tools use the disk. */
+  const filesOf = (client: AgentContext) => (sessionId: string): ClientFiles | undefined => {
+    if (!fs?.readTextFile && !fs?.writeTextFile) return undefined;
+    return {
+      ...(fs.readTextFile ? {
+        readText: async (path: string, signal?: AbortSignal) =>
+          (await client.request(acp.methods.client.fs.readTextFile, { sessionId, path }, { cancellationSignal: signal })).content,
+      } : {}),
+      ...(fs.writeTextFile ? {
+        writeText: async (path: string, content: string, signal?: AbortSignal) =>
+          void await client.request(acp.methods.client.fs.writeTextFile, { sessionId, path, content }, { cancellationSignal: signal }),
+      } : {}),
+    };
+  };
+  /** The ACP session for a stored Keen session, started in this process if it is not already; undefined when no such session. */
+  const resumed = async (sessionId: string, cwd: string, client: AgentContext): Promise<{ session: AcpSession; fresh: boolean } | undefined> => {
+    const session = sessions.get(sessionId);
+    if (session) return { session, fresh: false };
+    const hosted = await host.open({ cwd, load: sessionId, files: filesOf(client) });
+    if (!hosted) return undefined;
+    if (hosted.cwd !== cwd) log(`session ${hosted.id} keeps its own directory ${hosted.cwd} (the client asked for ${cwd})`);
+    const created = createAcpSession({ hosted, log, ...bind(hosted.id, client) });
+    sessions.set(hosted.id, created);
+    return { session: created, fresh: true };
   };
   /** The session's way to the client: its updates and permission questions. */
   const bind = (sessionId: string, client: AgentContext) => ({
@@ -72,33 +98,45 @@ export async function serveAcp(options: AcpServerOptions): Promise<AcpServer> {
   });
 
   const app = acp.agent({ name: "keen" })
-    .onRequest(acp.methods.agent.initialize, () => ({
-      protocolVersion: acp.PROTOCOL_VERSION,
-      agentCapabilities: CAPABILITIES,
-      agentInfo: { name: "keen", title: "Keen", version: options.version },
-      authMethods: [],
-    }))
+    .onRequest(acp.methods.agent.initialize, ({ params }) => {
+      fs = params.clientCapabilities?.fs;
+      return {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        agentCapabilities: CAPABILITIES,
+        agentInfo: { name: "keen", title: "Keen", version: options.version },
+        authMethods: [],
+      };
+    })
     .onRequest(acp.methods.agent.session.new, ({ params, client }) => answer(async () => {
-      ignoreMcp(params.mcpServers);
-      const hosted = await host.open({ cwd: params.cwd });
+      mcpServersFor(params.mcpServers, log);
+      const hosted = await host.open({ cwd: params.cwd, files: filesOf(client) });
       if (!hosted) throw new AcpFailure("could not start a session", INTERNAL_ERROR);
       const session = createAcpSession({ hosted, log, ...bind(hosted.id, client) });
       sessions.set(hosted.id, session);
       return { sessionId: hosted.id, modes: session.modes(), configOptions: await session.configOptions() };
     }))
     .onRequest(acp.methods.agent.session.load, ({ params, client }) => answer(async () => {
-      ignoreMcp(params.mcpServers);
-      let session = sessions.get(params.sessionId);
-      if (!session) {
-        const hosted = await host.open({ cwd: params.cwd, load: params.sessionId });
-        if (!hosted) throw acp.RequestError.sessionNotFound(params.sessionId);
-        if (hosted.cwd !== params.cwd) log(`session ${hosted.id} keeps its own directory ${hosted.cwd} (the client asked for ${params.cwd})`);
-        session = createAcpSession({ hosted, log, ...bind(hosted.id, client) });
-        sessions.set(hosted.id, session);
-      }
+      mcpServersFor(params.mcpServers, log);
+      const found = await resumed(params.sessionId, params.cwd, client);
+      if (!found) throw acp.RequestError.sessionNotFound(params.sessionId);
       // History goes out as session/update notifications before this answer, as ACP requires.
-      await session.load();
-      return { modes: session.modes(), configOptions: await session.configOptions() };
+      await found.session.load(true);
+      return { modes: found.session.modes(), configOptions: await found.session.configOptions() };
+    }))
+    .onRequest(acp.methods.agent.session.resume, ({ params, client }) => answer(async () => {
+      mcpServersFor(params.mcpServers, log);
+      const found = await resumed(params.sessionId, params.cwd, client);
+      if (!found) throw acp.RequestError.sessionNotFound(params.sessionId);
+      // Like load, without the history: the client still shows it.
+      if (found.fresh) await found.session.load(false);
+      return { modes: found.session.modes(), configOptions: await found.session.configOptions() };
+    }))
+    .onRequest(acp.methods.agent.session.close, ({ params }) => answer(async () => {
+      const session = find(params.sessionId);
+      sessions.delete(params.sessionId);
+      // A running turn is interrupted (its prompt answers `cancelled`) and stored before this answers.
+      await session.close();
+      return {};
     }))
     .onRequest(acp.methods.agent.session.list, ({ params }) => answer(async () => {
       const stored = await host.list(params.cwd ?? undefined);

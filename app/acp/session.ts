@@ -41,8 +41,8 @@ export interface AcpSession {
   readonly id: string;
   modes(): SessionModeState;
   configOptions(): Promise<SessionConfigOption[]>;
-  /** Replays the stored history as updates; resolves once all are sent. */
-  load(): Promise<void>;
+  /** Takes up the stored session (its permission decisions too); with `replay`, sends its history as updates first. */
+  load(replay: boolean): Promise<void>;
   /** Runs one turn; resolves with the stop reason, throws AcpFailure when it could not run or failed. */
   prompt(text: string): Promise<StopReason>;
   /** Interrupts the running turn (its prompt answers `cancelled`) and withdraws open permission requests. */
@@ -180,8 +180,8 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
     id: hosted.id,
     modes: () => ({ currentModeId: mode, availableModes: MODES }),
     configOptions,
-    async load() {
-      const answer = await call({ kind: "resume-session", session: hosted.id, replay: true });
+    async load(replay) {
+      const answer = await call({ kind: "resume-session", session: hosted.id, replay });
       if (!answer.ok) throw new AcpFailure(answer.error ?? "could not load the session", INTERNAL_ERROR);
     },
     async prompt(text) {

@@ -86,7 +86,7 @@ function createHost(paths: KeenPaths, store: SessionStore, frontEnd: FrontEndSet
       }
       const id = meta?.id ?? newSessionId();
       const cwd = resolve(meta?.cwd ?? request.cwd);
-      const prepare = createPreparer(paths, frontEnd);
+      const prepare = createPreparer(paths, { ...frontEnd, files: request.files?.(id) });
       // Config errors (no provider, no such directory) fail this request, not the process.
       const setup = await prepare({ id, cwd, model: model ?? meta?.model });
       const bus = new EventBus((error) => log(`an output failed: ${String(error)}`));

@@ -9,7 +9,7 @@ import { createStructuredOutput } from "../agent/structured-output.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import { createFileGuard } from "../permissions/file-guard.js";
 import { BUILTIN_PROVIDERS, modelInfo, parseModelRef } from "../providers/registry.js";
-import type { Tool } from "../tools/tool.js";
+import type { FileAccess, Tool } from "../tools/tool.js";
 import { createTools, toolEnv } from "../tools/index.js";
 import { createFileRestorer } from "../tools/restore-file.js";
 import { findWorkspace } from "../tools/workspace.js";
@@ -41,6 +41,11 @@ export interface FrontEndSettings {
   runner?: Runner;
   /** The runner of the stored session the front end starts in (`--runner` and it beat the config). */
   storedRunner?: Runner;
+  /**
+   * An ACP client's editor, for the file tools' reads and writes (behind the guard). Such a
+   * session has no `undo`: the engine's restorer works on the disk, and the editor has its own.
+   */
+  files?: FileAccess;
 }
 
 /** A session's setup and the config it came from (front ends read e.g. `stdinGraceMs`). */
@@ -81,7 +86,7 @@ async function prepare(
   });
   // Hides known secrets from the model (tool output) and from every output (the engine redacts events with it).
   const redactor = secretsRedactor(env, config.providers);
-  const allTools = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor });
+  const allTools = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files });
   const limits = limitsFor(
     config,
     { allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, permissionMode: settings.permissionMode },
@@ -101,7 +106,7 @@ async function prepare(
     reserveTokens: Math.min(info.maxOutputTokens, 8_192, Math.floor(info.contextWindow / 4)),
   };
   return {
-    ...createFileRestorer(guard),
+    ...(settings.files ? {} : createFileRestorer(guard)),
     config,
     redactor,
     retry: config.retry,

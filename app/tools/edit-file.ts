@@ -3,7 +3,8 @@ import * as z from "zod";
 import { openGuarded, readAll, replaceContent, type GuardedFile } from "../permissions/guarded-open.js";
 import { defineTool, fail, pathHelpers, toolInput, type PathHelpers } from "./define.js";
 import { changeDetails, decodeExact, isCrlf, markerRefusal, toCrlf, unifiedDiff } from "./file-text.js";
-import type { Tool, ToolContext, ToolPreview } from "./tool.js";
+import { clientFailure, currentText, writeSource, type FileText } from "./file-source.js";
+import type { Tool, ToolContext, ToolPreview, ToolResult } from "./tool.js";
 
 const schema = toolInput(z.object({
   path: z.string().min(1).describe("File path, absolute or relative to the working directory."),
@@ -25,11 +26,12 @@ function countOccurrences(text: string, needle: string): number {
 
 const NON_ASCII = /[^\x00-\x7f]/;
 
-/** The file's new bytes after the edit, or why the edit cannot be made. Only the replaced spans change. */
-export function planEdit(raw: Buffer, input: EditInput, shown: string): { data: Buffer; before: string; after: string; count: number } | string {
+/** The file's new text (and bytes) after the edit, or why the edit cannot be made. Only the replaced spans change. */
+export function planEdit(current: FileText, input: EditInput, shown: string): { data: Buffer; before: string; after: string; count: number } | string {
   if (input.old_string === input.new_string) return "old_string and new_string are identical; nothing would change.";
-  if (raw.subarray(0, 8192).includes(0)) return `${shown} is a binary file; edit_file only edits text.`;
-  const { text: before, encoding } = decodeExact(raw);
+  const { text: before, encoding } = current;
+  // NUL is one byte and one character in both encodings, so this sniffs the same bytes as before decoding.
+  if (before.slice(0, 8192).includes("\0")) return `${shown} is a binary file; edit_file only edits text.`;
   // In latin1 text one character is one byte, so ASCII old/new strings edit the bytes exactly;
   // other characters would have to be encoded somehow, and any choice could be wrong.
   if (encoding !== "utf8" && (NON_ASCII.test(input.old_string) || NON_ASCII.test(input.new_string))) {
@@ -84,27 +86,60 @@ function open(ctx: ToolContext, paths: PathHelpers, input: EditInput, mode: "wri
 /** The `edit_file` tool. */
 export function createEditFileTool(ctx: ToolContext): Tool {
   const paths = pathHelpers(ctx);
-  const tool = defineTool("edit_file", description, schema, async (input) => {
+  const tool = defineTool("edit_file", description, schema, async (input, call) => {
     if (input.old_string === input.new_string) return fail("old_string and new_string are identical; nothing would change.");
     const marker = markerRefusal({ old_string: input.old_string, new_string: input.new_string });
     if (marker) return fail(marker);
+    const files = ctx.files;
+    if (files?.writeText) return editThroughClient(ctx, paths, input, files.writeText.bind(files), call.signal);
     const file = open(ctx, paths, input, "write");
     if (!file.ok) return fail(file.reason);
     try {
       const shown = paths.show(file.path);
-      const planned = planEdit(readAll(file.fd), input, shown);
+      const planned = planEdit(decodeExact(readAll(file.fd)), input, shown);
       if (typeof planned === "string") return fail(planned);
       replaceContent(file.fd, planned.data);
-      const what = planned.count === 1 ? "1 occurrence" : `${planned.count} occurrences`;
-      return {
-        content: `Edited ${shown}: replaced ${what}.`, is_error: false,
-        details: changeDetails(file.path, shown, planned.before, planned.after),
-      };
+      return edited(file.path, shown, planned);
     } finally {
       closeSync(file.fd);
     }
   });
   return { ...tool, preview: (input) => previewEdit(ctx, paths, input) };
+}
+
+function edited(path: string, shown: string, planned: { before: string; after: string; count: number }): ToolResult {
+  const what = planned.count === 1 ? "1 occurrence" : `${planned.count} occurrences`;
+  return { content: `Edited ${shown}: replaced ${what}.`, is_error: false, details: changeDetails(path, shown, planned.before, planned.after) };
+}
+
+/**
+ * edit_file in the editor: the guard's checks on the disk's file (as for a preview), the text
+ * from the editor when it reads for Keen, the edited text written by it.
+ */
+async function editThroughClient(
+  ctx: ToolContext, paths: PathHelpers, input: EditInput, writeText: (path: string, text: string, signal?: AbortSignal) => Promise<void>, signal: AbortSignal,
+): Promise<ToolResult> {
+  const file = open(ctx, paths, input, "preview");
+  if (!file.ok) return fail(file.reason);
+  const shown = paths.show(file.path);
+  let current: FileText;
+  try {
+    current = await currentText(ctx.files, file, signal);
+  } catch (error) {
+    return fail(clientFailure("read", shown, error));
+  } finally {
+    closeSync(file.fd);
+  }
+  // Read from the disk (the client only writes): its text would reach the editor re-encoded, changing every other non-ASCII byte.
+  if (current.encoding !== "utf8") return fail(`${shown} is not valid UTF-8; edit_file cannot edit it through the editor without changing its other bytes. Convert it first (bash: iconv).`);
+  const planned = planEdit(current, input, shown);
+  if (typeof planned === "string") return fail(planned);
+  try {
+    await writeText(file.path, planned.after, signal);
+  } catch (error) {
+    return fail(clientFailure("write", shown, error));
+  }
+  return edited(file.path, shown, planned);
 }
 
 /** The diff edit_file would make, or why it would fail; nothing is written. */
@@ -118,7 +153,7 @@ async function previewEdit(ctx: ToolContext, paths: PathHelpers, raw: unknown): 
   if (!file.ok) return file.reason;
   try {
     const shown = paths.show(file.path);
-    const planned = planEdit(readAll(file.fd), input, shown);
+    const planned = planEdit(await currentText(writeSource(ctx.files), file), input, shown);
     return typeof planned === "string" ? planned : { path: file.path, diff: unifiedDiff(shown, planned.before, planned.after) };
   } catch (error) {
     return `Cannot read ${paths.show(file.path)}: ${error instanceof Error ? error.message : String(error)}`;

@@ -2,6 +2,7 @@ import { closeSync } from "node:fs";
 import * as z from "zod";
 import { openGuarded, readAll } from "../permissions/guarded-open.js";
 import { defineTool, fail, pathHelpers, toolInput } from "./define.js";
+import { clientFailure } from "./file-source.js";
 import type { Tool, ToolContext } from "./tool.js";
 
 /** Files larger than this are refused outright. */
@@ -23,10 +24,12 @@ const description = `Read a text file. Returns lines numbered like \`cat -n\` (n
 At most ${READ_MAX_LINES} lines or ${READ_MAX_BYTES / 1024} KB per call; use offset and limit to read further. Lines over ${MAX_LINE_CHARS} characters are shortened.
 Refuses binary files, files over ${READ_MAX_FILE_BYTES / 1024 / 1024} MB, and secrets (.env, keys, credentials). For directories use list.`;
 
-/** The `read_file` tool. */
+const binary = (shown: string) => fail(`${shown} is a binary file (it contains NUL bytes); read_file only reads text.`);
+
+/** The `read_file` tool; through `ctx.files` when the client reads for Keen (after the guard's checks on the disk's file). */
 export function createReadFileTool(ctx: ToolContext): Tool {
   const paths = pathHelpers(ctx);
-  return defineTool("read_file", description, schema, async (input) => {
+  return defineTool("read_file", description, schema, async (input, call) => {
     const file = openGuarded(ctx.guard, paths.resolve(input.path), "read");
     if (!file.ok) {
       const shown = paths.show(file.path);
@@ -37,23 +40,34 @@ export function createReadFileTool(ctx: ToolContext): Tool {
     }
     const abs = file.path;
     const shown = paths.show(abs);
-    let buf: Buffer;
+    let text = "";
     try {
       if (file.stat.size > READ_MAX_FILE_BYTES) {
         const mb = (file.stat.size / 1024 / 1024).toFixed(1);
         return fail(`${shown} is ${mb} MB; read_file refuses files over ${READ_MAX_FILE_BYTES / 1024 / 1024} MB. Use grep to find what you need, or bash with head/tail/sed -n.`);
       }
-      buf = readAll(file.fd, READ_MAX_FILE_BYTES);
+      if (!ctx.files?.readText) {
+        const buf = readAll(file.fd, READ_MAX_FILE_BYTES);
+        if (buf.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return binary(shown);
+        text = buf.toString("utf8");
+      }
     } finally {
       closeSync(file.fd);
     }
-    if (buf.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
-      return fail(`${shown} is a binary file (it contains NUL bytes); read_file only reads text.`);
+    if (ctx.files?.readText) {
+      // The editor's buffer: what the user sees, saved or not. The checks above were on the disk's file.
+      try {
+        text = await ctx.files.readText(abs, call.signal);
+      } catch (error) {
+        return fail(clientFailure("read", shown, error));
+      }
+      if (text.slice(0, BINARY_SNIFF_BYTES).includes("\0")) return binary(shown);
+      if (Buffer.byteLength(text) > READ_MAX_FILE_BYTES) return fail(`${shown} is over ${READ_MAX_FILE_BYTES / 1024 / 1024} MB in the editor; read_file refuses files that large.`);
     }
     const details = { path: abs, total_lines: 0, start_line: 0, end_line: 0, truncated: false };
-    if (buf.length === 0) return { content: `(${shown} is empty)`, is_error: false, details };
+    if (text.length === 0) return { content: `(${shown} is empty)`, is_error: false, details };
 
-    const lines = buf.toString("utf8").split("\n");
+    const lines = text.split("\n");
     if (lines[lines.length - 1] === "") lines.pop();
     const total = lines.length;
     const start = input.offset ?? 1;

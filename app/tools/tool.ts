@@ -24,6 +24,23 @@ export interface ToolContext {
    * cut never leaves part of a secret.
    */
   redactor?: Redactor;
+  /** Where read_file, write_file and edit_file read and write text instead of the disk (an ACP client's editor). */
+  files?: FileAccess;
+}
+
+/**
+ * File text kept by someone else: an ACP client that offered `fs/read_text_file` and
+ * `fs/write_text_file`, so unsaved editor buffers are what the model reads and edits land
+ * in the editor. The tools call it only with an absolute real path the filesystem guard has
+ * approved, after the same checks as for the disk (a refused path never reaches it). Either
+ * side may be absent (the client offered one): that side uses the disk. Text only: the
+ * client decides the file's encoding. Contract: may throw; the tool turns the message into
+ * its error result.
+ */
+export interface FileAccess {
+  /** `signal`: the call's abort (a cancelled turn withdraws the request); previews pass none. */
+  readText?(path: string, signal?: AbortSignal): Promise<string>;
+  writeText?(path: string, text: string, signal?: AbortSignal): Promise<void>;
 }
 
 /** Per call: abort, and a channel for progress output (bash streams its output here). */

@@ -3,7 +3,8 @@ import * as z from "zod";
 import { openGuarded, readAll, replaceContent, type GuardedFile } from "../permissions/guarded-open.js";
 import { countLines, defineTool, fail, pathHelpers, plural, toolInput, type PathHelpers } from "./define.js";
 import { changeDetails, decodeExact, isCrlf, markerRefusal, toCrlf, unifiedDiff } from "./file-text.js";
-import type { Tool, ToolContext, ToolPreview } from "./tool.js";
+import { clientFailure, currentText, writeSource, type FileText } from "./file-source.js";
+import type { Tool, ToolContext, ToolPreview, ToolResult } from "./tool.js";
 
 export { unifiedDiff } from "./file-text.js";
 
@@ -17,10 +18,10 @@ type WriteInput = z.output<typeof schema>;
 const description = `Create a file, or replace a whole file, with the given content. Parent directories are created.
 Only inside the workspace; secrets (.env, keys, credentials) are refused. An existing file with CRLF line endings keeps them. To change part of an existing file, prefer edit_file.`;
 
-/** What the write would do, from the file's current bytes (undefined: it does not exist). */
-function plan(input: WriteInput, shown: string, raw: Buffer | undefined): { data: Buffer; before: string; after: string } | string {
-  if (!raw) return { data: Buffer.from(input.content), before: "", after: input.content };
-  const { text: before, encoding } = decodeExact(raw);
+/** What the write would do, from the file's current text (undefined: it does not exist). */
+function plan(input: WriteInput, shown: string, current: FileText | undefined): { data: Buffer; before: string; after: string } | string {
+  if (!current) return { data: Buffer.from(input.content), before: "", after: input.content };
+  const { text: before, encoding } = current;
   if (encoding !== "utf8" && !input.overwrite_non_utf8) {
     return `${shown} exists and is not valid UTF-8 (a legacy encoding such as Latin-1, or binary); write_file would replace bytes it cannot show you. Use edit_file for ASCII changes, or set overwrite_non_utf8 to true to replace the whole file.`;
   }
@@ -43,26 +44,61 @@ function open(ctx: ToolContext, paths: PathHelpers, input: WriteInput, mode: "wr
 /** The `write_file` tool. */
 export function createWriteFileTool(ctx: ToolContext): Tool {
   const paths = pathHelpers(ctx);
-  const tool = defineTool("write_file", description, schema, async (input) => {
+  const tool = defineTool("write_file", description, schema, async (input, call) => {
     const marker = markerRefusal({ content: input.content });
     if (marker) return fail(marker);
+    const files = ctx.files;
+    if (files?.writeText) return writeThroughClient(ctx, paths, input, files.writeText.bind(files), call.signal);
     const file = open(ctx, paths, input, "write");
     if (!file.ok) return fail(file.reason);
     try {
       const shown = paths.show(file.path);
-      const planned = plan(input, shown, file.created ? undefined : readAll(file.fd));
+      const planned = plan(input, shown, file.created ? undefined : decodeExact(readAll(file.fd)));
       if (typeof planned === "string") return fail(planned);
       replaceContent(file.fd, planned.data);
-      const lines = countLines(planned.after);
-      const content = file.created
-        ? `Created ${shown} (${plural(lines, "line")}).`
-        : `Overwrote ${shown} (${plural(countLines(planned.before), "line")} before, ${lines} now).`;
-      return { content, is_error: false, details: changeDetails(file.path, shown, file.created ? null : planned.before, planned.after) };
+      return written(file.path, shown, file.created, planned);
     } finally {
       closeSync(file.fd);
     }
   });
   return { ...tool, preview: (input) => previewWrite(ctx, paths, input) };
+}
+
+function written(path: string, shown: string, created: boolean, planned: { before: string; after: string }): ToolResult {
+  const lines = countLines(planned.after);
+  const content = created
+    ? `Created ${shown} (${plural(lines, "line")}).`
+    : `Overwrote ${shown} (${plural(countLines(planned.before), "line")} before, ${lines} now).`;
+  return { content, is_error: false, details: changeDetails(path, shown, created ? null : planned.before, planned.after) };
+}
+
+/**
+ * write_file in the editor: the guard's checks on the disk's path (as for a preview, nothing
+ * created), the old text from the editor when it reads for Keen, the new text written by it.
+ * A file missing on disk is a new file.
+ */
+async function writeThroughClient(
+  ctx: ToolContext, paths: PathHelpers, input: WriteInput, writeText: (path: string, text: string, signal?: AbortSignal) => Promise<void>, signal: AbortSignal,
+): Promise<ToolResult> {
+  const file = open(ctx, paths, input, "preview");
+  if (!file.ok && !file.missing) return fail(file.reason);
+  const shown = paths.show(file.path);
+  let current: FileText | undefined;
+  try {
+    current = file.ok ? await currentText(ctx.files, file, signal) : undefined;
+  } catch (error) {
+    return fail(clientFailure("read", shown, error));
+  } finally {
+    if (file.ok) closeSync(file.fd);
+  }
+  const planned = plan(input, shown, current);
+  if (typeof planned === "string") return fail(planned);
+  try {
+    await writeText(file.path, planned.after, signal);
+  } catch (error) {
+    return fail(clientFailure("write", shown, error));
+  }
+  return written(file.path, shown, !file.ok, planned);
 }
 
 /** The diff write_file would make, or why it would fail; nothing is created or written. */
@@ -77,7 +113,7 @@ async function previewWrite(ctx: ToolContext, paths: PathHelpers, raw: unknown):
   if (!file.ok && !file.missing) return file.reason;
   try {
     const shown = paths.show(file.path);
-    const planned = plan(input, shown, file.ok ? readAll(file.fd) : undefined);
+    const planned = plan(input, shown, file.ok ? await currentText(writeSource(ctx.files), file) : undefined);
     return typeof planned === "string" ? planned : { path: file.path, diff: unifiedDiff(shown, planned.before, planned.after) };
   } catch (error) {
     return `Cannot read ${paths.show(file.path)}: ${error instanceof Error ? error.message : String(error)}`;

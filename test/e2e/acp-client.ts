@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 import {
-  client, methods, ndJsonStream, PROTOCOL_VERSION,
+  client, methods, ndJsonStream, PROTOCOL_VERSION, RequestError,
   type ClientCapabilities, type ClientContext, type InitializeResponse, type RequestPermissionRequest, type SessionNotification,
 } from "@agentclientprotocol/sdk";
 import { KEEN_BIN } from "./harness.js";
@@ -18,6 +19,18 @@ export interface AcpClient {
   permissions: RequestPermissionRequest[];
   /** Answers for the next permission requests, taken in order (a request finding none waits). */
   answer(...answers: PermissionAnswer[]): void;
+  /**
+   * The editor's open buffers by absolute path: `fs/read_text_file` answers from here, else
+   * from the disk (as an editor does); `fs/write_text_file` writes here, never to the disk.
+   * Used only when `run` advertises the fs capabilities.
+   */
+  buffers: Map<string, string>;
+  /** Every fs request, in arrival order: [method, path]. */
+  fsRequests: [string, string][];
+  /** Paths whose fs requests fail (an editor that cannot open them). */
+  failing: Set<string>;
+  /** Makes reads of `path` hang until Keen withdraws them (`$/cancel_request`); resolves when one arrives. */
+  stall(path: string): Promise<void>;
   /** Every stdout line as written (to check that stdout carries only JSON-RPC). */
   raw: string[];
   stderr(): string;
@@ -55,6 +68,10 @@ export function startAcp(args: string[], env: Record<string, string | undefined>
   );
 
   const updates: SessionNotification[] = [];
+  const buffers = new Map<string, string>();
+  const fsRequests: [string, string][] = [];
+  const failing = new Set<string>();
+  const stalled = new Map<string, () => void>();
   const permissions: RequestPermissionRequest[] = [];
   const answers: PermissionAnswer[] = [];
   const wake: (() => void)[] = [];
@@ -75,6 +92,23 @@ export function startAcp(args: string[], env: Record<string, string | undefined>
       notifyAll();
       const choice = await nextAnswer();
       return { outcome: choice === "cancelled" ? { outcome: "cancelled" } : { outcome: "selected", optionId: choice } };
+    })
+    .onRequest(methods.client.fs.readTextFile, async ({ params, signal }) => {
+      fsRequests.push([methods.client.fs.readTextFile, params.path]);
+      if (failing.has(params.path)) throw RequestError.resourceNotFound(params.path);
+      const arrived = stalled.get(params.path);
+      if (arrived) {
+        arrived();
+        await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+        throw new Error("withdrawn");
+      }
+      return { content: buffers.get(params.path) ?? readFileSync(params.path, "utf8") };
+    })
+    .onRequest(methods.client.fs.writeTextFile, ({ params }) => {
+      fsRequests.push([methods.client.fs.writeTextFile, params.path]);
+      if (failing.has(params.path)) throw RequestError.resourceNotFound(params.path);
+      buffers.set(params.path, params.content);
+      return {};
     });
   const stream = ndJsonStream(
     Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
@@ -87,7 +121,8 @@ export function startAcp(args: string[], env: Record<string, string | undefined>
   });
 
   return {
-    child, updates, permissions, raw,
+    child, updates, permissions, raw, buffers, fsRequests, failing,
+    stall: (path) => new Promise<void>((resolve) => stalled.set(path, resolve)),
     answer(...more) {
       answers.push(...more);
       notifyAll();

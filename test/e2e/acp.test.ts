@@ -31,7 +31,7 @@ test("initialize advertises what Keen supports; session/new gives modes and the 
   await acp.run(async (ctx, init) => {
     assert.deepEqual(init.agentInfo, { name: "keen", title: "Keen", version: pkg.version });
     assert.deepEqual(init.agentCapabilities, {
-      loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: true }, sessionCapabilities: { list: {} },
+      loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: true }, sessionCapabilities: { list: {}, resume: {}, close: {} },
     });
     assert.equal(init.protocolVersion, 1);
     const created = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [{ name: "files", command: "mcp-files", args: [], env: [] }] });
@@ -105,6 +105,7 @@ test("a prompt streams thought and message chunks, tool calls with kinds and loc
   // While it ran, the output so far (the engine's bounded tail) replaced the call's content.
   const progress = updates.map((n) => n.update).filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "in_progress" && u.content);
   assert.ok(progress.some((u) => /hello/.test(JSON.stringify(u)) && !/world/.test(JSON.stringify(u))), JSON.stringify(progress));
+  assert.deepEqual(acp.fsRequests, [], "a client without fs capabilities is never asked for files");
   // The ACP session is a Keen session: every other front end sees it.
   const shown = await sb.show(sessionId);
   assert.equal(shown.session.title, "take notes and fix app.txt");
@@ -163,9 +164,13 @@ test("session/cancel mid-stream answers the prompt cancelled at once; the sessio
   assert.match(JSON.stringify(server.requests[1]!.body.messages), /turn interrupted/);
 });
 
-test("session/load replays a session made by keen run before answering; its next turn sees that history", async () => {
+test("session/load replays a session made by keen run (tool calls with their diffs) before answering; its next turn sees that history", async () => {
   const { sb, acp } = open();
-  server.enqueue({ text: "Listing.", toolCalls: [{ name: "list", input: {} }] }, { text: "An empty workspace." });
+  server.enqueue(
+    { text: "Listing.", toolCalls: [{ name: "list", input: {} }] },
+    { toolCalls: [{ name: "write_file", input: { path: "notes.txt", content: "first\n" } }] },
+    { text: "An empty workspace." },
+  );
   const run = await sb.run(["run", "--model", MODEL, "--format", "json", "what is here?"]);
   assert.equal(run.code, 0, run.stderr);
   const sessionId = JSON.parse(run.stdout).session_id as string;
@@ -174,17 +179,58 @@ test("session/load replays a session made by keen run before answering; its next
     const loaded = await ctx.request(methods.agent.session.load, { sessionId, cwd: sb.workspace, mcpServers: [] });
     // Everything was replayed before the answer.
     assert.deepEqual(updateKinds(of(acp.updates, sessionId)), [
-      "user_message_chunk", "agent_message_chunk", "tool_call", "tool_call_update:completed", "agent_message_chunk",
+      "user_message_chunk", "agent_message_chunk", "tool_call", "tool_call_update:completed", "tool_call", "tool_call_update:completed", "agent_message_chunk",
     ]);
+    const replayed = of(acp.updates, sessionId).map((n) => n.update);
+    assert.deepEqual(replayed.filter((u) => u.sessionUpdate === "tool_call").map((u) => u.sessionUpdate === "tool_call" && [u.title, u.kind]), [["List .", "read"], ["Write notes.txt", "edit"]]);
+    assert.deepEqual(replayed.at(-2), {
+      sessionUpdate: "tool_call_update", toolCallId: (replayed.at(-3) as { toolCallId: string }).toolCallId, status: "completed",
+      content: [{ type: "diff", path: join(sb.workspace, "notes.txt"), oldText: null, newText: "first\n" }],
+    });
     assert.equal(chunkText(acp.updates, "user_message_chunk"), "what is here?");
     assert.equal(loaded.modes?.currentModeId, "ask");
     const reply = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "and now?" }] });
     assert.equal(reply.stopReason, "end_turn");
   });
   assert.equal((await acp.exited).code, 0, acp.stderr());
-  assert.match(JSON.stringify(server.requests[2]!.body.messages), /what is here\?.*An empty workspace\..*and now\?/s);
+  assert.match(JSON.stringify(server.requests[3]!.body.messages), /what is here\?.*An empty workspace\..*and now\?/s);
   const shown = await sb.show(sessionId);
   assert.deepEqual(shown.events.filter((e) => e.kind === "text" && e.role === "user").map((e) => e.content), ["what is here?", "and now?"]);
+});
+
+test("session/close interrupts and stores the running turn, then the id is unknown; session/resume takes the session up again without replaying it; keen run --session continues it", async () => {
+  const { sb, acp } = open();
+  server.enqueue({ text: "word ".repeat(400), delayMs: 25, chunkSize: 5 }, { text: "Back again." });
+  const sessionId = await acp.run(async (ctx) => {
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
+    const pending = ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "talk a lot" }] });
+    await acp.waitFor((n) => n.update.sessionUpdate === "agent_message_chunk");
+    await ctx.request(methods.agent.session.close, { sessionId });
+    assert.equal((await pending).stopReason, "cancelled");
+    const prompt = () => ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "still there?" }] });
+    await assert.rejects(prompt(), (e: { code: number }) => e.code === -32002);
+    // Keen answers -32002; the SDK's client takes that as success for close, as ACP recommends (same end state).
+    const before = acp.raw.length;
+    await ctx.request(methods.agent.session.close, { sessionId });
+    assert.ok(acp.raw.slice(before).some((line) => JSON.parse(line).error?.code === -32002));
+    await assert.rejects(ctx.request(methods.agent.session.resume, { sessionId: "no-such-session", cwd: sb.workspace }), (e: { code: number }) => e.code === -32002);
+    const seen = acp.updates.length;
+    const resumed = await ctx.request(methods.agent.session.resume, { sessionId, cwd: sb.workspace, mcpServers: [] });
+    assert.equal(resumed.modes?.currentModeId, "ask");
+    assert.equal(acp.updates.length, seen, "resume sends no history");
+    assert.equal((await prompt()).stopReason, "end_turn");
+    return sessionId;
+  });
+  assert.equal((await acp.exited).code, 0, acp.stderr());
+  // The interrupted turn was stored before close answered: the resumed turn's request carries it.
+  assert.match(JSON.stringify(server.requests[1]!.body.messages), /talk a lot.*word .*turn interrupted.*still there\?/s);
+  // And back: keen run continues the session the editor made.
+  server.enqueue({ text: "From the terminal." });
+  const run = await sb.run(["run", "--model", MODEL, "--session", sessionId, "and from the CLI?"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(JSON.stringify(server.requests[2]!.body.messages), /talk a lot.*still there\?.*Back again\..*and from the CLI\?/s);
+  const shown = await sb.show(sessionId);
+  assert.deepEqual(shown.events.filter((e) => e.kind === "text" && e.role === "user").map((e) => e.content), ["talk a lot", "still there?", "and from the CLI?"]);
 });
 
 test("session/set_mode changes the permission mode (auto runs bash unasked); unknown modes and options are invalid params; the model is a config option", async () => {
@@ -228,7 +274,9 @@ test("malformed input gets JSON-RPC errors and never ends the process", async ()
     const reply = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "are you alive?" }] });
     assert.equal(reply.stopReason, "end_turn");
     const errors = acp.raw.slice(before).map((line) => JSON.parse(line)).filter((m) => m.error).map((m) => [m.id, m.error.code]);
-    assert.deepEqual(errors.slice(0, 6), [[null, -32700], [null, -32600], [null, -32600], [901, -32602], [902, -32601], [903, -32603]]);
+    // Parse errors come back in order; requests are handled concurrently, so their answers may not.
+    assert.deepEqual(errors.slice(0, 3), [[null, -32700], [null, -32600], [null, -32600]]);
+    assert.deepEqual(errors.slice(3, 6).sort(), [[901, -32602], [902, -32601], [903, -32603]]);
     const missing = acp.raw.map((line) => JSON.parse(line)).find((m) => m.id === 903);
     assert.match(missing.error.message, /missing-dir does not exist/);
   });
