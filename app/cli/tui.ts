@@ -22,6 +22,7 @@ export interface TuiFlags extends CassetteFlags {
   permissionMode?: string;
   theme?: string;
   cwd?: string;
+  mcpConfig?: string[];
 }
 
 const EXIT_FOR_SIGNAL: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
@@ -51,7 +52,7 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
   const config = loadConfig(paths, findWorkspace(cwd));
   // Replaying, as in keen run and stdio: the flag, else the replay's mode (the demo: auto), never the config's.
   const replayMode = cassette?.replay ? (cassette.replay.mode ?? "ask") : undefined;
-  const prepare = createPreparer(paths, { headless: false, permissionMode: mode?.data ?? replayMode, defaultMode: "ask", cassette });
+  const prepare = createPreparer(paths, { headless: false, permissionMode: mode?.data ?? replayMode, defaultMode: "ask", cassette, mcpConfig: flags.mcpConfig });
   const id = meta?.id ?? newSessionId();
   const model = flags.model ?? meta?.model;
   let setup: PreparedSetup | undefined;

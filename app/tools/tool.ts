@@ -1,5 +1,6 @@
 import type { ToolDefinition } from "../../protocol/provider.js";
 import type { FileGuard } from "../permissions/guard.js";
+import type { ToolClass } from "../permissions/policy.js";
 import type { Redactor } from "../permissions/redact.js";
 
 /** What a tool result carries: `content` for the model, `details` for UIs (e.g. `{ path, diff }`). */
@@ -45,6 +46,8 @@ export interface ToolPreview {
  */
 export interface Tool {
   definition: ToolDefinition;
+  /** What the tool does, for the permission policy; absent: the policy's table by name (MCP tools set it). */
+  kind?: ToolClass;
   run(input: unknown, call: ToolCallContext): Promise<ToolResult>;
   /**
    * The change a call would make, computed without writing anything (write_file, edit_file);
