@@ -65,7 +65,7 @@ export interface PreparedSetup extends EngineSetup {
  */
 export function createPreparer(paths: KeenPaths, settings: FrontEndSettings, env: NodeJS.ProcessEnv = process.env) {
   let last: { key: string; value: Promise<PreparedSetup> } | undefined;
-  return (session: { id: string; cwd: string; model?: string }): Promise<PreparedSetup> => {
+  const prepareFor = (session: { id: string; cwd: string; model?: string }): Promise<PreparedSetup> => {
     const key = `${session.id}\0${session.cwd}\0${session.model ?? ""}`;
     if (last?.key !== key) {
       // A setup replaced (another session, cwd or model) ends its MCP servers.
@@ -74,6 +74,11 @@ export function createPreparer(paths: KeenPaths, settings: FrontEndSettings, env
     }
     return last.value;
   };
+  /** Ends what the current setup started (MCP servers get to exit on their own first); never throws. */
+  const close = async (): Promise<void> => {
+    await last?.value.then((setup) => setup.close?.(), () => {});
+  };
+  return Object.assign(prepareFor, { close });
 }
 
 async function prepare(

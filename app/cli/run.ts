@@ -95,6 +95,7 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
     return control.exitCode(result);
   } finally {
     control.dispose();
+    await prepare.close();
   }
 }
 

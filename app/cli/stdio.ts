@@ -80,6 +80,7 @@ export async function stdioCommand(settings: RunSettings): Promise<number> {
   } finally {
     for (const [signal, handler] of handlers) process.off(signal, handler);
     process.stdin.destroy();
+    await prepare.close();
   }
   return signalled ? (EXIT_FOR[signalled] ?? 1) : 0;
 }

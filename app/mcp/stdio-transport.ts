@@ -34,7 +34,8 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** How long a server has after SIGTERM before its group gets SIGKILL. */
+/** How long a server has to exit once its stdin closes, then after SIGTERM, before its group gets SIGKILL (MCP's stdio shutdown). */
+const EOF_GRACE_MS = 500;
 const TERM_GRACE_MS = 2000;
 
 /**
@@ -116,15 +117,20 @@ export class ProcessGroupTransport implements Transport {
     });
   }
 
-  /** Ends the whole process group: SIGTERM, then SIGKILL after a grace period. Resolves once the child is gone. */
+  /**
+   * Ends the whole process group as MCP's stdio shutdown says: close stdin (a
+   * server reads what was sent before, e.g. a cancellation, then exits), then
+   * SIGTERM, then SIGKILL. Resolves once the child is gone.
+   */
   async close(): Promise<void> {
     const child = this.child;
     if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
     child.stdin?.end();
-    killGroup(child.pid, "SIGTERM");
-    const timer = setTimeout(() => killGroup(child.pid!, "SIGKILL"), TERM_GRACE_MS);
+    const term = setTimeout(() => killGroup(child.pid!, "SIGTERM"), EOF_GRACE_MS);
+    const kill = setTimeout(() => killGroup(child.pid!, "SIGKILL"), EOF_GRACE_MS + TERM_GRACE_MS);
     await this.exited;
-    clearTimeout(timer);
+    clearTimeout(term);
+    clearTimeout(kill);
     // The leader may be gone while members that ignored SIGTERM live on.
     killGroup(child.pid, "SIGKILL");
   }
