@@ -6,6 +6,7 @@
  *   (none)          serve the tools below
  *   --hang          never answer (a server stuck at connect)
  *   --exit-at-start write "boom" to stderr and exit 3 before answering
+ *   --once <file>   serve the first time (creating <file>), exit at start when it exists
  * In-process (HTTP): `await startHttpMcpServer({ legacySse })` serves the same
  * tools over Streamable HTTP (or, with legacySse, only the old SSE transport)
  * and resolves to `{ url, requests, close }`.
@@ -16,7 +17,7 @@
  * env {name} (a variable of the server's environment), die (exits mid-call),
  * spawn_child (starts `sleep 300` in the server's process group, returns its pid).
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, existsSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import http from "node:http";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -118,9 +119,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (mode === "--exit-at-start") {
     process.stderr.write("boom\n");
     process.exit(3);
+  } else if (mode === "--once" && existsSync(process.argv[3])) {
+    process.stderr.write("not again\n");
+    process.exit(4);
   } else if (mode === "--hang") {
     process.stdin.resume();
   } else {
+    if (mode === "--once") writeFileSync(process.argv[3], "started\n");
     await createFakeServer().connect(new StdioServerTransport());
   }
 }
