@@ -4,7 +4,7 @@ import { join } from "node:path";
 import * as z from "zod";
 import { PermissionModeSchema, type PermissionMode } from "../../protocol/commands.js";
 import { stricterMode } from "../permissions/policy.js";
-import { McpServerName, McpServerSchema } from "../mcp/config.js";
+import { McpServersSchema } from "../mcp/config.js";
 import { BUILTIN_PROVIDERS, type ProviderPreset } from "../providers/registry.js";
 import { UsageError } from "./errors.js";
 
@@ -61,7 +61,7 @@ export const UserConfigSchema = z.strictObject({
   }).optional(),
   guard: z.strictObject({ allowProjectConfigEdits: z.boolean().optional() }).optional(),
   /** MCP servers of every session (README "MCP servers"); `.mcp.json` and `--mcp-config` add to them. */
-  mcpServers: z.record(McpServerName, McpServerSchema).optional(),
+  mcpServers: McpServersSchema.optional(),
   /** Timeouts for every MCP server (a server's own `connectTimeoutMs`/`callTimeoutMs` win). */
   mcp: z.strictObject({
     /** From start to tool list; default 10,000. */

@@ -23,7 +23,8 @@ export function mcpSources(paths: KeenPaths, config: ResolvedConfig, workspace: 
 
 /** Every header and env value of the configured servers: the session's redactor hides them everywhere. */
 export function mcpSecrets(servers: McpServerSpec[]): string[] {
-  return servers.flatMap((s) => secretValues(s.config));
+  // A server whose expansion failed never starts, and its values are still the `${…}` text.
+  return servers.flatMap((s) => (s.error ? [] : secretValues(s.config)));
 }
 
 /**

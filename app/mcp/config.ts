@@ -28,11 +28,18 @@ export const McpServerSchema = z.union([
 ], { error: 'an MCP server needs "command" (stdio) or "url" (http, sse)' });
 export type McpServerConfig = z.infer<typeof McpServerSchema>;
 
-/** Server names become part of tool names (`mcp__<server>__<tool>`), so they stay in the providers' alphabet. */
-export const McpServerName = z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, "server names use letters, digits, _ and - (at most 40)");
+/**
+ * Servers by name. Names become part of tool names (`mcp__<server>__<tool>`),
+ * so they stay in the providers' alphabet.
+ */
+export const McpServersSchema = z.record(z.string(), McpServerSchema).superRefine((servers, ctx) => {
+  for (const name of Object.keys(servers)) {
+    if (!/^[A-Za-z0-9_-]{1,40}$/.test(name)) ctx.addIssue({ code: "custom", path: [name], message: "server names use letters, digits, _ and - (at most 40)" });
+  }
+});
 
 /** `{"mcpServers": {...}}`: the file format of `.mcp.json` and `--mcp-config`. */
-export const McpFileSchema = z.object({ mcpServers: z.record(McpServerName, McpServerSchema) });
+export const McpFileSchema = z.object({ mcpServers: McpServersSchema });
 
 /** Where a server's configuration came from; project servers need the user's trust. */
 export type McpSource = "user" | "flag" | "project";

@@ -99,6 +99,7 @@ export function createConnection(options: ConnectionOptions) {
   async function attempt(sdk: Sdk, transport: () => Transport, deadline: number): Promise<SdkClient> {
     const c = new sdk.Client({ name: "keen", version: options.clientVersion }, { capabilities: {} });
     const remaining = Math.max(1, deadline - Date.now());
+    const made = transport();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new ConnectTimeout(`did not connect within ${seconds(connectTimeoutMs)} (connectTimeoutMs)`)), remaining);
@@ -106,13 +107,17 @@ export function createConnection(options: ConnectionOptions) {
     try {
       await Promise.race([
         (async () => {
-          await c.connect(transport(), { timeout: remaining });
+          await c.connect(made, { timeout: remaining });
           tools = await listTools(c, remaining);
         })(),
         timeout,
       ]);
     } catch (failure) {
       await c.close().catch(() => {});
+      // "Connection closed" says less than how the server ended.
+      if (made instanceof ProcessGroupTransport && made.exit && !(failure instanceof ConnectTimeout)) {
+        throw new Error(`the server exited (${made.exit}) before it was ready`);
+      }
       throw failure;
     } finally {
       clearTimeout(timer);

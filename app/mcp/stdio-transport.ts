@@ -50,6 +50,8 @@ export class ProcessGroupTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   private child?: ChildProcess;
+  /** How the server ended, once it has ("code 3", "signal SIGKILL"). */
+  exit?: string;
   private buffer = "";
   private exited?: Promise<void>;
 
@@ -80,7 +82,8 @@ export class ProcessGroupTransport implements Transport {
         trackGroup(child.pid!);
         resolve();
       });
-      child.once("exit", () => {
+      child.once("exit", (code, signal) => {
+        this.exit = signal ? `signal ${signal}` : `code ${code}`;
         if (child.pid) {
           // What the server started dies with it.
           killGroup(child.pid, "SIGKILL");
