@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
 import type { EventDraft } from "../../protocol/events.js";
 import { secretValues, type McpServerSpec } from "../mcp/config.js";
-import { startMcp, type McpHandle, type McpNotice } from "../mcp/manager.js";
+import type { McpHandle, McpNotice } from "../mcp/manager.js";
 import { collectMcpServers, McpConfigError, type McpSources } from "../mcp/sources.js";
 import { isSecretEnvName, toolEnv } from "../tools/index.js";
 import type { KeenPaths, ResolvedConfig } from "./config.js";
@@ -34,8 +34,9 @@ export function mcpSecrets(servers: McpServerSpec[]): string[] {
  * variables and provider keys; what a server needs it names in its `env`.
  */
 export async function openMcp(paths: KeenPaths, config: ResolvedConfig, sources: McpSources, cwd: string, env = process.env) {
+  // The manager (and through it the SDK's side bundle) loads only when there is a server: start-up never pays for it.
   const handle: McpHandle | undefined = sources.servers.length || sources.untrusted.length || sources.warnings.length
-    ? await startMcp(sources.servers, {
+    ? await (await import("../mcp/manager.js")).startMcp(sources.servers, {
       cwd, env: toolEnv(env), logDir: join(paths.dataDir, "mcp-logs"), settings: config.mcp, clientVersion: version, untrusted: sources.untrusted,
     })
     : undefined;
