@@ -9,6 +9,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startMockLLMServer, type MockLLMServer, type MockReplyStep } from "../fakes/mock-llm-server.js";
 import { makeSandbox, parseLines } from "./harness.js";
+import { startStdio } from "./stdio-client.js";
 import { BUILTIN_TOOLS, fakeServer, mcpNames } from "./mcp-helpers.js";
 
 let server: MockLLMServer;
@@ -138,4 +139,27 @@ test("env values and headers of MCP servers are secrets: a tool result that echo
   const result = parseLines(r.stdout).find((l) => l.kind === "tool-result")!;
   assert.equal(result.result, "[redacted]");
   assert.doesNotMatch(JSON.stringify(server.requests) + r.stdout + r.stderr, /plain-but-configured/);
+});
+
+test("keen stdio in ask mode: a read-only MCP tool runs at once, any other asks first; the answer lets it run", async () => {
+  const sb = makeSandbox(server.url, { mcpServers: { fake: fakeServer() } });
+  const client = startStdio([], sb.env, sb.workspace);
+  try {
+    server.enqueue(
+      { toolCalls: [{ id: "r", name: "mcp__fake__echo", input: { text: "look" } }, { id: "w", name: "mcp__fake__env", input: { name: "NOPE" } }] },
+      { text: "done" },
+    );
+    client.send({ kind: "prompt", id: "1", text: "go" });
+    const ask = await client.next((l) => l.kind === "permission-request");
+    assert.deepEqual([ask.tool_name, ask.tool_call_id], ["mcp__fake__env", "w"]);
+    client.send({ kind: "permission-response", id: "2", request_id: ask.request_id, decision: "allow-once" });
+    assert.equal((await client.response("1")).ok, true);
+    const lines = client.lines;
+    assert.equal(lines.filter((l) => l.kind === "permission-request").length, 1, "echo never asked");
+    assert.deepEqual(lines.filter((l) => l.kind === "tool-result").map((l) => [l.tool_call_id, l.is_error, l.result]), [["r", false, "echo: look"], ["w", false, "(unset)"]]);
+    assert.deepEqual(lines.filter((l) => l.kind === "mcp-server").map((l) => l.status), ["connected"]);
+  } finally {
+    const end = await client.end();
+    assert.equal(end.code, 0, end.stderr);
+  }
 });
