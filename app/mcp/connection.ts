@@ -113,7 +113,8 @@ export function createConnection(options: ConnectionOptions) {
         timeout,
       ]);
     } catch (failure) {
-      await c.close().catch(() => {});
+      // Not awaited: a server that ignores its stdin closing must not hold the session past its connect timeout.
+      void c.close().catch(() => {});
       // "Connection closed" says less than how the server ended.
       if (made instanceof ProcessGroupTransport && made.exit && !(failure instanceof ConnectTimeout)) {
         throw new Error(`the server exited (${made.exit}) before it was ready`);

@@ -35,7 +35,7 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 /** How long a server has to exit once its stdin closes, then after SIGTERM, before its group gets SIGKILL (MCP's stdio shutdown). */
-const EOF_GRACE_MS = 500;
+const EOF_GRACE_MS = 1000;
 const TERM_GRACE_MS = 2000;
 
 /**

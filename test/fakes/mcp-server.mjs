@@ -37,12 +37,15 @@ export function createFakeServer() {
   }, async ({ text: t }) => text(`echo: ${t}`));
   server.registerTool("slow", { description: "Sleep for ms milliseconds", inputSchema: { ms: z.number() } }, async ({ ms }, extra) => {
     await new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      extra.signal.addEventListener("abort", () => {
+      const cancelled = () => {
         clearTimeout(timer);
         if (process.env.MCP_FAKE_MARKS) appendFileSync(process.env.MCP_FAKE_MARKS, `cancelled ${ms}\n`);
         resolve();
-      });
+      };
+      const timer = setTimeout(resolve, ms);
+      // The cancellation can arrive in the same read as the request: then the handler starts already aborted.
+      if (extra.signal.aborted) cancelled();
+      else extra.signal.addEventListener("abort", cancelled);
     });
     return text(`slept ${ms}`);
   });
