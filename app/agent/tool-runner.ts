@@ -40,7 +40,10 @@ export async function runToolCalls(calls: ToolCall[], options: ToolRunnerOptions
       kind: "tool-result", role: "assistant", tool_name: call.name, tool_call_id: call.id,
       result: result.content, is_error: result.is_error, ...(result.details ? { details: result.details } : {}),
     });
-    blocks.push({ type: "tool_result", tool_call_id: call.id, content: result.content, is_error: result.is_error });
+    blocks.push({
+      type: "tool_result", tool_call_id: call.id, content: result.content, is_error: result.is_error,
+      ...(result.images?.length ? { images: result.images } : {}),
+    });
   }
   return blocks;
 }

@@ -59,20 +59,23 @@ export function cleanSchema(schema: Record<string, unknown> | undefined): Record
 }
 
 /**
- * An MCP result as a Keen tool result: text blocks as text; images, audio and
- * binary resources described (Keen's tool results carry text only); `isError`
+ * An MCP result as a Keen tool result: text blocks as text; images described
+ * in the text and attached (`images`: providers that take images in tool
+ * results get them), audio and binary resources described; `isError`
  * as an error result; `structuredContent` kept in `details.structured` (and as
  * the text when the server sent no text).
  */
 export function toToolResult(result: CallToolResult, server: string, tool: string): ToolResult {
   const parts: string[] = [];
   const media: { type: string; mimeType?: string; bytes: number }[] = [];
+  const images: { media_type: string; data: string }[] = [];
   for (const block of result.content ?? []) {
     if (block.type === "text") parts.push(block.text);
     else if (block.type === "image" || block.type === "audio") {
       const bytes = Math.floor((block.data.length * 3) / 4);
       media.push({ type: block.type, mimeType: block.mimeType, bytes });
-      parts.push(`[${block.type} ${block.mimeType}, ${bytes} bytes: this session shows tool results to the model as text only]`);
+      if (block.type === "image") images.push({ media_type: block.mimeType, data: block.data });
+      parts.push(`[${block.type} ${block.mimeType}, ${bytes} bytes]`);
     } else if (block.type === "resource") {
       const resource = block.resource as { uri: string; text?: string; mimeType?: string };
       parts.push(typeof resource.text === "string" ? resource.text : `[resource ${resource.uri}${resource.mimeType ? ` (${resource.mimeType})` : ""}]`);
@@ -88,5 +91,5 @@ export function toToolResult(result: CallToolResult, server: string, tool: strin
   const details: Record<string, unknown> = { server, tool };
   if (structured) details.structured = structured;
   if (media.length) details.media = media;
-  return { content, is_error: result.isError === true, details };
+  return { content, is_error: result.isError === true, details, ...(images.length ? { images } : {}) };
 }

@@ -8,6 +8,8 @@ export interface ToolResult {
   content: string;
   is_error: boolean;
   details?: Record<string, unknown>;
+  /** Images for the model (base64), for providers that take them; `content` must describe them for the others. */
+  images?: { media_type: string; data: string }[];
 }
 
 /** Set once per session: where tools run and what guards them. */

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { startMockLLMServer, type MockLLMServer, type MockReplyStep } from "../fakes/mock-llm-server.js";
 import { makeSandbox, parseLines } from "./harness.js";
 import { startStdio } from "./stdio-client.js";
+import { PNG_BASE64 } from "../fakes/mcp-server.mjs";
 import { BUILTIN_TOOLS, fakeServer, mcpNames } from "./mcp-helpers.js";
 
 let server: MockLLMServer;
@@ -23,9 +24,9 @@ const strip = (line: Record<string, any>) => {
   return rest;
 };
 
-async function run(sb: Sandbox, calls: NonNullable<MockReplyStep["toolCalls"]>, args: string[] = []) {
+async function run(sb: Sandbox, calls: NonNullable<MockReplyStep["toolCalls"]>, args: string[] = [], env: Record<string, string> = {}) {
   server.enqueue({ toolCalls: calls }, { text: "done" });
-  const r = await sb.run(["run", "--headless", "--no-stdin", ...args, "go"]);
+  const r = await sb.run(["run", "--headless", "--no-stdin", ...args, "go"], { env });
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(server.unexpected, []);
   assert.deepEqual(server.rejected, []);
@@ -46,7 +47,7 @@ test("a run calls MCP tools end to end: text, image, structured and error result
   assert.deepEqual([start.kind, start.tools], ["session-start", tools]);
   assert.deepEqual(strip(lines[1]!), { kind: "mcp-server", server: "fake", status: "connected", tools: mcpNames("fake") });
   const results = lines.filter((l) => l.kind === "tool-result").map(strip);
-  const image = "a picture:\n[image image/png, 72 bytes: this session shows tool results to the model as text only]";
+  const image = "a picture:\n[image image/png, 72 bytes]";
   assert.deepEqual(results, [
     { kind: "tool-result", role: "assistant", tool_name: "mcp__fake__echo", tool_call_id: "c1", result: "echo: hi", is_error: false, details: { server: "fake", tool: "echo" } },
     {
@@ -65,8 +66,11 @@ test("a run calls MCP tools end to end: text, image, structured and error result
   assert.deepEqual(offered.find((t) => t.name === "mcp__fake__echo")!.input_schema, {
     type: "object", properties: { text: { type: "string" } }, required: ["text"],
   });
-  const sent = server.requests[1]!.body.messages.at(-1).content.map((b: any) => [b.tool_use_id, b.is_error ?? false, typeof b.content === "string" ? b.content : b.content.map((c: any) => c.text).join("")]);
-  assert.deepEqual(sent, results.map((r) => [r.tool_call_id, r.is_error, r.result]));
+  const sent = server.requests[1]!.body.messages.at(-1).content;
+  const textOf = (b: any) => (typeof b.content === "string" ? b.content : b.content.filter((c: any) => c.type === "text").map((c: any) => c.text).join(""));
+  assert.deepEqual(sent.map((b: any) => [b.tool_use_id, b.is_error ?? false, textOf(b)]), results.map((r) => [r.tool_call_id, r.is_error, r.result]));
+  // Anthropic takes images in tool results: the picture itself went along.
+  assert.deepEqual(sent[1].content[1], { type: "image", source: { type: "base64", media_type: "image/png", data: PNG_BASE64 } });
   assert.deepEqual(lines.at(-1)!.status, "success");
 });
 
@@ -162,4 +166,12 @@ test("keen stdio in ask mode: a read-only MCP tool runs at once, any other asks 
     const end = await client.end();
     assert.equal(end.code, 0, end.stderr);
   }
+});
+
+test("an OpenAI model gets the image described in the tool result's text (its tool messages take text only)", async () => {
+  const sb = makeSandbox(server.url, { mcpServers: { fake: fakeServer() } });
+  const { lines } = await run(sb, [{ id: "i", name: "mcp__fake__image", input: {} }], ["--model", "openai/gpt-4.1"], { OPENAI_API_KEY: "test-key" });
+  assert.equal(lines.find((l) => l.kind === "tool-result")!.result, "a picture:\n[image image/png, 72 bytes]");
+  const tool = server.requests[1]!.body.messages.find((m: any) => m.role === "tool");
+  assert.deepEqual(tool, { role: "tool", tool_call_id: "i", content: "a picture:\n[image image/png, 72 bytes]" });
 });

@@ -24,8 +24,11 @@ test("results: text, described media, resources, isError, structured content, th
     content: "a\nb", is_error: false, details: { server: "s", tool: "t" },
   });
   const media = toToolResult({ content: [{ type: "audio", data: "AAAA", mimeType: "audio/wav" }] }, "s", "t");
-  assert.equal(media.content, "[audio audio/wav, 3 bytes: this session shows tool results to the model as text only]");
+  assert.equal(media.content, "[audio audio/wav, 3 bytes]");
   assert.deepEqual(media.details!.media, [{ type: "audio", mimeType: "audio/wav", bytes: 3 }]);
+  assert.equal(media.images, undefined, "only images go to the model");
+  const image = toToolResult({ content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] }, "s", "t");
+  assert.deepEqual([image.content, image.images], ["[image image/png, 3 bytes]", [{ media_type: "image/png", data: "AAAA" }]]);
   assert.equal(toToolResult({ content: [{ type: "resource", resource: { uri: "file:///a", text: "inside" } }] }, "s", "t").content, "inside");
   assert.equal(toToolResult({ content: [{ type: "resource_link", uri: "file:///b", name: "b" }] }, "s", "t").content, "[resource file:///b (b)]");
   assert.deepEqual(toToolResult({ content: [], isError: true }, "s", "t"), { content: "The tool failed without a message.", is_error: true, details: { server: "s", tool: "t" } });
