@@ -1,15 +1,16 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { referencedVariables, type McpServerConfig } from "../mcp/config.js";
 import type { McpServerStatus } from "../mcp/manager.js";
 import { parseMcpFile } from "../mcp/sources.js";
-import { currentTrust, hashFile, projectMcpFile, writeTrust } from "../mcp/trust.js";
+import { currentTrust, hashBytes, projectMcpFile, writeTrust } from "../mcp/trust.js";
 import { terminalText } from "../headless/terminal-text.js";
 import { isSecretEnvName } from "../tools/index.js";
 import { findWorkspace } from "../tools/workspace.js";
 import { keenPaths, loadConfig } from "./config.js";
 import { UsageError } from "./errors.js";
-import { mcpSources, openMcp } from "./mcp-setup.js";
+import { mcpSecrets, mcpSources, openMcp } from "./mcp-setup.js";
+import { secretsRedactor } from "./secrets.js";
 
 interface ListFlags {
   json?: boolean;
@@ -33,11 +34,13 @@ async function inspect(flags: ListFlags): Promise<ServerRow[]> {
   const sources = mcpSources(paths, config, workspace, flags.mcpConfig);
   for (const warning of sources.warnings) process.stderr.write(`keen: mcp: ${terminalText(warning)}\n`);
   const mcp = await openMcp(paths, config, { ...sources, warnings: [] }, cwd);
+  // Error messages may quote a server's headers or env: hidden as in a session.
+  const redactor = secretsRedactor(process.env, config.providers, mcpSecrets(sources.servers));
   try {
     const configs = new Map<string, McpServerConfig>([...sources.untrusted, ...sources.servers].map((s) => [s.name, s.config]));
-    return (mcp.handle?.status() ?? []).map((s) => ({
+    return redactor.redactDeep((mcp.handle?.status() ?? []).map((s): ServerRow => ({
       ...s, trust: s.source !== "project" ? "n/a" : s.state === "untrusted" ? "untrusted" : "trusted", transport: transportOf(configs.get(s.name)!),
-    }));
+    })));
   } finally {
     await mcp.handle?.close();
   }
@@ -99,10 +102,12 @@ export async function mcpTrust(flags: { cwd?: string; allowEnv?: string }): Prom
   const workspace = findWorkspace(resolve(flags.cwd ?? process.cwd()));
   const file = projectMcpFile(workspace);
   if (!existsSync(file)) throw new UsageError(`no .mcp.json in ${workspace}`);
-  const parsed = parseMcpFile(file);
+  const bytes = readFileSync(file);
+  const parsed = parseMcpFile(file, bytes);
   if ("error" in parsed) throw new UsageError(parsed.error);
   const allowEnv = (flags.allowEnv ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-  writeTrust(paths.configFile, workspace, { sha256: hashFile(file)!, ...(allowEnv.length ? { allowEnv } : {}) });
+  // The hash of what was shown and checked, not of the file read again.
+  writeTrust(paths.configFile, workspace, { sha256: hashBytes(bytes), ...(allowEnv.length ? { allowEnv } : {}) });
   const out = [`Trusted ${file} (any change to it revokes this). Its servers:`];
   const secret = new Set<string>();
   for (const [name, config] of Object.entries(parsed.servers)) {

@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerSpec, McpSettings } from "./config.js";
@@ -70,7 +70,7 @@ export function createConnection(options: ConnectionOptions) {
     const config = spec.config;
     if ("command" in config) {
       client = await attempt(sdk, () => new ProcessGroupTransport({
-        command: config.command, args: config.args ?? [], cwd: config.cwd ?? options.cwd, logFile,
+        command: config.command, args: config.args ?? [], cwd: resolve(options.cwd, config.cwd ?? "."), logFile,
         env: { ...options.baseEnv, ...config.env },
       }), deadline);
     } else {

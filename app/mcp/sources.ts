@@ -48,11 +48,12 @@ export function collectMcpServers(input: McpSourcesInput): McpSources {
   for (const [name, config] of Object.entries(input.user ?? {})) add(name, config, "user", input.userFile);
 
   const projectFile = projectMcpFile(input.workspace);
-  if (existsSync(projectFile)) {
-    const parsed = parseMcpFile(projectFile);
+  const bytes = existsSync(projectFile) ? readBytes(projectFile) : undefined;
+  if (bytes) {
+    const parsed = parseMcpFile(projectFile, bytes);
     if ("error" in parsed) warnings.push(parsed.error);
     else {
-      const trust = currentTrust(input.trust, input.workspace);
+      const trust = currentTrust(input.trust, input.workspace, bytes);
       const rules = {
         env: input.env, forbidden: new Set(input.providerKeyNames), secretAllowed: new Set(trust?.allowEnv ?? []), isSecretName: input.isSecretName,
       };
@@ -71,11 +72,19 @@ export function collectMcpServers(input: McpSourcesInput): McpSources {
   return { servers: [...byName.values()], untrusted, warnings };
 }
 
-/** Reads a `{"mcpServers": …}` file; an error names the file and the field. */
-export function parseMcpFile(file: string): { servers: Record<string, McpServerConfig> } | { error: string } {
+function readBytes(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads a `{"mcpServers": …}` file (or these bytes of it); an error names the file and the field. */
+export function parseMcpFile(file: string, bytes?: Buffer): { servers: Record<string, McpServerConfig> } | { error: string } {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
+    raw = JSON.parse((bytes ?? readFileSync(file)).toString("utf8"));
   } catch (error) {
     return { error: `${file}: not valid JSON (${error instanceof Error ? error.message : String(error)})` };
   }

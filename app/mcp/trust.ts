@@ -16,14 +16,23 @@ export interface McpTrust {
 /** The content hash trust is bound to: any change to `.mcp.json` revokes it. */
 export function hashFile(file: string): string | undefined {
   if (!existsSync(file)) return undefined;
-  return createHash("sha256").update(readFileSync(file)).digest("hex");
+  return hashBytes(readFileSync(file));
 }
 
-/** The decision for `workspace` if it still holds for the current `.mcp.json`. */
-export function currentTrust(trust: Record<string, McpTrust> | undefined, workspace: string): McpTrust | undefined {
+export function hashBytes(bytes: Buffer): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/**
+ * The decision for `workspace` if it still holds for this content of its
+ * `.mcp.json` (pass the bytes that will be used, so nothing can change between
+ * the check and the use).
+ */
+export function currentTrust(trust: Record<string, McpTrust> | undefined, workspace: string, bytes?: Buffer): McpTrust | undefined {
   const decision = trust?.[workspace];
   if (!decision) return undefined;
-  return decision.sha256 === hashFile(projectMcpFile(workspace)) ? decision : undefined;
+  const hash = bytes ? hashBytes(bytes) : hashFile(projectMcpFile(workspace));
+  return decision.sha256 === hash ? decision : undefined;
 }
 
 /**
