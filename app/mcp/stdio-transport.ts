@@ -14,16 +14,28 @@ export interface StdioSpawn {
   logFile: string;
 }
 
-/** Process groups of every live server: killed when Keen exits, however it exits. */
+/** Process groups of every live server: killed when Keen exits, however it exits (short of SIGKILL). */
 const live = new Set<number>();
 let exitHookInstalled = false;
 function trackGroup(pid: number): void {
   live.add(pid);
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.on("exit", () => {
+  const killAll = () => {
     for (const group of live) killGroup(group, "SIGKILL");
-  });
+  };
+  process.on("exit", killAll);
+  // A signal nobody else handles (Ctrl-C while servers connect, before a front end listens) ends
+  // node without its "exit" event: kill the groups, then die of the signal as node would have.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    const onSignal = () => {
+      if (process.listenerCount(signal) > 1) return;
+      killAll();
+      process.off(signal, onSignal);
+      process.kill(process.pid, signal);
+    };
+    process.on(signal, onSignal);
+  }
 }
 
 function killGroup(pid: number, signal: NodeJS.Signals): void {

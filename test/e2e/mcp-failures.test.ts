@@ -136,3 +136,28 @@ test("a stdio server's whole process group ends with the run (what the server st
   assert.equal(alive(pid), false, `sleep ${pid} outlived the run`);
   assert.equal(existsSync(join(sb.home, "mcp-logs", "fake.log")), true);
 });
+
+test("Ctrl-C while a server hangs at connect: keen ends at once and takes the server's group with it", async () => {
+  const sb = makeSandbox(server.url, { mcpServers: { stuck: fakeServer("--hang", { connectTimeoutMs: 20_000 }) } });
+  const marks = join(sb.root, "marks");
+  let pid = 0;
+  const r = await sb.run(["run", "--headless", "--no-stdin", "go"], {
+    env: { MCP_FAKE_MARKS: marks },
+    onSpawn: (child) => {
+      // The server writes its pid once it runs; wait for that (bounded) rather than for a guessed time.
+      const poll = setInterval(() => {
+        const text = existsSync(marks) ? readFileSync(marks, "utf8") : "";
+        if (!text.includes("\n")) return;
+        clearInterval(poll);
+        pid = Number(/pid (\d+)/.exec(text)![1]);
+        child.kill("SIGINT");
+      }, 20);
+      child.once("close", () => clearInterval(poll));
+    },
+    timeoutMs: 15_000,
+  });
+  assert.ok(pid > 0, `the server never started; stderr: ${r.stderr}`);
+  assert.equal(r.signal, "SIGINT", "died of the signal, as without MCP servers");
+  for (const deadline = Date.now() + 5000; alive(pid) && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(alive(pid), false, `the hung server ${pid} outlived keen`);
+});

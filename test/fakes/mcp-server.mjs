@@ -4,7 +4,7 @@
  *
  * As a program (stdio): `node test/fakes/mcp-server.mjs [mode]` where mode is
  *   (none)          serve the tools below
- *   --hang          never answer (a server stuck at connect)
+ *   --hang          never answer (a server stuck at connect; appends "pid <pid>" to $MCP_FAKE_MARKS)
  *   --exit-at-start write "boom" to stderr and exit 3 before answering
  *   --once <file>   serve the first time (creating <file>), exit at start when it exists
  * In-process (HTTP): `await startHttpMcpServer({ legacySse })` serves the same
@@ -126,7 +126,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.stderr.write("not again\n");
     process.exit(4);
   } else if (mode === "--hang") {
+    if (process.env.MCP_FAKE_MARKS) appendFileSync(process.env.MCP_FAKE_MARKS, `pid ${process.pid}\n`);
     process.stdin.resume();
+    // Stuck for real: not even its stdin closing ends it.
+    setInterval(() => {}, 1 << 30);
   } else {
     if (mode === "--once") writeFileSync(process.argv[3], "started\n");
     await createFakeServer().connect(new StdioServerTransport());
