@@ -15,6 +15,7 @@ import { createFileRestorer } from "../tools/restore-file.js";
 import { findWorkspace } from "../tools/workspace.js";
 import type { PermissionMode } from "../../protocol/commands.js";
 import type { Redactor } from "../permissions/redact.js";
+import type { McpServerConfig } from "../mcp/config.js";
 import type { CassetteSetup } from "./cassette-setup.js";
 import { limitsFor, loadConfig, type KeenPaths, type ResolvedConfig } from "./config.js";
 import { secretsRedactor } from "./secrets.js";
@@ -44,6 +45,8 @@ export interface FrontEndSettings {
   storedRunner?: Runner;
   /** `--mcp-config` files (README "MCP servers"). */
   mcpConfig?: string[];
+  /** Servers the client gave for this front end's session (ACP `session/new` `mcpServers`, converted to Keen's shapes). */
+  mcpServers?: Record<string, McpServerConfig>;
   /** False: no MCP server starts (a command that runs no tools, e.g. `sessions compact`). */
   mcp?: boolean;
 }
@@ -95,7 +98,7 @@ async function prepare(
   const guard = createFileGuard({
     workspace, protectedPaths: [dirname(paths.configFile), paths.dataDir], allowProjectConfigEdits: config.guard?.allowProjectConfigEdits,
   });
-  const sources = settings.mcp === false ? undefined : mcpSources(paths, config, workspace, settings.mcpConfig, env);
+  const sources = settings.mcp === false ? undefined : mcpSources(paths, config, workspace, settings.mcpConfig, env, settings.mcpServers);
   // Hides known secrets from the model (tool output) and from every output (the engine redacts events with it).
   const redactor = secretsRedactor(env, config.providers, mcpSecrets(sources?.servers ?? []));
   const builtin = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor });

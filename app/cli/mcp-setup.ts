@@ -1,6 +1,6 @@
 import { join, resolve } from "node:path";
 import type { EventDraft } from "../../protocol/events.js";
-import { secretValues, type McpServerSpec } from "../mcp/config.js";
+import { secretValues, type McpServerConfig, type McpServerSpec } from "../mcp/config.js";
 import type { McpHandle, McpNotice } from "../mcp/manager.js";
 import { collectMcpServers, McpConfigError, type McpSources } from "../mcp/sources.js";
 import { isSecretEnvName, toolEnv } from "../tools/index.js";
@@ -9,10 +9,12 @@ import { UsageError } from "./errors.js";
 import { version } from "./version.js";
 
 /** The configured servers of a workspace, for a session or for `keen mcp list`. Throws UsageError for a bad `--mcp-config`. */
-export function mcpSources(paths: KeenPaths, config: ResolvedConfig, workspace: string, flagFiles: string[] = [], env = process.env): McpSources {
+export function mcpSources(
+  paths: KeenPaths, config: ResolvedConfig, workspace: string, flagFiles: string[] = [], env = process.env, client?: Record<string, McpServerConfig>,
+): McpSources {
   try {
     return collectMcpServers({
-      user: config.mcpServers, userFile: paths.configFile, flagFiles: flagFiles.map((f) => resolve(f)), workspace, trust: config.mcpTrust, env,
+      user: config.mcpServers, userFile: paths.configFile, flagFiles: flagFiles.map((f) => resolve(f)), client, workspace, trust: config.mcpTrust, env,
       providerKeyNames: Object.values(config.providers).flatMap((p) => (p.apiKeyEnv ? [p.apiKeyEnv] : [])), isSecretName: isSecretEnvName,
     });
   } catch (error) {

@@ -41,8 +41,12 @@ export const McpServersSchema = z.record(z.string(), McpServerSchema).superRefin
 /** `{"mcpServers": {...}}`: the file format of `.mcp.json` and `--mcp-config`. */
 export const McpFileSchema = z.object({ mcpServers: McpServersSchema });
 
-/** Where a server's configuration came from; project servers need the user's trust. */
-export type McpSource = "user" | "flag" | "project";
+/**
+ * Where a server's configuration came from; project servers need the user's
+ * trust. `client`: handed over by a front end's client for one session (ACP's
+ * `session/new` `mcpServers`), trusted like a flag.
+ */
+export type McpSource = "user" | "flag" | "project" | "client";
 
 /** A server after expansion, ready to start. `error` says why it cannot start (it is reported, never fatal). */
 export interface McpServerSpec {

@@ -12,6 +12,8 @@ export interface McpSourcesInput {
   userFile: string;
   /** `--mcp-config` files, absolute. */
   flagFiles?: string[];
+  /** Servers a front end's client gave for this session (ACP `session/new`); they win over every file. */
+  client?: Record<string, McpServerConfig>;
   workspace: string;
   /** `mcpTrust` of the user config. */
   trust?: Record<string, McpTrust>;
@@ -32,9 +34,9 @@ export interface McpSources {
 
 /**
  * Collects servers from the user config, the project's `.mcp.json` (only
- * when trusted) and `--mcp-config` files; a later source replaces a server of
- * the same name (user < project < flag). Throws McpConfigError for a flag
- * file that is missing or invalid.
+ * when trusted), `--mcp-config` files and the front end's client; a later
+ * source replaces a server of the same name (user < project < flag <
+ * client). Throws McpConfigError for a flag file that is missing or invalid.
  */
 export function collectMcpServers(input: McpSourcesInput): McpSources {
   const byName = new Map<string, McpServerSpec>();
@@ -69,6 +71,7 @@ export function collectMcpServers(input: McpSourcesInput): McpSources {
     if ("error" in parsed) throw new McpConfigError(`--mcp-config ${parsed.error}`);
     for (const [name, config] of Object.entries(parsed.servers)) add(name, config, "flag", file);
   }
+  for (const [name, config] of Object.entries(input.client ?? {})) add(name, config, "client", "(client)");
   return { servers: [...byName.values()], untrusted, warnings };
 }
 
