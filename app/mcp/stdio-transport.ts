@@ -86,7 +86,7 @@ export class ProcessGroupTransport implements Transport {
       this.child = child;
       // "exit", not "close": a grandchild that keeps stdout open must not keep the server looking alive.
       this.exited = new Promise((done) => child.once("exit", () => done()));
-      child.once("error", (error) => {
+      child.on("error", (error) => {
         reject(new Error(spawnMessage(this.spec.command, error)));
         this.onerror?.(error);
       });
