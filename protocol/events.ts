@@ -96,11 +96,27 @@ export const CompactionEvent = z.object({
   error: z.string().optional(),
 });
 
+/**
+ * An MCP server's news: it connected (with its tools), failed to start or was
+ * not started (`untrusted`: a project's `.mcp.json` the user has not trusted),
+ * went away (`disconnected`: the next call reconnects once), or changed its
+ * tool list; `warning` is a configuration problem (an unreadable `.mcp.json`, an
+ * `mcp__` name in `--allowed-tools` no server offers; `server` may be empty).
+ * `tools` is the server's tools as the model is offered them now.
+ */
+export const McpServerEvent = z.object({
+  kind: z.literal("mcp-server"), ...base, server: z.string(),
+  status: z.enum(["connected", "failed", "untrusted", "disconnected", "tools-changed", "warning"]),
+  tools: z.array(z.string()),
+  /** For people: why it failed, what to do. */
+  message: z.string().optional(),
+});
+
 /** Every event a JSONL consumer can see. */
 export const PublicEventSchema = z.discriminatedUnion("kind", [
   SessionStartEvent, TextEvent, ThinkingEvent, ToolUseEvent, ToolResultEvent, MemoryEvent, RetryEvent,
   ErrorEvent, ResultEvent, TextDeltaEvent, ThinkingStartEvent, ThinkingDeltaEvent, ThinkingEndEvent,
-  ContentEndEvent, ToolUpdateEvent, PermissionRequestEvent, ToolStartEvent, ResponseEvent, CompactionEvent,
+  ContentEndEvent, ToolUpdateEvent, PermissionRequestEvent, ToolStartEvent, ResponseEvent, CompactionEvent, McpServerEvent,
 ]);
 export type PublicEvent = z.infer<typeof PublicEventSchema>;
 

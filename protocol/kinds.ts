@@ -42,6 +42,7 @@ export const KIND_CLASS = {
   "permission-request": "control",
   response: "control",
   compaction: "complete",
+  "mcp-server": "run",
   "user-message": "internal",
   "assistant-message": "internal",
   "turn-end": "internal",

@@ -12,6 +12,8 @@ export const ContentBlockSchema = z.discriminatedUnion("type", [
     tool_call_id: z.string(),
     content: z.string(),
     is_error: z.boolean(),
+    /** Images a tool returned (MCP): sent to providers that take images in tool results; `content` describes them for the others. */
+    images: z.array(z.object({ media_type: z.string(), data: z.string() })).optional(),
   }),
 ]);
 export type ContentBlock = z.infer<typeof ContentBlockSchema>;

@@ -80,7 +80,7 @@ const sideBundles = {
     // `import("undici")` becomes a bundled stand-in whose require() of the side bundle runs on first use.
     build.onResolve({ filter: new RegExp(`^(${specifiers})$`) }, (args) => ({ path: SIDE_BUNDLES[args.path], namespace: "keen-side" }));
     build.onLoad({ filter: /.*/, namespace: "keen-side" }, (args) => ({ loader: "js", contents: `module.exports = require("./${args.path}.cjs");` }));
-    build.onResolve({ filter: new RegExp(`^\\./(${files}|tui)\\.cjs$`) }, (args) => ({ path: args.path, external: true }));
+    build.onResolve({ filter: new RegExp(`^\\./(${files}|tui|mcp-sdk)\\.cjs$`) }, (args) => ({ path: args.path, external: true }));
   },
 };
 /**
@@ -96,6 +96,18 @@ const tuiBundle = {
     build.onResolve({ filter: /^\.\.\/tui\/start\.js$/ }, () => ({ path: "tui", namespace: "keen-side" }));
   },
 };
+/**
+ * The MCP SDK's client (app/mcp/sdk.ts re-exports what Keen uses) is a side
+ * bundle too: a session loads it only when it has an MCP server to start.
+ */
+const mcpSdkBundle = {
+  name: "mcp-sdk-bundle",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/sdk\.js$/ }, (args) =>
+      /[\\/]app[\\/]mcp[\\/]/.test(args.importer) ? { path: "mcp-sdk", namespace: "keen-side" } : undefined,
+    );
+  },
+};
 const common = { bundle: true, format: "cjs", platform: "node", target: "node20", minify: true, logLevel: "warning" };
 
 // Built aside and swapped in, so a keen started meanwhile (tests, another build) never finds dist/ half-written.
@@ -109,12 +121,13 @@ await build({
   outdir: stagingDir,
   outExtension: { ".js": ".cjs" },
   sourcemap: "linked",
-  plugins: [levelBinding, sideBundles, tuiBundle],
+  plugins: [levelBinding, sideBundles, tuiBundle, mcpSdkBundle],
   define: { KEEN_VERSION: JSON.stringify(pkg.version), "import.meta": "__keenImportMeta" },
   banner: { js: RUNTIME_PATHS },
 });
 const sideEntries = Object.fromEntries(Object.entries(SIDE_BUNDLES).map(([specifier, file]) => [file, specifier]));
 await build({ ...common, entryPoints: sideEntries, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
+await build({ ...common, entryPoints: { "mcp-sdk": "app/mcp/sdk.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
 await build({ ...common, entryPoints: { tui: "app/tui/start.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" }, external: ["blessed"] });
 // The demo cassette ships beside the bundle: app/cli/demo.ts finds it next to the bundle's import.meta.url.
 const demo = new URL("../app/cli/demo.cassette.jsonl", import.meta.url);

@@ -13,6 +13,7 @@ const FORBIDDEN: Record<string, string[]> = {
   "app/acp": ["app/agent", "app/providers", "storage", "app/cli", "app/tools"],
   "app/agent": ["app/tui", "app/headless", "app/cli"],
   "app/providers": ["app/agent", "storage", "app/tui", "app/headless", "app/cli"],
+  "app/mcp": ["app/agent", "storage", "app/tui", "app/headless", "app/cli", "app/providers"],
   storage: ["app"],
 };
 

@@ -25,7 +25,14 @@ export interface EngineSetup {
   /** `<provider>/<model>` */
   modelRef: string;
   provider: Provider;
-  tools: Tool[];
+  /** Read again before every request: MCP servers add and remove tools while a session runs. */
+  readonly tools: Tool[];
+  /**
+   * Events of the session's helpers that happen on their own time (an MCP server failing, its
+   * tool list changing). The engine attaches its emitter once the session's `session-start` is out,
+   * so what happened during setup follows it.
+   */
+  attach?(emit: (event: EventDraft) => Promise<void>): void;
   system: string;
   contextWindow: number;
   /** The model's list price, for the result's `cost_usd` estimate. */
@@ -335,10 +342,12 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
           protocol_version: PROTOCOL_VERSION, resumed: wasStored, permission_mode: gate.mode, headless: options.headless,
         });
       }
+      prepared.attach?.(emit);
       const backend = prepared.backend ?? embeddedBackend;
       const outcome = await backend.run({
         cwd: current.cwd, events: loaded.events, permissionMode: gate.mode,
         sessionId: current.id, turnId: options.newId(), provider: prepared.provider, tools, history: loaded.history,
+        currentTools: () => [...prepared.tools, ...kit.tools],
         system: prepared.system,
         user: { role: "user", content: [{ type: "text", text: prompt.text }], headless: options.headless },
         emit, requester: gate, retry: { ...options.retry, ...prepared.retry }, signal: controller.signal, policies: kit.policies,

@@ -38,9 +38,9 @@ export function createPermissionGate(options: {
     get waiting() {
       return open.size > 0;
     },
-    wantsPreview: (tool) => options.interactive && gate(self.mode, tool, rules.get(tool)) === "ask",
+    wantsPreview: (tool, kind) => options.interactive && gate(self.mode, tool, rules.get(tool), kind) === "ask",
     async request(req: PermissionRequest, signal?: AbortSignal): Promise<PermissionDecision> {
-      const decision = gate(self.mode, req.tool, rules.get(req.tool));
+      const decision = gate(self.mode, req.tool, rules.get(req.tool), req.kind);
       if (decision === "allow") return { allow: true };
       if (decision === "refuse") {
         return {

@@ -40,7 +40,10 @@ export async function runToolCalls(calls: ToolCall[], options: ToolRunnerOptions
       kind: "tool-result", role: "assistant", tool_name: call.name, tool_call_id: call.id,
       result: result.content, is_error: result.is_error, ...(result.details ? { details: result.details } : {}),
     });
-    blocks.push({ type: "tool_result", tool_call_id: call.id, content: result.content, is_error: result.is_error });
+    blocks.push({
+      type: "tool_result", tool_call_id: call.id, content: result.content, is_error: result.is_error,
+      ...(result.images?.length ? { images: result.images } : {}),
+    });
   }
   return blocks;
 }
@@ -54,9 +57,9 @@ async function runOne(call: ToolCall, options: ToolRunnerOptions): Promise<ToolR
     const names = options.tools.map((t) => t.definition.name).join(", ");
     return { content: `Unknown tool "${call.name}". Available tools: ${names || "none"}.`, is_error: true };
   }
-  const preview = options.requester.wantsPreview?.(call.name) ? await previewOf(tool, call.input) : undefined;
+  const preview = options.requester.wantsPreview?.(call.name, tool.kind) ? await previewOf(tool, call.input) : undefined;
   const decision = await options.requester.request(
-    { tool: call.name, input: call.input, summary: summarize(call), callId: call.id, preview }, options.signal,
+    { tool: call.name, ...(tool.kind ? { kind: tool.kind } : {}), input: call.input, summary: summarize(call), callId: call.id, preview }, options.signal,
   );
   if (!decision.allow) return { content: decision.reason, is_error: true };
   if (options.signal.aborted) return { content: "Not executed: the run was interrupted.", is_error: true };

@@ -17,6 +17,8 @@ export interface TurnOptions {
   turnId: string;
   provider: Provider;
   tools: Tool[];
+  /** The tools as of now, read before every request (MCP servers change their lists); `tools` when absent. */
+  currentTools?: () => Tool[];
   system: string;
   history: Message[];
   user: Message;
@@ -57,11 +59,12 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
   await emit({ kind: "text", role: "user", content: textBlocks(options.user) });
   let history = options.history;
   let turnMessages: Message[] = [options.user];
-  const definitions = options.tools.map((t) => t.definition);
   const policies = options.policies ?? [];
   let last: PendingRequest["last"];
   let attempt = 1;
   for (let step = 1; ; step++) {
+    const tools = options.currentTools?.() ?? options.tools;
+    const definitions = tools.map((t) => t.definition);
     const plan = planStep(policies, step);
     if (!plan) {
       outcome.status = "max_turns";
@@ -138,7 +141,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
       continue;
     }
     const blocks = await runToolCalls(result.toolCalls, {
-      tools: options.tools, requester: options.requester, emit, signal: options.signal, refuse: plan.refuse,
+      tools, requester: options.requester, emit, signal: options.signal, refuse: plan.refuse,
     });
     const results: Message = { role: "user", content: blocks };
     turnMessages.push(results);

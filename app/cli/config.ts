@@ -4,6 +4,7 @@ import { join } from "node:path";
 import * as z from "zod";
 import { PermissionModeSchema, type PermissionMode } from "../../protocol/commands.js";
 import { stricterMode } from "../permissions/policy.js";
+import { McpServersSchema } from "../mcp/config.js";
 import { BUILTIN_PROVIDERS, type ProviderPreset } from "../providers/registry.js";
 import { UsageError } from "./errors.js";
 
@@ -59,6 +60,17 @@ export const UserConfigSchema = z.strictObject({
     keepTokens: z.number().int().min(0).optional(),
   }).optional(),
   guard: z.strictObject({ allowProjectConfigEdits: z.boolean().optional() }).optional(),
+  /** MCP servers of every session (README "MCP servers"); `.mcp.json` and `--mcp-config` add to them. */
+  mcpServers: McpServersSchema.optional(),
+  /** Timeouts for every MCP server (a server's own `connectTimeoutMs`/`callTimeoutMs` win). */
+  mcp: z.strictObject({
+    /** From start to tool list; default 10,000. */
+    connectTimeoutMs: z.number().int().positive().optional(),
+    /** One tool call; default 300,000 (5 minutes). */
+    callTimeoutMs: z.number().int().positive().optional(),
+  }).optional(),
+  /** Workspaces whose `.mcp.json` the user trusted (`keen mcp trust`), by path, bound to the file's content hash. */
+  mcpTrust: z.record(z.string(), z.strictObject({ sha256: z.string(), allowEnv: z.array(z.string()).optional() })).optional(),
   /** The TUI's theme: dark, light, high-contrast, or a theme file (`--theme` wins). */
   theme: z.string().optional(),
   /** The CLI runner (README "CLI runner"): turns run by an external agent CLI. User config only. */
@@ -94,7 +106,7 @@ const ProjectConfigSchema = z.strictObject({
   permissionMode: PermissionModeSchema.optional(),
 });
 type ProjectConfig = z.infer<typeof ProjectConfigSchema>;
-const PROJECT_FORBIDDEN = ["providers", "baseURL", "apiKeyEnv", "apiKey", "headers", "guard", "retry", "agents"];
+const PROJECT_FORBIDDEN = ["providers", "baseURL", "apiKeyEnv", "apiKey", "headers", "guard", "retry", "agents", "mcpServers", "mcpTrust", "mcp"];
 
 /**
  * Runs zod's first parse of both config schemas on a config that uses every
@@ -251,7 +263,7 @@ function readProject(file: string) {
     for (const key of Object.keys(raw)) {
       if (PROJECT_FORBIDDEN.includes(key)) {
         throw new UsageError(
-          `${file}: "${key}" is not allowed in a project config (base URLs, key variables, headers, guard and CLI runner settings belong in your own config); remove it`,
+          `${file}: "${key}" is not allowed in a project config (base URLs, key variables, headers, guard, CLI runner and MCP settings belong in your own config; a project's MCP servers go in .mcp.json); remove it`,
         );
       }
     }

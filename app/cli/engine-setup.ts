@@ -10,11 +10,12 @@ import { buildSystemPrompt } from "../agent/system-prompt.js";
 import { createFileGuard } from "../permissions/file-guard.js";
 import { BUILTIN_PROVIDERS, modelInfo, parseModelRef } from "../providers/registry.js";
 import type { FileAccess, Tool } from "../tools/tool.js";
-import { createTools, toolEnv } from "../tools/index.js";
+import { createTools, toolEnv, withRedaction } from "../tools/index.js";
 import { createFileRestorer } from "../tools/restore-file.js";
 import { findWorkspace } from "../tools/workspace.js";
 import type { PermissionMode } from "../../protocol/commands.js";
 import type { Redactor } from "../permissions/redact.js";
+import type { McpServerConfig } from "../mcp/config.js";
 import type { CassetteSetup } from "./cassette-setup.js";
 import { limitsFor, loadConfig, type KeenPaths, type ResolvedConfig } from "./config.js";
 import { secretsRedactor } from "./secrets.js";
@@ -22,7 +23,8 @@ import { UsageError } from "./errors.js";
 import type { LoadedSchema } from "./output-schema.js";
 import { chooseModel, createProvider } from "./provider-setup.js";
 import { chooseRunner, cliSetup, type Runner } from "./cli-runner-setup.js";
-import { selectToolNames } from "./run-flags.js";
+import { mcpSecrets, mcpSources, openMcp } from "./mcp-setup.js";
+import { checkToolNames, toolFilter } from "./run-flags.js";
 
 /** What a front end's flags say about every session it runs. */
 export interface FrontEndSettings {
@@ -46,12 +48,20 @@ export interface FrontEndSettings {
    * session has no `undo`: the engine's restorer works on the disk, and the editor has its own.
    */
   files?: FileAccess;
+  /** `--mcp-config` files (README "MCP servers"). */
+  mcpConfig?: string[];
+  /** Servers the client gave for this front end's session (ACP `session/new` `mcpServers`, converted to Keen's shapes). */
+  mcpServers?: Record<string, McpServerConfig>;
+  /** False: no MCP server starts (a command that runs no tools, e.g. `sessions compact`). */
+  mcp?: boolean;
 }
 
 /** A session's setup and the config it came from (front ends read e.g. `stdinGraceMs`). */
 export interface PreparedSetup extends EngineSetup {
   config: ResolvedConfig;
   redactor: Redactor;
+  /** Ends what the setup started (MCP servers). */
+  close?(): Promise<void>;
 }
 
 /**
@@ -63,11 +73,20 @@ export interface PreparedSetup extends EngineSetup {
  */
 export function createPreparer(paths: KeenPaths, settings: FrontEndSettings, env: NodeJS.ProcessEnv = process.env) {
   let last: { key: string; value: Promise<PreparedSetup> } | undefined;
-  return (session: { id: string; cwd: string; model?: string }): Promise<PreparedSetup> => {
+  const prepareFor = (session: { id: string; cwd: string; model?: string }): Promise<PreparedSetup> => {
     const key = `${session.id}\0${session.cwd}\0${session.model ?? ""}`;
-    if (last?.key !== key) last = { key, value: prepare(paths, settings, env, session) };
+    if (last?.key !== key) {
+      // A setup replaced (another session, cwd or model) ends its MCP servers.
+      void last?.value.then((old) => old.close?.(), () => {});
+      last = { key, value: prepare(paths, settings, env, session) };
+    }
     return last.value;
   };
+  /** Ends what the current setup started (MCP servers get to exit on their own first); never throws. */
+  const close = async (): Promise<void> => {
+    await last?.value.then((setup) => setup.close?.(), () => {});
+  };
+  return Object.assign(prepareFor, { close });
 }
 
 async function prepare(
@@ -84,16 +103,28 @@ async function prepare(
   const guard = createFileGuard({
     workspace, protectedPaths: [dirname(paths.configFile), paths.dataDir], allowProjectConfigEdits: config.guard?.allowProjectConfigEdits,
   });
+  const sources = settings.mcp === false ? undefined : mcpSources(paths, config, workspace, settings.mcpConfig, env, settings.mcpServers);
   // Hides known secrets from the model (tool output) and from every output (the engine redacts events with it).
-  const redactor = secretsRedactor(env, config.providers);
-  const allTools = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files });
+  const redactor = secretsRedactor(env, config.providers, mcpSecrets(sources?.servers ?? []));
+  const builtin = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files });
   const limits = limitsFor(
     config,
     { allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, permissionMode: settings.permissionMode },
     settings.defaultMode,
   );
-  const names = selectToolNames(allTools.map((t) => t.definition.name), limits.allowedTools, limits.disallowedTools);
-  const tools = allTools.filter((t) => names.includes(t.definition.name));
+  const builtinNames = builtin.map((t) => t.definition.name);
+  const { unknown } = checkToolNames(builtinNames, limits.allowedTools, limits.disallowedTools);
+  if (unknown.some((entry) => !entry.startsWith("mcp__"))) {
+    throw new UsageError(`unknown tool "${unknown.find((e) => !e.startsWith("mcp__"))}"; tools: ${builtinNames.join(", ")}`);
+  }
+  // Servers connect (each within its timeout) before the first request, so `mcp__` names are checked against what they offer.
+  const mcp = sources ? await openMcp(paths, config, sources, cwd, env) : undefined;
+  const mcpTools = () => (mcp?.handle?.tools() ?? []).map((tool) => (redactor.active ? withRedaction(tool, redactor) : tool));
+  const allowed = toolFilter(limits.allowedTools, limits.disallowedTools);
+  const currentTools = () => [...builtin, ...mcpTools()].filter((t) => allowed(t.definition.name));
+  const names = currentTools().map((t) => t.definition.name);
+  const { mcpUnknown } = checkToolNames([...builtinNames, ...mcpTools().map((t) => t.definition.name)], limits.allowedTools, limits.disallowedTools);
+  const mcpWarnings = mcpUnknown.map((entry) => `no MCP server offers a tool named "${entry}" (--allowed-tools, --disallowed-tools or config)`);
   const schema = settings.outputSchema;
   const maxTurns = limits.maxTurns;
   const provider = await createProvider(choice, session.id, undefined, settings.cassette?.fetchFor(session.id, choice, redactor));
@@ -114,7 +145,11 @@ async function prepare(
     projectMode: config.projectLimits.permissionMode,
     modelRef: `${choice.providerId}/${choice.model}`,
     provider,
-    tools,
+    get tools() {
+      return currentTools();
+    },
+    attach: mcp ? (emit) => mcp.attach(emit, mcpWarnings) : undefined,
+    close: async () => mcp?.handle?.close(),
     system: buildSystemPrompt({ cwd, workspace, toolNames: names, extra: instructions }),
     contextWindow: info.contextWindow,
     price: info.price,

@@ -24,6 +24,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only")
     .option("--theme <theme>", "dark (default), light, high-contrast, or a theme file")
     .option("--cwd <dir>", "working directory of new sessions");
+  mcpOption(program);
   cassetteOptions(program, "ask").action((flags) => {
     pending = async () => (await import("./tui.js")).tuiCommand(flags);
   });
@@ -49,6 +50,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("--permission-mode <mode>", "auto (default), accept-edits or read-only; ask needs keen stdio or the TUI")
     .option("--runner <runner>", "embedded (Keen's own loop) or cli (the claude CLI; see README)")
     .addOption(new Option("--input-format <format>", "with --headless: jsonl reads commands from stdin (= keen stdio)").choices(["text", "jsonl"]));
+  mcpOption(run);
   cassetteOptions(run, "read-only")
     .action((message: string[], flags) => {
       const formatGiven = run.getOptionValueSource("format") === "cli";
@@ -72,6 +74,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("--output-schema <file>", "JSON Schema every answer must satisfy")
     .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only")
     .option("--runner <runner>", "embedded (Keen's own loop) or cli (the claude CLI; see README)");
+  mcpOption(stdio);
   cassetteOptions(stdio, "ask")
     .action((flags) => {
       pending = async () => (await import("./stdio-entry.js")).stdioFromFlags(flags);
@@ -127,6 +130,28 @@ export async function main(argv: string[]): Promise<number> {
     .action((flags) => {
       pending = async () => (await import("./sessions.js")).pruneSessions(flags);
     });
+  const mcp = program.command("mcp").description("MCP servers: list, inspect, trust a project's .mcp.json (see README)");
+  mcp.command("list", { isDefault: true }).description("each server: source, trust, status, tool count (connects to each one)")
+    .option("--json", "print JSON").option("--cwd <dir>", "the workspace of this directory instead of the current one");
+  mcpOption(mcp.commands.at(-1)!).action((flags) => {
+    pending = async () => (await import("./mcp-command.js")).mcpList(flags);
+  });
+  mcp.command("get").description("one server's status and tools").argument("<name>", "server name")
+    .option("--json", "print JSON").option("--cwd <dir>", "the workspace of this directory instead of the current one");
+  mcpOption(mcp.commands.at(-1)!).action((name: string, flags) => {
+    pending = async () => (await import("./mcp-command.js")).mcpGet(name, flags);
+  });
+  mcp.command("trust").description("use this workspace's .mcp.json (its servers run commands of the repository's choosing)")
+    .option("--allow-env <names>", "comma-separated secret-looking variables the file may read with ${VAR}")
+    .option("--cwd <dir>", "the workspace of this directory instead of the current one")
+    .action((flags) => {
+      pending = async () => (await import("./mcp-command.js")).mcpTrust(flags);
+    });
+  mcp.command("untrust").description("stop using this workspace's .mcp.json")
+    .option("--cwd <dir>", "the workspace of this directory instead of the current one")
+    .action((flags) => {
+      pending = async () => (await import("./mcp-command.js")).mcpUntrust(flags);
+    });
   program.command("protocol").description("the --headless JSON-lines protocol").command("schema")
     .description("print the JSON Schema of a --headless line (or, with --commands, of a keen stdio command)")
     .option("--commands", "the schema of the commands keen stdio reads")
@@ -144,6 +169,11 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     return await fail(error);
   }
+}
+
+/** `--mcp-config <file>`, repeatable: MCP servers for this run only (README "MCP servers"). */
+function mcpOption(command: Command): Command {
+  return command.option("--mcp-config <file>", "MCP servers from a {\"mcpServers\": …} file (repeatable)", (file: string, all: string[] = []) => [...all, file]);
 }
 
 /** `--record` / `--replay` and their companions (docs/CASSETTES.md), the same on every front end. */

@@ -28,6 +28,8 @@ export interface RunFlags {
   replayLoose?: boolean;
   replaySpeed?: string;
   runner?: string;
+  /** `--mcp-config`, repeatable. */
+  mcpConfig?: string[];
 }
 
 /** Flags after validation. */
@@ -52,6 +54,8 @@ export interface RunSettings {
   cassette?: CassetteSettings;
   /** `--runner`: who runs the turns (README "CLI runner"). */
   runner?: "cli" | "embedded";
+  /** `--mcp-config` files. */
+  mcpConfig?: string[];
 }
 
 /** Validates flag combinations; throws UsageError (exit 2) with one clear line. */
@@ -103,6 +107,7 @@ export function validateRunFlags(flags: RunFlags, formatGiven: boolean): RunSett
     permissionMode: flags.permissionMode as PermissionMode | undefined,
     cassette: cassetteSettings(flags),
     ...(flags.runner ? { runner: flags.runner as "cli" | "embedded" } : {}),
+    ...(flags.mcpConfig?.length ? { mcpConfig: flags.mcpConfig } : {}),
   };
 }
 
@@ -113,8 +118,34 @@ function splitList(value: string | undefined): string[] | undefined {
 
 /** Narrows tool names by allow and deny lists; unknown names are a usage error. */
 export function selectToolNames(all: string[], allowed?: string[], disallowed?: string[]): string[] {
-  for (const name of [...(allowed ?? []), ...(disallowed ?? [])]) {
-    if (!all.includes(name)) throw new UsageError(`unknown tool "${name}"; tools: ${all.join(", ")}`);
+  const { unknown } = checkToolNames(all, allowed, disallowed);
+  if (unknown.length) throw new UsageError(`unknown tool "${unknown[0]}"; tools: ${all.join(", ")}`);
+  return all.filter(toolFilter(allowed, disallowed));
+}
+
+/**
+ * True when an allow or deny entry names `tool`: the exact name, or a
+ * pattern ending in `*` that its start matches (`mcp__github__*`).
+ */
+export function matchesTool(entry: string, tool: string): boolean {
+  return entry.endsWith("*") ? tool.startsWith(entry.slice(0, -1)) : entry === tool;
+}
+
+/** The allow and deny lists as a test on a name; MCP tools that appear later are held to it too. */
+export function toolFilter(allowed?: string[], disallowed?: string[]): (name: string) => boolean {
+  return (name) => (!allowed || allowed.some((e) => matchesTool(e, name))) && !disallowed?.some((e) => matchesTool(e, name));
+}
+
+/**
+ * Entries of the lists that name no tool in `all`. `mcp__` names and patterns
+ * are `mcpUnknown`: MCP servers come and go, so those are warnings, not errors.
+ */
+export function checkToolNames(all: string[], allowed?: string[], disallowed?: string[]): { unknown: string[]; mcpUnknown: string[] } {
+  const unknown: string[] = [];
+  const mcpUnknown: string[] = [];
+  for (const entry of new Set([...(allowed ?? []), ...(disallowed ?? [])])) {
+    if (all.some((name) => matchesTool(entry, name))) continue;
+    (entry.startsWith("mcp__") ? mcpUnknown : unknown).push(entry);
   }
-  return all.filter((name) => (!allowed || allowed.includes(name)) && !disallowed?.includes(name));
+  return { unknown, mcpUnknown };
 }

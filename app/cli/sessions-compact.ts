@@ -25,7 +25,7 @@ export async function compactSession(idOrPrefix: string, flags: { instructions?:
     if (error instanceof UnknownSessionError) throw new UsageError(error.message);
     throw error;
   }
-  const prepare = createPreparer(paths, { headless: true, defaultMode: "read-only" });
+  const prepare = createPreparer(paths, { headless: true, defaultMode: "read-only", mcp: false });
   const setup = await prepare({ id: meta.id, cwd: meta.cwd, model: meta.model });
   const bus = new EventBus((error) => process.stderr.write(`keen: an output failed: ${String(error)}\n`));
   const engine = createSessionEngine({

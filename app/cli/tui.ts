@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { EventBus } from "../../protocol/bus.js";
+import type { KeenEvent } from "../../protocol/events.js";
 import { PermissionModeSchema, type PermissionMode } from "../../protocol/commands.js";
 import { newSessionId } from "../../storage/ids.js";
 import { openStore } from "../../storage/level-store.js";
@@ -22,6 +23,7 @@ export interface TuiFlags extends CassetteFlags {
   permissionMode?: string;
   theme?: string;
   cwd?: string;
+  mcpConfig?: string[];
 }
 
 const EXIT_FOR_SIGNAL: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
@@ -51,7 +53,7 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
   const config = loadConfig(paths, findWorkspace(cwd));
   // Replaying, as in keen run and stdio: the flag, else the replay's mode (the demo: auto), never the config's.
   const replayMode = cassette?.replay ? (cassette.replay.mode ?? "ask") : undefined;
-  const prepare = createPreparer(paths, { headless: false, permissionMode: mode?.data ?? replayMode, defaultMode: "ask", cassette });
+  const prepare = createPreparer(paths, { headless: false, permissionMode: mode?.data ?? replayMode, defaultMode: "ask", cassette, mcpConfig: flags.mcpConfig });
   const id = meta?.id ?? newSessionId();
   const model = flags.model ?? meta?.model;
   let setup: PreparedSetup | undefined;
@@ -75,7 +77,7 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
   const { startTui } = await import("../tui/start.js");
   let signal: NodeJS.Signals | undefined;
   await startTui({
-    client: engine, stdin: process.stdin, stdout: process.stdout, theme: flags.theme ?? config.theme,
+    client: showMcpEarly(engine, bus, setup, id), stdin: process.stdin, stdout: process.stdout, theme: flags.theme ?? config.theme,
     initial: { cwd, model: setup?.modelRef ?? model ?? config.model ?? "no model", sessionId: meta?.id, permissionMode, resume: Boolean(meta), problem: providerProblem,
       // A replay starts with its recorded prompt typed in, ready to send.
       draft: meta ? undefined : cassette?.replay?.prompt },
@@ -88,6 +90,26 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
   // The engine stores what the last turn produced before the process ends; bounded, a hung tool must not keep it alive.
   await Promise.race([engine.close(), new Promise((r) => setTimeout(r, 5000).unref())]);
   return signal ? (EXIT_FOR_SIGNAL[signal] ?? 1) : 0;
+}
+
+/**
+ * The engine as the TUI's client, except that once the TUI subscribes, the
+ * session's MCP news (servers that failed, a `.mcp.json` to trust) reaches it
+ * at once instead of with the first turn; the engine takes them over then.
+ */
+function showMcpEarly(engine: ReturnType<typeof createSessionEngine>, bus: EventBus, setup: PreparedSetup | undefined, id: string) {
+  if (!setup?.attach) return engine;
+  const attach = setup.attach;
+  return new Proxy(engine, {
+    get(target, key, receiver) {
+      if (key !== "subscribe") return Reflect.get(target, key, receiver);
+      return (listener: Parameters<typeof engine.subscribe>[0]) => {
+        const off = target.subscribe(listener);
+        attach(async (draft) => bus.emit(setup.redactor.redactDeep({ ...draft, conversation_id: id, ts: Date.now() } as KeenEvent)));
+        return off;
+      };
+    },
+  });
 }
 
 async function sessionToOpen(store: ReturnType<typeof openStore>, flags: TuiFlags, cwd: string): Promise<SessionMeta | undefined> {

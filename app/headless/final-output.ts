@@ -59,6 +59,8 @@ export function createStderrReporter(write: (line: string) => void = (l) => proc
       write(event.error
         ? `keen: compaction (${event.trigger}) failed, the conversation is unchanged: ${terminalText(event.error)}\n`
         : `keen: compacted the conversation (${event.trigger}): about ${event.tokens_before} → ${event.tokens_after} tokens\n`);
+    } else if (event.kind === "mcp-server" && event.message && event.status !== "connected" && event.status !== "tools-changed") {
+      write(`keen: mcp: ${terminalText(event.message)}\n`);
     }
   };
 }

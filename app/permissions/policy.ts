@@ -6,7 +6,7 @@ export type Gate = "allow" | "ask" | "refuse";
 /** What a tool does, for the permission policy: reads never ask. */
 export type ToolClass = "read" | "edit" | "exec";
 
-// Tools that only read the workspace; everything else (bash, MCP tools later) counts as exec.
+// Tools that only read the workspace; everything else (bash, MCP tools without readOnlyHint) counts as exec.
 const READ_TOOLS = new Set(["read_file", "grep", "glob", "list", "structured_output"]);
 const EDIT_TOOLS = new Set(["write_file", "edit_file"]);
 
@@ -27,8 +27,9 @@ export const MODE_ORDER: readonly PermissionMode[] = ["auto", "accept-edits", "a
  * are refused without asking. A standing rule from `allow-always` /
  * `deny-always` replaces asking; `read-only` is never widened by a rule.
  */
-export function gate(mode: PermissionMode, tool: string, rule?: "allow" | "deny"): Gate {
-  const cls = toolClass(tool);
+export function gate(mode: PermissionMode, tool: string, rule?: "allow" | "deny", kind?: ToolClass): Gate {
+  // A tool that says what it is (an MCP tool's readOnlyHint) is taken at its word; the others by name.
+  const cls = kind ?? toolClass(tool);
   if (cls === "read") return "allow";
   if (rule === "deny") return "refuse";
   if (mode === "read-only") return "refuse";

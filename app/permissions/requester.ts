@@ -1,6 +1,10 @@
+import type { ToolClass } from "./policy.js";
+
 /** What a tool call asks permission for; `summary` is a one-line description for a human. */
 export interface PermissionRequest {
   tool: string;
+  /** The tool's own class (Tool.kind), over the policy's table by name. */
+  kind?: ToolClass;
   input: unknown;
   summary: string;
   /** The model's id for the call (permission-request events carry it). */
@@ -19,7 +23,7 @@ export type PermissionDecision = { allow: true } | { allow: false; reason: strin
 export interface PermissionRequester {
   request(req: PermissionRequest, signal?: AbortSignal): Promise<PermissionDecision>;
   /** True when the decision needs the call's preview (a person may look at a diff). */
-  wantsPreview?(tool: string): boolean;
+  wantsPreview?(tool: string, kind?: ToolClass): boolean;
 }
 
 /** For tests and trusted runs: approves everything, dangerous bash included (the file guard still applies). */

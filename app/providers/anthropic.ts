@@ -111,6 +111,10 @@ function toAnthropicMessages(messages: Message[]): Anthropic.MessageParam[] {
   return out;
 }
 
+/** The image types Anthropic takes; others stay described in the result's text. */
+const ANTHROPIC_IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
+type ImageType = "image/jpeg" | "image/png" | "image/gif" | "image/webp";
+
 const rank = (block: BlockParam) => (block.type === "tool_result" ? 0 : 1);
 
 function toAnthropicBlock(block: ContentBlock, role: Message["role"]): BlockParam[] {
@@ -126,16 +130,24 @@ function toAnthropicBlock(block: ContentBlock, role: Message["role"]): BlockPara
       return role === "assistant" ? [{ type: "redacted_thinking", data: block.data }] : [];
     case "tool_call":
       return [{ type: "tool_use", id: block.id, name: block.name, input: isObject(block.input) ? block.input : {} }];
-    case "tool_result":
+    case "tool_result": {
+      // The API refuses an empty error result.
+      const text = block.is_error && block.content === "" ? "Error" : block.content;
+      const images = (block.images ?? []).filter((i) => ANTHROPIC_IMAGE_TYPES.has(i.media_type));
       return [
         {
           type: "tool_result",
           tool_use_id: block.tool_call_id,
-          // The API refuses an empty error result.
-          content: block.is_error && block.content === "" ? "Error" : block.content,
+          content: images.length
+            ? [
+              ...(text ? [{ type: "text" as const, text }] : []),
+              ...images.map((i) => ({ type: "image" as const, source: { type: "base64" as const, media_type: i.media_type as ImageType, data: i.data } })),
+            ]
+            : text,
           is_error: block.is_error,
         },
       ];
+    }
   }
 }
 

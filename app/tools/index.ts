@@ -32,6 +32,7 @@ export function withRedaction(tool: Tool, redactor: Redactor): Tool {
   const preview = tool.preview;
   return {
     definition: tool.definition,
+    ...(tool.kind ? { kind: tool.kind } : {}),
     // A diff shown for approval may quote a file's secret too.
     ...(preview ? { preview: async (input: unknown) => redactor.redactDeep(await preview.call(tool, input)) } : {}),
     async run(input, call) {

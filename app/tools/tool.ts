@@ -1,5 +1,6 @@
 import type { ToolDefinition } from "../../protocol/provider.js";
 import type { FileGuard } from "../permissions/guard.js";
+import type { ToolClass } from "../permissions/policy.js";
 import type { Redactor } from "../permissions/redact.js";
 
 /** What a tool result carries: `content` for the model, `details` for UIs (e.g. `{ path, diff }`). */
@@ -7,6 +8,8 @@ export interface ToolResult {
   content: string;
   is_error: boolean;
   details?: Record<string, unknown>;
+  /** Images for the model (base64), for providers that take them; `content` must describe them for the others. */
+  images?: { media_type: string; data: string }[];
 }
 
 /** Set once per session: where tools run and what guards them. */
@@ -62,6 +65,8 @@ export interface ToolPreview {
  */
 export interface Tool {
   definition: ToolDefinition;
+  /** What the tool does, for the permission policy; absent: the policy's table by name (MCP tools set it). */
+  kind?: ToolClass;
   run(input: unknown, call: ToolCallContext): Promise<ToolResult>;
   /**
    * The change a call would make, computed without writing anything (write_file, edit_file);

@@ -63,6 +63,8 @@ export interface SessionView {
   askContinue: boolean;
   lastAnswer: string;
   nextId: number;
+  /** MCP servers by name and their latest status (`mcp-server` events), for the status bar. */
+  mcp: Map<string, EventOf<"mcp-server">["status"]>;
 }
 
 /** Actions the TUI itself adds to the stream (a prompt typed, a message of its own). */
@@ -80,7 +82,7 @@ export function createSessionView(init: { cwd: string; model: string; permission
   return {
     sessionId: init.sessionId, model: init.model, cwd: init.cwd, permissionMode: init.permissionMode,
     items: [], tools: new Map(), toolOrder: [], diffs: [], permissions: [], running: false, attempt: 1,
-    usage: emptyUsage(), askContinue: false, lastAnswer: "", nextId: 1,
+    usage: emptyUsage(), askContinue: false, lastAnswer: "", nextId: 1, mcp: new Map(),
   };
 }
 
@@ -102,7 +104,8 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
       break;
     }
     case "local-notice": push(view, { type: "notice", id: 0, level: event.level, text: event.text }); break;
-    case "local-clear": Object.assign(view, createSessionView({ ...view, sessionId: undefined })); break;
+    // The MCP servers outlive a cleared transcript.
+    case "local-clear": Object.assign(view, createSessionView({ ...view, sessionId: undefined }), { mcp: view.mcp }); break;
     case "local-mode": view.permissionMode = event.mode; break;
     case "local-model": view.model = event.model; break;
     case "local-continue-answered": view.askContinue = false; break;
@@ -163,6 +166,12 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
         push(view, event.error
           ? { type: "notice", id: 0, level: "error", text: `compaction (${event.trigger}) failed: ${event.error}; the session is unchanged` }
           : { type: "notice", id: 0, level: "info", text: `compacted (${event.trigger}): about ${event.tokens_before} → ${event.tokens_after ?? "?"} tokens` });
+      }
+      break;
+    case "mcp-server":
+      if (event.server && event.status !== "tools-changed" && event.status !== "warning") view.mcp = new Map(view.mcp).set(event.server, event.status);
+      if (event.message && event.status !== "connected" && event.status !== "tools-changed") {
+        push(view, { type: "notice", id: 0, level: "warning", text: `MCP: ${event.message}` });
       }
       break;
     case "result": turnEnded(view, event); break;

@@ -148,6 +148,17 @@ const ratioBudget = (row: Omit<Row, "budget">, max: number): Row["budget"] => ({
   rows.push({ name: "run: bash call + text", unit: "ms", keen: wall(keens), floor: wall(floors), floorName: "fetch script + bash" });
 }
 
+// 3b. The extra of one stdio MCP server (test/fakes/mcp-server.mjs: node + the SDK's server side) on a text turn.
+// No budget (issue 16 asks for the figure); the floor is the same run without MCP servers.
+{
+  progress("One text turn with one stdio MCP server");
+  const withMcp = makeSandbox(server.url, { mcpServers: { fake: { command: NODE, args: [resolve(import.meta.dirname, "../fakes/mcp-server.mjs")] } } });
+  const { floors, keens } = await paired(
+    [reply200], () => keen(["run", "hello"]), () => timeProcess([KEEN_BIN, "run", "hello"], { env: withMcp.env, cwd: withMcp.workspace }),
+  );
+  rows.push({ name: "run: 1 turn + 1 stdio MCP server", unit: "ms", keen: wall(keens), floor: wall(floors), floorName: "run: 1 turn, no MCP" });
+}
+
 // 4. Spawn to the first text-delta line (headless) vs the floor's first printed delta.
 {
   progress("Spawn to the first text-delta line (headless) vs the floor's first printed delta");

@@ -48,6 +48,10 @@ export function statusBar(view: SessionView, width: number, theme: Theme, now: n
   }
   if (view.usage.total_tokens > 0) parts.push(`${compact(view.usage.input_tokens)} in ${compact(view.usage.output_tokens)} out`);
   if (typeof view.costUsd === "number") parts.push(`~$${view.costUsd < 0.01 ? view.costUsd.toFixed(4) : view.costUsd.toFixed(2)}`);
+  if (view.mcp.size) {
+    const up = [...view.mcp.values()].filter((s) => s === "connected").length;
+    parts.push(`mcp ${up}/${view.mcp.size}`);
+  }
   if (view.sessionId) parts.push(view.sessionId.slice(0, 8));
   parts.push(shortCwd(view.cwd, 40));
   const head = ` ${state} `;

@@ -1,0 +1,158 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { closeSync, mkdirSync, openSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+
+/** What a stdio server is started with. */
+export interface StdioSpawn {
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** The server's stderr goes here (appended). */
+  logFile: string;
+}
+
+/** Process groups of every live server: killed when Keen exits, however it exits (short of SIGKILL). */
+const live = new Set<number>();
+let exitHookInstalled = false;
+function trackGroup(pid: number): void {
+  live.add(pid);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  const killAll = () => {
+    for (const group of live) killGroup(group, "SIGKILL");
+  };
+  process.on("exit", killAll);
+  // A signal nobody else handles (Ctrl-C while servers connect, before a front end listens) ends
+  // node without its "exit" event: kill the groups, then die of the signal as node would have.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    const onSignal = () => {
+      if (process.listenerCount(signal) > 1) return;
+      killAll();
+      process.off(signal, onSignal);
+      process.kill(process.pid, signal);
+    };
+    process.on(signal, onSignal);
+  }
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** How long a server has to exit once its stdin closes, then after SIGTERM, before its group gets SIGKILL (MCP's stdio shutdown). */
+const EOF_GRACE_MS = 1000;
+const TERM_GRACE_MS = 2000;
+
+/**
+ * The SDK's Transport over a child process speaking newline-delimited JSON-RPC
+ * on stdin/stdout. Unlike the SDK's StdioClientTransport, the child leads its
+ * own process group (a server's own children, `npx` and the shells it runs,
+ * are killed with it), its stderr goes to a log file instead of Keen's
+ * terminal, and close kills the whole group.
+ */
+export class ProcessGroupTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  private child?: ChildProcess;
+  /** How the server ended, once it has ("code 3", "signal SIGKILL"). */
+  exit?: string;
+  private buffer = "";
+  private exited?: Promise<void>;
+
+  constructor(private readonly spec: StdioSpawn) {}
+
+  start(): Promise<void> {
+    mkdirSync(dirname(this.spec.logFile), { recursive: true });
+    const log = openSync(this.spec.logFile, "a");
+    return new Promise((resolve, reject) => {
+      let child: ChildProcess;
+      try {
+        child = spawn(this.spec.command, this.spec.args, {
+          cwd: this.spec.cwd, env: this.spec.env, detached: true, stdio: ["pipe", "pipe", log], windowsHide: true,
+        });
+      } catch (error) {
+        closeSync(log);
+        return reject(error);
+      }
+      closeSync(log);
+      this.child = child;
+      // "exit", not "close": a grandchild that keeps stdout open must not keep the server looking alive.
+      this.exited = new Promise((done) => child.once("exit", () => done()));
+      child.on("error", (error) => {
+        reject(new Error(spawnMessage(this.spec.command, error)));
+        this.onerror?.(error);
+      });
+      child.once("spawn", () => {
+        trackGroup(child.pid!);
+        resolve();
+      });
+      child.once("exit", (code, signal) => {
+        this.exit = signal ? `signal ${signal}` : `code ${code}`;
+        if (child.pid) {
+          // What the server started dies with it.
+          killGroup(child.pid, "SIGKILL");
+          live.delete(child.pid);
+        }
+        this.onclose?.();
+      });
+      child.stdin!.on("error", (error) => this.onerror?.(error));
+      child.stdout!.setEncoding("utf8").on("data", (chunk: string) => this.read(chunk));
+    });
+  }
+
+  private read(chunk: string): void {
+    this.buffer += chunk;
+    let newline: number;
+    while ((newline = this.buffer.indexOf("\n")) >= 0) {
+      const line = this.buffer.slice(0, newline).replace(/\r$/, "");
+      this.buffer = this.buffer.slice(newline + 1);
+      if (!line.trim()) continue;
+      try {
+        this.onmessage?.(JSON.parse(line) as JSONRPCMessage);
+      } catch (error) {
+        // A server that prints logs on stdout: the line is dropped, the connection stays.
+        this.onerror?.(new Error(`not a JSON-RPC line on stdout: ${line.slice(0, 200)}`, { cause: error }));
+      }
+    }
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || stdin.destroyed) return Promise.reject(new Error("the server is not running"));
+    return new Promise((resolve, reject) => {
+      stdin.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
+  /**
+   * Ends the whole process group as MCP's stdio shutdown says: close stdin (a
+   * server reads what was sent before, e.g. a cancellation, then exits), then
+   * SIGTERM, then SIGKILL. Resolves once the child is gone.
+   */
+  async close(): Promise<void> {
+    const child = this.child;
+    if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
+    child.stdin?.end();
+    const term = setTimeout(() => killGroup(child.pid!, "SIGTERM"), EOF_GRACE_MS);
+    const kill = setTimeout(() => killGroup(child.pid!, "SIGKILL"), EOF_GRACE_MS + TERM_GRACE_MS);
+    await this.exited;
+    clearTimeout(term);
+    clearTimeout(kill);
+    // The leader may be gone while members that ignored SIGTERM live on.
+    killGroup(child.pid, "SIGKILL");
+  }
+}
+
+function spawnMessage(command: string, error: Error & { code?: string }): string {
+  if (error.code === "ENOENT") return `command not found: ${command}`;
+  if (error.code === "EACCES") return `not executable: ${command}`;
+  return `could not start ${command}: ${error.message}`;
+}

@@ -1,0 +1,22 @@
+import { resolve } from "node:path";
+
+/** The fake MCP server (test/fakes/mcp-server.mjs) as a stdio server config; `mode` is one of its modes. */
+export const FAKE_MCP = resolve(import.meta.dirname, "../fakes/mcp-server.mjs");
+export function fakeServer(mode?: string, extra: Record<string, unknown> = {}) {
+  return { command: process.execPath, args: mode ? [FAKE_MCP, mode] : [FAKE_MCP], ...extra };
+}
+
+/** The names the fake server's tools have for the model. */
+export const FAKE_TOOLS = ["echo", "slow", "fail", "image", "structured", "add_tool", "env", "die", "spawn_child"];
+export const BUILTIN_TOOLS = ["bash", "read_file", "write_file", "edit_file", "grep", "glob", "list"];
+export const mcpNames = (server: string, tools = FAKE_TOOLS) => tools.map((t) => `mcp__${server}__${t}`);
+
+/** Whether a process is alive (signal 0). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
