@@ -1,5 +1,6 @@
 import type { EngineClient } from "../../protocol/client.js";
 import type { PermissionMode } from "../../protocol/commands.js";
+import type { SessionMcpServers } from "./mcp.js";
 
 /**
  * What ACP mode is handed by the composition root (app/cli/acp.ts): a way to
@@ -13,7 +14,11 @@ export interface SessionHost {
    * whose message the client is shown (no provider configured, no such
    * directory).
    */
-  open(request: { cwd: string; load?: string; files?: (sessionId: string) => ClientFiles | undefined }): Promise<HostedSession | undefined>;
+  open(request: {
+    cwd: string; load?: string; files?: (sessionId: string) => ClientFiles | undefined;
+    /** The client's MCP servers for this session, started with its engine. */
+    mcpServers?: SessionMcpServers;
+  }): Promise<HostedSession | undefined>;
   /** Stored sessions, newest first, optionally only those of one directory. */
   list(cwd?: string): Promise<StoredSession[]>;
 }

@@ -1,19 +1,41 @@
 import type { McpCapabilities, McpServer } from "@agentclientprotocol/sdk";
+import type { McpServerConfig } from "../mcp/config.js";
 
 /*
- * The one place ACP mode meets MCP. Keen has no MCP client yet, so `initialize`
- * advertises no MCP capability (stdio servers are the ACP baseline; `http`/`sse`
- * are opt-in) and the servers a client names in session/new, load or resume are
- * only logged. To wire MCP in: advertise what the client supports here, and turn
- * `servers` into the session's MCP configuration in `mcpServersFor` (the host
- * takes it on to the session's setup).
+ * The one place ACP mode meets MCP. The servers a client names in session/new,
+ * load or resume become that session's MCP servers (source "client": trusted
+ * like a --mcp-config file, since the user configured them in the editor) and
+ * start with its engine, through the same MCP client every front end uses.
  */
 
-/** What `initialize` says about MCP; undefined: nothing beyond what every agent must accept. */
-export const MCP_CAPABILITIES: McpCapabilities | undefined = undefined;
+/** stdio is every agent's baseline; Keen also speaks Streamable HTTP and legacy SSE. */
+export const MCP_CAPABILITIES: McpCapabilities = { http: true, sse: true };
 
-/** The client's MCP servers for one session, as Keen will start them; none for now, and the log says so. */
-export function mcpServersFor(servers: McpServer[] | undefined, log: (line: string) => void): [] {
-  if (servers?.length) log(`MCP servers are not supported yet; ignoring ${servers.map((s) => s.name).join(", ")}`);
-  return [];
+/** Servers by Keen's name for them, in the shapes of Keen's MCP config. */
+export type SessionMcpServers = Record<string, McpServerConfig>;
+
+/**
+ * The client's MCP servers for one session. ACP names are human-readable and
+ * Keen's become part of tool names (`mcp__<server>__<tool>`), so a name is cut
+ * to the providers' alphabet and made unique; the log says when it changed.
+ */
+export function mcpServersFor(servers: McpServer[] | undefined, log: (line: string) => void): SessionMcpServers | undefined {
+  if (!servers?.length) return undefined;
+  const out: SessionMcpServers = {};
+  for (const server of servers) {
+    const name = uniqueName(server.name, out);
+    if (name !== server.name) log(`MCP server "${server.name}" is named ${name} in tool names`);
+    const pairs = (list: { name: string; value: string }[] | undefined) => Object.fromEntries((list ?? []).map((p) => [p.name, p.value]));
+    out[name] = "type" in server && (server.type === "http" || server.type === "sse")
+      ? { type: server.type, url: server.url, headers: pairs(server.headers) }
+      : { command: server.command, args: server.args ?? [], env: pairs(server.env) };
+  }
+  return out;
+}
+
+function uniqueName(name: string, taken: SessionMcpServers): string {
+  const base = name.replace(/[^A-Za-z0-9_-]+/g, "_").replace(/^_+|_+$/g, "").slice(0, 36) || "server";
+  let candidate = base;
+  for (let i = 2; candidate in taken; i++) candidate = `${base}_${i}`;
+  return candidate;
 }

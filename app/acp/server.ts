@@ -1,6 +1,6 @@
 import type { AgentCapabilities, AgentContext, FileSystemCapabilities, PermissionOption, SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import type { ClientFiles, SessionHost } from "./host.js";
-import { MCP_CAPABILITIES, mcpServersFor } from "./mcp.js";
+import { MCP_CAPABILITIES, mcpServersFor, type SessionMcpServers } from "./mcp.js";
 import { AcpFailure, createAcpSession, INTERNAL_ERROR, INVALID_PARAMS, type AcpSession } from "./session.js";
 import { promptText, UnsupportedContentError } from "./updates.js";
 
@@ -29,7 +29,7 @@ const CAPABILITIES: AgentCapabilities = {
   loadSession: true,
   promptCapabilities: { image: false, audio: false, embeddedContext: true },
   sessionCapabilities: { list: {}, resume: {}, close: {} },
-  ...(MCP_CAPABILITIES ? { mcpCapabilities: MCP_CAPABILITIES } : {}),
+  mcpCapabilities: MCP_CAPABILITIES,
 };
 
 /**
@@ -78,10 +78,15 @@ export async function serveAcp(options: AcpServerOptions): Promise<AcpServer> {
     };
   };
   /** The ACP session for a stored Keen session, started in this process if it is not already; undefined when no such session. */
-  const resumed = async (sessionId: string, cwd: string, client: AgentContext): Promise<{ session: AcpSession; fresh: boolean } | undefined> => {
+  const resumed = async (
+    sessionId: string, cwd: string, client: AgentContext, mcpServers: SessionMcpServers | undefined,
+  ): Promise<{ session: AcpSession; fresh: boolean } | undefined> => {
     const session = sessions.get(sessionId);
-    if (session) return { session, fresh: false };
-    const hosted = await host.open({ cwd, load: sessionId, files: filesOf(client) });
+    if (session) {
+      if (mcpServers) log(`session ${sessionId} is open already: it keeps the MCP servers it started with`);
+      return { session, fresh: false };
+    }
+    const hosted = await host.open({ cwd, load: sessionId, files: filesOf(client), mcpServers });
     if (!hosted) return undefined;
     if (hosted.cwd !== cwd) log(`session ${hosted.id} keeps its own directory ${hosted.cwd} (the client asked for ${cwd})`);
     const created = createAcpSession({ hosted, log, ...bind(hosted.id, client) });
@@ -108,24 +113,21 @@ export async function serveAcp(options: AcpServerOptions): Promise<AcpServer> {
       };
     })
     .onRequest(acp.methods.agent.session.new, ({ params, client }) => answer(async () => {
-      mcpServersFor(params.mcpServers, log);
-      const hosted = await host.open({ cwd: params.cwd, files: filesOf(client) });
+      const hosted = await host.open({ cwd: params.cwd, files: filesOf(client), mcpServers: mcpServersFor(params.mcpServers, log) });
       if (!hosted) throw new AcpFailure("could not start a session", INTERNAL_ERROR);
       const session = createAcpSession({ hosted, log, ...bind(hosted.id, client) });
       sessions.set(hosted.id, session);
       return { sessionId: hosted.id, modes: session.modes(), configOptions: await session.configOptions() };
     }))
     .onRequest(acp.methods.agent.session.load, ({ params, client }) => answer(async () => {
-      mcpServersFor(params.mcpServers, log);
-      const found = await resumed(params.sessionId, params.cwd, client);
+      const found = await resumed(params.sessionId, params.cwd, client, mcpServersFor(params.mcpServers, log));
       if (!found) throw acp.RequestError.sessionNotFound(params.sessionId);
       // History goes out as session/update notifications before this answer, as ACP requires.
       await found.session.load(true);
       return { modes: found.session.modes(), configOptions: await found.session.configOptions() };
     }))
     .onRequest(acp.methods.agent.session.resume, ({ params, client }) => answer(async () => {
-      mcpServersFor(params.mcpServers, log);
-      const found = await resumed(params.sessionId, params.cwd, client);
+      const found = await resumed(params.sessionId, params.cwd, client, mcpServersFor(params.mcpServers, log));
       if (!found) throw acp.RequestError.sessionNotFound(params.sessionId);
       // Like load, without the history: the client still shows it.
       if (found.fresh) await found.session.load(false);

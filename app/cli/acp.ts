@@ -86,7 +86,7 @@ function createHost(paths: KeenPaths, store: SessionStore, frontEnd: FrontEndSet
       }
       const id = meta?.id ?? newSessionId();
       const cwd = resolve(meta?.cwd ?? request.cwd);
-      const prepare = createPreparer(paths, { ...frontEnd, files: request.files?.(id) });
+      const prepare = createPreparer(paths, { ...frontEnd, files: request.files?.(id), mcpServers: request.mcpServers });
       // Config errors (no provider, no such directory) fail this request, not the process.
       const setup = await prepare({ id, cwd, model: model ?? meta?.model });
       const bus = new EventBus((error) => log(`an output failed: ${String(error)}`));
@@ -101,6 +101,7 @@ function createHost(paths: KeenPaths, store: SessionStore, frontEnd: FrontEndSet
         async close() {
           engine.stop("shutdown");
           await engine.close();
+          await prepare.close();
         },
       };
     },

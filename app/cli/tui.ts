@@ -88,7 +88,7 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
     },
   });
   // The engine stores what the last turn produced before the process ends; bounded, a hung tool must not keep it alive.
-  await Promise.race([engine.close(), new Promise((r) => setTimeout(r, 5000).unref())]);
+  await Promise.race([engine.close().then(() => prepare.close()), new Promise((r) => setTimeout(r, 5000).unref())]);
   return signal ? (EXIT_FOR_SIGNAL[signal] ?? 1) : 0;
 }
 
