@@ -23,9 +23,12 @@ type Json = Record<string, unknown>;
  * `message.id`) become `thinking`, `text`, `memory` and `tool-use`, emitted
  * once per message when it stops, as the embedded loop emits them; `user`
  * frames' `tool_result` blocks become `tool-result`; the `result` line ends it.
- * Contract: `line` never throws; malformed and unknown lines are skipped.
+ * With `askFirst` (ask mode: the CLI asks Keen before it runs a tool), a
+ * call's `tool-start` waits for the answer, as in the embedded loop: after an
+ * allow (`decided`), or before its result when nobody was asked; never after a
+ * denial. Contract: `line` never throws; malformed and unknown lines are skipped.
  */
-export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, debug?: (line: string) => void) {
+export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, debug?: (line: string) => void, askFirst = false) {
   let sessionId: string | undefined;
   let tools: string[] = [];
   let result: CliResult | undefined;
@@ -36,11 +39,28 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
   /** The streaming block: its kind and, for text, its memory filter. */
   let block: { kind: "text"; filter: MemoryFilter; emitted: boolean } | { kind: "thinking" } | undefined;
   let texts: string[] = [];
+  /** Calls emitted as tool-use whose tool-start waits for the user's answer (askFirst). */
+  const unstarted = new Map<string, string>();
+  const announced = new Set<string>();
+  const waiting = new Map<string, (() => void)[]>();
 
   async function flushComplete(): Promise<void> {
     const pending = complete;
     complete = [];
-    for (const event of pending) await emit(event);
+    for (const event of pending) {
+      await emit(event);
+      if (event.kind !== "tool-use") continue;
+      announced.add(event.tool_call_id);
+      for (const wake of waiting.get(event.tool_call_id) ?? []) wake();
+      waiting.delete(event.tool_call_id);
+    }
+  }
+
+  async function start(id: string): Promise<void> {
+    const name = unstarted.get(id);
+    if (name === undefined) return;
+    unstarted.delete(id);
+    await emit({ kind: "tool-start", role: "assistant", tool_name: name, tool_call_id: id });
   }
 
   async function streamEvent(event: Json): Promise<void> {
@@ -104,8 +124,9 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
         const name = typeof part.name === "string" ? part.name : "unknown";
         toolNames.set(part.id, name);
         complete.push({ kind: "tool-use", role: "assistant", tool_name: name, tool_call_id: part.id, input: JSON.stringify(part.input ?? {}) });
-        // The CLI runs its own tools: the call starts as soon as it is complete.
-        complete.push({ kind: "tool-start", role: "assistant", tool_name: name, tool_call_id: part.id });
+        // The CLI runs its own tools: the call starts as soon as it is complete, unless the CLI will ask first.
+        if (askFirst) unstarted.set(part.id, name);
+        else complete.push({ kind: "tool-start", role: "assistant", tool_name: name, tool_call_id: part.id });
       }
     });
   }
@@ -115,6 +136,7 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
     const content = Array.isArray(message.content) ? (message.content as Json[]) : [];
     for (const part of content) {
       if (part.type !== "tool_result" || typeof part.tool_use_id !== "string") continue;
+      await start(part.tool_use_id);
       const filter = new MemoryFilter();
       const text = filter.push(resultText(part.content)) + filter.flush();
       await emit({
@@ -178,6 +200,16 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
         default:
           debug?.(`skipped a line of type ${String(json.type)}`);
       }
+    },
+    /** Resolves once the call's tool-use is out, so a permission request follows it (a CLI stdout not yet read). */
+    toolUse(id: string): Promise<void> {
+      if (announced.has(id)) return Promise.resolve();
+      return new Promise((resolve) => waiting.set(id, [...(waiting.get(id) ?? []), resolve]));
+    },
+    /** The user's answer to the CLI's ask: an allowed call starts now; a denied one never starts. */
+    async decided(id: string, allow: boolean): Promise<void> {
+      if (allow) await start(id);
+      else unstarted.delete(id);
     },
     /** Emits complete entries still held (a stream cut before its message stopped). */
     finish: flushComplete,

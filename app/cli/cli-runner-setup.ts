@@ -38,8 +38,7 @@ export interface CliSetup {
 
 /**
  * The CLI runner's part of a session's setup. Throws UsageError (exit 2,
- * before any session exists) when the executable is missing or the mode is
- * `ask`, whose prompts the runner cannot relay yet.
+ * before any session exists) when the executable is missing.
  */
 export function cliSetup(config: ResolvedConfig, options: {
   model?: string; mode: PermissionMode; maxTurns?: number; allowedTools?: string[]; disallowedTools?: string[]; env: NodeJS.ProcessEnv;
@@ -50,9 +49,6 @@ export function cliSetup(config: ResolvedConfig, options: {
   const path = configured.includes("/") ? resolve(configured) : configured;
   if (!findExecutable(path, options.env)) {
     throw new UsageError(`the CLI runner's executable "${path}" was not found${path.includes("/") ? "" : " on PATH"}: install it or set agents.defaults.cli.path in your config`);
-  }
-  if (options.mode === "ask") {
-    throw new UsageError("the CLI runner cannot relay permission prompts yet: use --permission-mode auto, accept-edits or read-only with --runner cli");
   }
   const anthropic = config.providers.anthropic!;
   const wanted = options.model ?? config.model ?? `anthropic/${anthropic.defaultModel}`;

@@ -16,7 +16,7 @@ function sandbox(scripts: string, cli: Record<string, unknown> = {}) {
   const box = makeSandbox("http://127.0.0.1:9", { agents: { defaults: { cli: { path: FAKE, ...cli } } } });
   const log = join(box.root, "claude-runs.jsonl");
   const env = { FAKE_CLAUDE_LOG: log, FAKE_CLAUDE_SCRIPTS: scripts, ANTHROPIC_API_KEY: undefined };
-  const runs = (): { argv: string[]; stdin: string; pid: number; cwd: string; grandchild?: number }[] =>
+  const runs = (): { argv: string[]; stdin: string; pid: number; cwd: string; grandchild?: number; asks?: unknown[] }[] =>
     existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
   const run = (args: string[], options: Parameters<typeof box.run>[1] = {}) => box.run(args, { ...options, env: { ...env, ...options.env } });
   return { ...box, env: { ...box.env, ...env }, run, runs };
@@ -111,7 +111,7 @@ test("an exit without a result is an error carrying the stderr tail", async () =
   assert.match(result.errors.join("\n"), /exited with code 1 without a result: boom: the CLI fell over/);
 });
 
-test("usage errors before any session: a missing binary names its path, ask mode is refused, a project config cannot set the runner", async () => {
+test("usage errors before any session: a missing binary names its path, a project config cannot set the runner", async () => {
   const box = sandbox("text-thinking", { path: "/nowhere/claude" });
   const r = await box.run(["run", "--runner", "cli", "hi"]);
   assert.equal(r.code, 2);
@@ -121,9 +121,6 @@ test("usage errors before any session: a missing binary names its path, ask mode
   assert.equal(bad.code, 2);
 
   const ok = sandbox("text-thinking");
-  const stdio = await ok.run(["stdio", "--runner", "cli"], { stdin: "" });
-  assert.equal(stdio.code, 2);
-  assert.match(stdio.stderr, /permission prompts/);
   mkdirSync(join(ok.workspace, ".keen"));
   writeFileSync(join(ok.workspace, ".keen", "config.json"), JSON.stringify({ agents: { defaults: { cli: { enabled: true, path: "/bin/sh" } } } }));
   const project = await ok.run(["run", "hi"]);
@@ -204,4 +201,62 @@ test("max turns with no answer in a headless run: one more CLI turn, tools off, 
   assert.equal(second!.argv[11], "--disallowedTools");
   assert.ok(second!.argv[12]!.split(",").includes("Bash"));
   assert.match(second!.stdin, /^FINAL STEP/);
+});
+
+const RELAY_TOOL = "mcp__keen__approve";
+
+test("keen stdio --runner cli in ask mode: the CLI's ask is a permission-request; allow-always runs it and stops asking", async () => {
+  const box = sandbox("tool-bash");
+  const client = startStdio(["--runner", "cli", "--permission-mode", "ask"], box.env, box.workspace);
+  client.send({ kind: "prompt", id: "p1", text: "run echo hi" });
+  const request = await client.next((l) => l.kind === "permission-request");
+  assert.equal(request.tool_name, "Bash");
+  assert.equal(request.tool_call_id, "toolu_395138d655d37187c8d5e47b");
+  assert.deepEqual(JSON.parse(request.input), { command: "echo hi" });
+  client.send({ kind: "permission-response", id: "r1", request_id: request.request_id, decision: "allow-always" });
+  const first = await client.next((l) => l.kind === "result");
+  assert.equal(first.status, "success");
+  assert.equal(first.text, "The command printed: hi");
+
+  client.send({ kind: "prompt", id: "p2", text: "run echo hi again" });
+  await client.response("p2");
+  const { code } = await client.end();
+  assert.equal(code, 0);
+  const kinds = collapse(client.lines.filter((l) => l.kind !== "response").map(brief));
+  assert.deepEqual(kinds, [
+    "session-start", "text", "tool-use:Bash", "permission-request:Bash", "tool-start:Bash", "tool-result:Bash",
+    "text-delta", "content-end", "text", "result",
+    "text", "tool-use:Bash", "tool-start:Bash", "tool-result:Bash", "text-delta", "content-end", "text", "result",
+  ]);
+  const [a, b] = box.runs();
+  assert.equal(a!.argv[a!.argv.indexOf("--permission-prompt-tool") + 1], RELAY_TOOL);
+  assert.ok(!a!.argv.includes("--permission-mode"), "ask leaves the CLI's default mode: the CLI asks, Keen answers");
+  const config = JSON.parse(a!.argv[a!.argv.indexOf("--mcp-config") + 1]!);
+  assert.equal(config.mcpServers.keen.command, process.execPath);
+  assert.match(config.mcpServers.keen.args[0], /dist\/permission-relay\.cjs$/);
+  assert.ok(!existsSync(config.mcpServers.keen.env.KEEN_RELAY_SOCKET), "the socket is gone after the turn");
+  assert.deepEqual(a!.asks, [{ behavior: "allow", updatedInput: { command: "echo hi" } }]);
+  assert.deepEqual(b!.asks, [{ behavior: "allow", updatedInput: { command: "echo hi" } }], "the standing rule answers without asking");
+});
+
+test("ask mode, deny: the CLI gets the user's reason as its denial, the call never starts; keen run cannot ask", async () => {
+  const box = sandbox("tool-bash");
+  const client = startStdio(["--runner", "cli", "--permission-mode", "ask"], box.env, box.workspace);
+  client.send({ kind: "prompt", id: "p1", text: "run echo hi" });
+  const request = await client.next((l) => l.kind === "permission-request");
+  client.send({ kind: "permission-response", id: "r1", request_id: request.request_id, decision: "deny", message: "not now" });
+  const result = await client.next((l) => l.kind === "result");
+  assert.equal(result.text, "I was not allowed to run it.");
+  const denial = client.lines.find((l) => l.kind === "tool-result")!;
+  assert.equal(denial.is_error, true);
+  assert.equal(denial.result, "The user denied this Bash call. They said: not now");
+  assert.equal((await client.end()).code, 0);
+
+  assert.equal(box.runs()[0]!.asks!.length, 1);
+  assert.ok(!client.lines.some((l) => l.kind === "tool-start"), "a denied call never starts");
+
+  // As with the embedded loop: one-shot keen run has nobody to ask.
+  const once = await box.run(["run", "--runner", "cli", "--permission-mode", "ask", "run echo hi"]);
+  assert.equal(once.code, 2);
+  assert.match(once.stderr, /needs someone to answer/);
 });
