@@ -129,7 +129,9 @@ async function runCliTurn(options: CliRunnerOptions, turn: BackendTurnOptions): 
   const newId = resume ? undefined : randomUUID();
   const input = moved ? withConversation(turn.history, prompt, previous!.cwd!) : prompt;
   if (moved) options.notice?.(`the session's CLI session ran in ${previous!.cwd}: starting a new one in ${turn.cwd} with the stored conversation`);
-  const translator = createCliTranslator(emit, options.debug, turn.permissionMode === "ask");
+  // ask: the CLI asks about every call that needs it; accept-edits: it edits on its own and asks about the rest (bash).
+  const asks = turn.permissionMode === "ask" || turn.permissionMode === "accept-edits";
+  const translator = createCliTranslator(emit, options.debug, asks);
   let cliSession = resume ?? newId;
   const fail = async (message: string) => {
     outcome.status = "error";
@@ -137,7 +139,7 @@ async function runCliTurn(options: CliRunnerOptions, turn: BackendTurnOptions): 
     await emit({ kind: "error", message });
   };
   let relay: PermissionRelay | undefined;
-  if (turn.permissionMode === "ask" && !turn.signal.aborted) {
+  if (asks && !turn.signal.aborted) {
     // The CLI's asks come back to the engine's permission gate (and so to the front end's prompt).
     const serverPath = relayServerPath();
     if (serverPath) {
@@ -153,8 +155,8 @@ async function runCliTurn(options: CliRunnerOptions, turn: BackendTurnOptions): 
   const spawnOptions = relay ? { ...options, env: { MCP_TOOL_TIMEOUT: "86400000", ...(options.env ?? process.env) } } : options;
   if (turn.signal.aborted) {
     outcome.status = "interrupted";
-  } else if (turn.permissionMode === "ask" && !relay) {
-    await fail("could not start the permission relay for ask mode (dist/permission-relay.cjs missing, or no private socket): use --permission-mode auto, accept-edits or read-only");
+  } else if (asks && !relay) {
+    await fail(`could not start the permission relay for ${turn.permissionMode} mode (dist/permission-relay.cjs missing, or no private socket): use --permission-mode auto or read-only`);
   } else {
     let run = await spawnCli(spawnOptions, cliArgs(options, { resume, id: newId }, turn.permissionMode, relayArgs), input, turn.cwd, turn.signal, translator.line);
     await translator.finish();
@@ -170,7 +172,10 @@ async function runCliTurn(options: CliRunnerOptions, turn: BackendTurnOptions): 
       await translator.finish();
       const second = translator.result;
       result = second && second !== first && second.status === "success" && second.text
-        ? { ...second, status: "max_turns", numTurns: first.numTurns + second.numTurns, usage: addUsage(first.usage, second.usage) }
+        ? {
+          ...second, status: "max_turns", numTurns: first.numTurns + second.numTurns, usage: addUsage(first.usage, second.usage),
+          ...(first.costUsd !== undefined || second.costUsd !== undefined ? { costUsd: (first.costUsd ?? 0) + (second.costUsd ?? 0) } : {}),
+        }
         : first;
     }
     if (turn.signal.aborted) {
@@ -189,6 +194,9 @@ async function runCliTurn(options: CliRunnerOptions, turn: BackendTurnOptions): 
       outcome.text = result.text;
       outcome.steps = result.numTurns;
       outcome.usage = result.usage;
+      if (result.costUsd !== undefined) outcome.costUsd = result.costUsd;
+      if (result.lastUsage) outcome.lastUsage = result.lastUsage;
+      if (result.contextWindow) outcome.contextWindow = result.contextWindow;
       if (result.stopReason) outcome.stopReason = result.stopReason;
       if (result.status === "error") {
         outcome.errors.push(...result.errors);

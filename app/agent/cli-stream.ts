@@ -12,6 +12,10 @@ export interface CliResult {
   usage: Usage;
   stopReason?: string;
   costUsd?: number;
+  /** Usage of the CLI's last model request (its stream's message_start / message_delta): what the context held. */
+  lastUsage?: Usage;
+  /** The model's window as the CLI reports it (`modelUsage`). */
+  contextWindow?: number;
 }
 
 type Json = Record<string, unknown>;
@@ -39,6 +43,8 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
   /** The streaming block: its kind and, for text, its memory filter. */
   let block: { kind: "text"; filter: MemoryFilter; emitted: boolean } | { kind: "thinking" } | undefined;
   let texts: string[] = [];
+  /** The raw usage of the main model's request in flight (message_start, updated by message_delta). */
+  let requestUsage: Json | undefined;
   /** Calls emitted as tool-use whose tool-start waits for the user's answer (askFirst). */
   const unstarted = new Map<string, string>();
   const announced = new Set<string>();
@@ -96,6 +102,15 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
         block = undefined;
         return;
       }
+      case "message_start": {
+        const usage = (event.message as Json | undefined)?.usage;
+        if (usage && typeof usage === "object") requestUsage = { ...(usage as Json) };
+        return;
+      }
+      case "message_delta":
+        // Final counts of the request; a field it leaves out keeps message_start's.
+        if (requestUsage && event.usage && typeof event.usage === "object") requestUsage = { ...requestUsage, ...(event.usage as Json) };
+        return;
       case "message_stop":
         return flushComplete();
     }
@@ -161,6 +176,8 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
       usage: usageOf(line.usage as Json | undefined),
       ...(typeof line.stop_reason === "string" ? { stopReason: line.stop_reason } : {}),
       ...(typeof line.total_cost_usd === "number" ? { costUsd: line.total_cost_usd } : {}),
+      ...(requestUsage ? { lastUsage: usageOf(requestUsage) } : {}),
+      ...(contextWindowOf(line.modelUsage) ? { contextWindow: contextWindowOf(line.modelUsage) } : {}),
     };
   }
 
@@ -238,6 +255,13 @@ export function usageOf(usage: Json | undefined): Usage {
   const input = n("input_tokens") + cached + written;
   const output = n("output_tokens");
   return { input_tokens: input, cached_tokens: cached, cache_write_tokens: written, output_tokens: output, reasoning_tokens: 0, total_tokens: input + output };
+}
+
+/** The largest window among the models the CLI used (its main model's; helpers such as a small fast model have smaller ones). */
+function contextWindowOf(modelUsage: unknown): number | undefined {
+  if (!modelUsage || typeof modelUsage !== "object") return undefined;
+  const windows = Object.values(modelUsage as Record<string, Json>).map((m) => m?.contextWindow).filter((w): w is number => typeof w === "number" && w > 0);
+  return windows.length ? Math.max(...windows) : undefined;
 }
 
 function resultText(content: unknown): string {

@@ -37,10 +37,10 @@ export interface FrontEndSettings {
   defaultMode: PermissionMode;
   /** `--record` / `--replay` (openCassette): the providers' requests are recorded or served from a cassette. */
   cassette?: CassetteSetup;
-  /** `--runner`, else the runner of the stored session the front end starts in. */
+  /** `--runner`: beats the session's own runner and the config. */
   runner?: Runner;
-  /** The runner of the stored session the front end starts in (`--runner` and it beat the config). */
-  storedRunner?: Runner;
+  /** The runner a stored session's turns used (it beats the config): read for each session a front end prepares, so `resume-session` switches too. */
+  runnerOf?: (sessionId: string) => Promise<Runner | undefined>;
 }
 
 /** A session's setup and the config it came from (front ends read e.g. `stdinGraceMs`). */
@@ -73,7 +73,7 @@ async function prepare(
   const workspace = findWorkspace(cwd);
   const config = loadConfig(paths, workspace);
   const replay = settings.cassette?.replay;
-  if (!replay && chooseRunner(settings.runner, settings.storedRunner, config) === "cli") return prepareCli(config, settings, env, session);
+  if (!replay && chooseRunner(settings.runner, await settings.runnerOf?.(session.id), config) === "cli") return prepareCli(config, settings, env, session);
   const choice = replay ? replay.choose(session.model, config) : chooseModel(session.model, config, env);
   // Keen's config directory (holding the config file) and data directory are off limits to its tools.
   const guard = createFileGuard({

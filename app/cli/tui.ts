@@ -11,7 +11,9 @@ import { historyPathFor } from "../tui/history.js";
 import { cassetteSettings, type CassetteFlags } from "./cassette-flags.js";
 import { keenPaths, loadConfig } from "./config.js";
 import { checkModel, createPreparer, listModels, storedSession, type PreparedSetup } from "./engine-setup.js";
+import { storedRunner } from "./cli-runner-setup.js";
 import { UsageError } from "./errors.js";
+import { parseRunner } from "./run-flags.js";
 import { findWorkspace } from "../tools/workspace.js";
 
 /** `keen [--resume <id> | --continue] [--model m] [--permission-mode m] [--theme t] [--cwd dir]` */
@@ -22,6 +24,7 @@ export interface TuiFlags extends CassetteFlags {
   permissionMode?: string;
   theme?: string;
   cwd?: string;
+  runner?: string;
 }
 
 const EXIT_FOR_SIGNAL: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
@@ -39,6 +42,7 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
   if (flags.resume && flags.continue) throw new UsageError("use --resume <id> or --continue, not both");
   const mode = flags.permissionMode === undefined ? undefined : PermissionModeSchema.safeParse(flags.permissionMode);
   if (mode && !mode.success) throw new UsageError(`--permission-mode must be one of ${PermissionModeSchema.options.join(", ")}, not "${flags.permissionMode}"`);
+  const runner = flags.runner === undefined ? undefined : parseRunner(flags.runner);
 
   const paths = keenPaths();
   const cassetteFlags = cassetteSettings(flags);
@@ -51,7 +55,9 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
   const config = loadConfig(paths, findWorkspace(cwd));
   // Replaying, as in keen run and stdio: the flag, else the replay's mode (the demo: auto), never the config's.
   const replayMode = cassette?.replay ? (cassette.replay.mode ?? "ask") : undefined;
-  const prepare = createPreparer(paths, { headless: false, permissionMode: mode?.data ?? replayMode, defaultMode: "ask", cassette });
+  const prepare = createPreparer(paths, {
+    headless: false, permissionMode: mode?.data ?? replayMode, defaultMode: "ask", cassette, runner, runnerOf: (id) => storedRunner(store, id),
+  });
   const id = meta?.id ?? newSessionId();
   const model = flags.model ?? meta?.model;
   let setup: PreparedSetup | undefined;

@@ -9,11 +9,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { makeSandbox, waitForStdout } from "./harness.js";
 import { startStdio } from "./stdio-client.js";
+import { startMockLLMServer } from "../fakes/mock-llm-server.js";
 
 const FAKE = resolve(import.meta.dirname, "../fakes/fake-claude.mjs");
+const RELAY_TOOL = "mcp__keen__approve";
 
-function sandbox(scripts: string, cli: Record<string, unknown> = {}) {
-  const box = makeSandbox("http://127.0.0.1:9", { agents: { defaults: { cli: { path: FAKE, ...cli } } } });
+function sandbox(scripts: string, cli: Record<string, unknown> = {}, serverUrl = "http://127.0.0.1:9") {
+  const box = makeSandbox(serverUrl, { agents: { defaults: { cli: { path: FAKE, ...cli } } } });
   const log = join(box.root, "claude-runs.jsonl");
   const env = { FAKE_CLAUDE_LOG: log, FAKE_CLAUDE_SCRIPTS: scripts, ANTHROPIC_API_KEY: undefined };
   const runs = (): { argv: string[]; stdin: string; pid: number; cwd: string; grandchild?: number; asks?: unknown[] }[] =>
@@ -60,6 +62,8 @@ test("--headless --stream-deltas: the whole event sequence; the stored session; 
   assert.equal(result.text, "The command printed: hi");
   assert.equal(result.status, "success");
   assert.equal(result.num_turns, 2);
+  assert.equal(result.cost_usd, 0.19052, "the CLI's own cost");
+  assert.deepEqual(result.context, { used: 19055 + 6, window: 1_000_000 }, "the last request's usage against the window the CLI reports");
   const first = box.runs()[0]!;
   assert.deepEqual(first.argv.slice(9), ["--permission-mode", "bypassPermissions", "--dangerously-skip-permissions", "--append-system-prompt", "be brief"]);
 
@@ -160,7 +164,8 @@ test("keen stdio --runner cli: two prompts, one CLI session resumed; the same ev
   const { code } = await client.end();
   assert.equal(code, 0);
   const [a, b] = box.runs();
-  assert.deepEqual(a!.argv.slice(9), ["--permission-mode", "acceptEdits"]);
+  assert.deepEqual(a!.argv.slice(9, 11), ["--permission-mode", "acceptEdits"]);
+  assert.deepEqual(a!.argv.slice(13), ["--permission-prompt-tool", RELAY_TOOL], "accept-edits: the CLI's asks (bash) come to Keen too");
   assert.deepEqual(b!.argv.slice(7, 9), ["--resume", a!.argv[8]]);
   const kinds = collapse(client.lines.filter((l) => l.kind !== "response").map(brief));
   assert.deepEqual(kinds.slice(0, 10), ["session-start", "text", "thinking-start", "thinking-delta", "thinking-end", "text-delta", "content-end", "thinking", "text", "result"]);
@@ -202,8 +207,6 @@ test("max turns with no answer in a headless run: one more CLI turn, tools off, 
   assert.ok(second!.argv[12]!.split(",").includes("Bash"));
   assert.match(second!.stdin, /^FINAL STEP/);
 });
-
-const RELAY_TOOL = "mcp__keen__approve";
 
 test("keen stdio --runner cli in ask mode: the CLI's ask is a permission-request; allow-always runs it and stops asking", async () => {
   const box = sandbox("tool-bash");
@@ -259,4 +262,38 @@ test("ask mode, deny: the CLI gets the user's reason as its denial, the call nev
   const once = await box.run(["run", "--runner", "cli", "--permission-mode", "ask", "run echo hi"]);
   assert.equal(once.code, 2);
   assert.match(once.stderr, /needs someone to answer/);
+});
+
+test("keen stdio: resume-session into a CLI session runs the CLI (resumed), into an embedded one Keen's own loop", async () => {
+  const server = await startMockLLMServer();
+  try {
+    server.enqueue({ text: "Embedded answer." }, { text: "Embedded again." });
+    const box = sandbox("text-thinking,resume-2", {}, server.url);
+    const keyed = { ANTHROPIC_API_KEY: "test-key" };
+    const embedded = await box.run(["run", "--format", "json", "hello"], { env: keyed });
+    assert.equal(embedded.code, 0, embedded.stderr);
+    const cli = await box.run(["run", "--runner", "cli", "--format", "json", "say hi"]);
+    assert.equal(cli.code, 0, cli.stderr);
+    const [embeddedId, cliId] = [JSON.parse(embedded.stdout).session_id, JSON.parse(cli.stdout).session_id];
+
+    const client = startStdio(["--permission-mode", "read-only"], { ...box.env, ...keyed }, box.workspace);
+    client.send({ kind: "resume-session", id: "s1", session: cliId });
+    assert.equal((await client.response("s1")).ok, true);
+    client.send({ kind: "prompt", id: "p1", text: "say it again" });
+    const viaCli = await client.next((l) => l.kind === "result");
+    assert.equal(viaCli.session_id, cliId);
+    assert.deepEqual(box.runs()[1]!.argv.slice(7, 9), ["--resume", box.runs()[0]!.argv[8]]);
+    assert.equal(box.runs()[1]!.argv[box.runs()[1]!.argv.indexOf("--permission-mode") + 1], "plan");
+
+    client.send({ kind: "resume-session", id: "s2", session: embeddedId });
+    await client.response("s2");
+    client.send({ kind: "prompt", id: "p2", text: "and you?" });
+    const viaLoop = await client.next((l) => l.kind === "result");
+    assert.equal(viaLoop.text, "Embedded again.");
+    assert.equal((await client.end()).code, 0);
+    assert.equal(box.runs().length, 2, "the embedded session never ran claude");
+    assert.equal(server.requests.length, 2);
+  } finally {
+    await server.close();
+  }
 });
