@@ -73,6 +73,9 @@ async function prepare(
   const workspace = findWorkspace(cwd);
   const config = loadConfig(paths, workspace);
   const replay = settings.cassette?.replay;
+  if (settings.cassette && settings.runner === "cli") {
+    throw new UsageError("--record / --replay (or KEEN_RECORD) cannot be used with --runner cli: a cassette holds provider traffic, and the CLI's never passes through Keen");
+  }
   if (!replay && chooseRunner(settings.runner, await settings.runnerOf?.(session.id), config) === "cli") return prepareCli(config, settings, env, session);
   const choice = replay ? replay.choose(session.model, config) : chooseModel(session.model, config, env);
   // Keen's config directory (holding the config file) and data directory are off limits to its tools.
@@ -137,7 +140,7 @@ function prepareCli(config: ResolvedConfig, settings: FrontEndSettings, env: Nod
     settings.defaultMode,
   );
   const permissionMode = limits.permissionMode ?? settings.defaultMode;
-  if (settings.outputSchema) throw new UsageError("--output-schema is not supported with the CLI runner yet");
+  if (settings.outputSchema) throw new UsageError("--output-schema is not supported with the CLI runner: the CLI has no structured-output step Keen could check");
   const cli = cliSetup(config, {
     model: session.model, mode: permissionMode, maxTurns: limits.maxTurns, allowedTools: limits.allowedTools, disallowedTools: limits.disallowedTools, env,
   });

@@ -297,3 +297,29 @@ test("keen stdio: resume-session into a CLI session runs the CLI (resumed), into
     await server.close();
   }
 });
+
+test("what the runner cannot do is said: --output-schema and cassettes are usage errors, compaction is refused with the reason", async () => {
+  const box = sandbox("text-thinking");
+  writeFileSync(join(box.root, "schema.json"), JSON.stringify({ type: "object" }));
+  const schema = await box.run(["run", "--runner", "cli", "--output-schema", join(box.root, "schema.json"), "hi"]);
+  assert.equal(schema.code, 2);
+  assert.match(schema.stderr, /^keen: --output-schema is not supported with the CLI runner/);
+  const record = await box.run(["run", "--runner", "cli", "--record", join(box.root, "c.jsonl"), "hi"]);
+  assert.equal(record.code, 2);
+  assert.match(record.stderr, /cannot be used with --runner cli/);
+  assert.deepEqual(box.runs(), []);
+  assert.deepEqual(await box.sessions(), []);
+
+  const client = startStdio(["--runner", "cli", "--permission-mode", "read-only"], box.env, box.workspace);
+  client.send({ kind: "prompt", id: "p1", text: "say hi" });
+  const { session_id: id } = await client.next((l) => l.kind === "result");
+  client.send({ kind: "compact", id: "c1" });
+  const compact = await client.response("c1");
+  assert.equal(compact.ok, false);
+  assert.match(compact.error, /not available with the CLI runner/);
+  assert.equal((await client.end()).code, 0);
+  const offline = await box.run(["sessions", "compact", id]);
+  assert.equal(offline.code, 2);
+  assert.match(offline.stderr, /runs through the CLI runner/);
+  assert.equal(box.runs().length, 1);
+});
