@@ -10,6 +10,9 @@ import { join, resolve } from "node:path";
 import { makeSandbox, waitForStdout } from "./harness.js";
 import { startStdio } from "./stdio-client.js";
 import { startMockLLMServer } from "../fakes/mock-llm-server.js";
+import { methods } from "@agentclientprotocol/sdk";
+import { chunkText, startAcp } from "./acp-client.js";
+import { TMUX_MISSING, TmuxKeen } from "./tmux.js";
 
 const FAKE = resolve(import.meta.dirname, "../fakes/fake-claude.mjs");
 const RELAY_TOOL = "mcp__keen__approve";
@@ -322,4 +325,41 @@ test("what the runner cannot do is said: --output-schema and cassettes are usage
   assert.equal(offline.code, 2);
   assert.match(offline.stderr, /runs through the CLI runner/);
   assert.equal(box.runs().length, 1);
+});
+
+test("keen acp --runner cli: the CLI's ask is the editor's permission request; its answer runs the call", async () => {
+  const box = sandbox("tool-bash");
+  const acp = startAcp(["--runner", "cli"], box.env, box.workspace);
+  acp.answer("allow-once");
+  const reply = await acp.run(async (ctx) => {
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: box.workspace, mcpServers: [] });
+    return ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "run echo hi" }] });
+  });
+  assert.equal(reply.stopReason, "end_turn");
+  assert.equal((await acp.exited).code, 0, acp.stderr());
+  assert.equal(acp.permissions.length, 1);
+  assert.equal(acp.permissions[0]!.toolCall.toolCallId, "toolu_395138d655d37187c8d5e47b");
+  assert.equal(chunkText(acp.updates, "agent_message_chunk"), "The command printed: hi");
+  assert.deepEqual(box.runs()[0]!.asks, [{ behavior: "allow", updatedInput: { command: "echo hi" } }]);
+});
+
+test("the TUI with --runner cli (tmux): the CLI's ask is the TUI's permission modal; y runs the call", { skip: TMUX_MISSING ?? false }, async () => {
+  const box = sandbox("tool-bash");
+  const t = new TmuxKeen(["--runner", "cli"], box.env, box.workspace);
+  try {
+    await t.waitFor("Type a prompt");
+    t.type("run echo hi");
+    t.keys(["Enter"]);
+    const modal = await t.waitFor("Permission: Bash");
+    assert.match(modal, /echo hi/);
+    t.type("y");
+    await t.waitFor("The command printed: hi");
+    t.keys(["C-d"]);
+    await t.waitFor("[exit 0]");
+    assert.deepEqual(box.runs()[0]!.asks, [{ behavior: "allow", updatedInput: { command: "echo hi" } }]);
+    const [session] = await box.sessions();
+    assert.equal((await box.show(session!.id)).events.find((e) => e.kind === "turn-end")?.runner, "cli");
+  } finally {
+    t.kill();
+  }
 });
