@@ -54,6 +54,16 @@ test("keen run --runner cli (text): the prompt goes to stdin, the argv is claude
   assert.equal(call!.argv.length, 9, "auto without skipPermissions leaves the CLI's own permission mode");
 });
 
+test("piped stdin joins the prompt on claude's stdin, past the argv limit (a 300 KiB diff)", async () => {
+  const box = sandbox("text-thinking");
+  const diff = `diff --git a/x b/x\n${"+a line of the diff\n".repeat(16_000)}`;
+  const r = await box.run(["run", "--runner", "cli", "review this"], { stdin: diff });
+  assert.equal(r.code, 0, r.stderr);
+  const [call] = box.runs();
+  assert.ok(call!.stdin.startsWith("review this") && call!.stdin.includes(diff.trimEnd()), "the prompt and the whole diff");
+  assert.ok(call!.argv.every((arg) => arg.length < 1000), "nothing of the prompt in argv");
+});
+
 test("--headless --stream-deltas: the whole event sequence; the stored session; the next turn resumes the CLI session", async () => {
   const box = sandbox("tool-bash,resume-2", { skipPermissions: true, flags: ["--append-system-prompt", "be brief"] });
   const r = await box.run(["run", "--runner", "cli", "--headless", "--stream-deltas", "run echo hi"]);
@@ -343,8 +353,8 @@ test("keen acp --runner cli: the CLI's ask is the editor's permission request; i
   assert.deepEqual(box.runs()[0]!.asks, [{ behavior: "allow", updatedInput: { command: "echo hi" } }]);
 });
 
-test("the TUI with --runner cli (tmux): the CLI's ask is the TUI's permission modal; y runs the call", { skip: TMUX_MISSING ?? false }, async () => {
-  const box = sandbox("tool-bash");
+test("the TUI with --runner cli (tmux): the CLI's ask is the TUI's permission modal; y runs the call; --resume goes on with the CLI session", { skip: TMUX_MISSING ?? false }, async () => {
+  const box = sandbox("tool-bash,resume-2");
   const t = new TmuxKeen(["--runner", "cli"], box.env, box.workspace);
   try {
     await t.waitFor("Type a prompt");
@@ -359,6 +369,21 @@ test("the TUI with --runner cli (tmux): the CLI's ask is the TUI's permission mo
     assert.deepEqual(box.runs()[0]!.asks, [{ behavior: "allow", updatedInput: { command: "echo hi" } }]);
     const [session] = await box.sessions();
     assert.equal((await box.show(session!.id)).events.find((e) => e.kind === "turn-end")?.runner, "cli");
+
+    // The TUI's resume goes on with the same CLI session, no --runner needed.
+    const again = new TmuxKeen(["--resume", session!.id], box.env, box.workspace);
+    try {
+      await again.waitFor("The command printed: hi");
+      again.type("say it again");
+      again.keys(["Enter"]);
+      await again.waitFor("Hello! How can I help you today?");
+      again.keys(["C-d"]);
+      await again.waitFor("[exit 0]");
+    } finally {
+      again.kill();
+    }
+    const [first, second] = box.runs();
+    assert.deepEqual(second!.argv.slice(7, 9), ["--resume", first!.argv[8]]);
   } finally {
     t.kill();
   }
