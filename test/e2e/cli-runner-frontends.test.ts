@@ -183,3 +183,17 @@ test("the TUI with --runner cli (tmux): the CLI's ask is the TUI's permission mo
     t.kill();
   }
 });
+
+test("an interrupt while the CLI waits for an answer kills it and ends the turn interrupted; claude and the relay's server are gone", async () => {
+  const box = sandbox("tool-bash");
+  const client = startStdio(["--runner", "cli", "--permission-mode", "ask"], box.env, box.workspace);
+  client.send({ kind: "prompt", id: "p1", text: "run echo hi" });
+  await client.next((l) => l.kind === "permission-request");
+  client.send({ kind: "interrupt", id: "i1" });
+  const result = await client.next((l) => l.kind === "result");
+  assert.equal(result.status, "interrupted");
+  assert.equal((await client.end()).code, 0);
+  assert.deepEqual(client.lines.filter((l) => l.kind === "tool-start"), [], "the call never started");
+  assert.deepEqual(box.leftovers(), [], "claude and the relay's MCP server are gone");
+  assert.deepEqual(box.runs(), [], "the fake claude never got an answer to log");
+});

@@ -3,7 +3,7 @@
  * runner at the fake `claude` (test/fakes/fake-claude.mjs), which replays the
  * comma list of recorded fixtures in `scripts` and logs each run here.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { makeSandbox } from "./harness.js";
 
@@ -17,7 +17,15 @@ export function sandbox(scripts: string, cli: Record<string, unknown> = {}, serv
   const runs = (): { argv: string[]; stdin: string; pid: number; cwd: string; grandchild?: number; asks?: unknown[] }[] =>
     existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
   const run = (args: string[], options: Parameters<typeof box.run>[1] = {}) => box.run(args, { ...options, env: { ...env, ...options.env } });
-  return { ...box, env: { ...box.env, ...env }, run, runs };
+  /** Live processes started for this sandbox (the fake claude, its children, the relay server): their env names its log. */
+  const leftovers = () => readdirSync("/proc").filter((pid) => /^\d+$/.test(pid) && alive(Number(pid))).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/environ`, "utf8").includes(`FAKE_CLAUDE_LOG=${log}\0`);
+    } catch {
+      return false;
+    }
+  });
+  return { ...box, env: { ...box.env, ...env }, run, runs, leftovers };
 }
 
 export const jsonl = (stdout: string) => stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, any>);
