@@ -33,10 +33,11 @@ export function relayServerPath(): string | undefined {
 /**
  * Listens on a private unix socket (a fresh 0700 directory, the socket 0600)
  * for the asks of the MCP server claude spawns from `--mcp-config`, and
- * answers each through `requester` — the engine's permission gate, so a ask
+ * answers each through `requester` — the engine's permission gate, so an ask
  * becomes a `permission-request` event and the front end's reply decides,
  * with the mode and the standing rules applied as for Keen's own tools.
- * Contract: never throws once started; `close` removes the directory.
+ * Contract: throws only while starting (nothing is left behind then); an
+ * ask that fails is a denial; `close` removes the directory.
  */
 export async function startPermissionRelay(options: RelayOptions): Promise<PermissionRelay> {
   // A unix socket path must stay under ~107 bytes: a long TMPDIR falls back to /tmp.
@@ -56,14 +57,21 @@ export async function startPermissionRelay(options: RelayOptions): Promise<Permi
       if (at < 0) return;
       const line = buffered.slice(0, at);
       buffered = "";
-      void answer(line, options).then((reply) => connection.end(JSON.stringify(reply) + "\n"));
+      void answer(line, options)
+        .catch((): RelayAnswer => ({ behavior: "deny", message: "Keen failed while asking; not executed." }))
+        .then((reply) => connection.end(JSON.stringify(reply) + "\n"));
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(socket, () => resolve());
-  });
-  chmodSync(socket, 0o600);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(socket, () => resolve());
+    });
+    chmodSync(socket, 0o600);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   const config = { mcpServers: { [RELAY_SERVER]: { type: "stdio", command: process.execPath, args: [options.serverPath], env: { KEEN_RELAY_SOCKET: socket } } } };
   return {
     args: ["--mcp-config", JSON.stringify(config), "--permission-prompt-tool", `mcp__${RELAY_SERVER}__${RELAY_TOOL}`],

@@ -50,7 +50,7 @@ test("keen stdio --runner cli in ask mode: the CLI's ask is a permission-request
   assert.deepEqual(b!.asks, [{ behavior: "allow", updatedInput: { command: "echo hi" } }], "the standing rule answers without asking");
 });
 
-test("ask mode, deny: the CLI gets the user's reason as its denial, the call never starts; keen run cannot ask", async () => {
+test("ask mode, deny: the CLI gets the user's reason as its denial, the call never starts; one-shot keen run cannot ask", async () => {
   const box = sandbox("tool-bash");
   const client = startStdio(["--runner", "cli", "--permission-mode", "ask"], box.env, box.workspace);
   client.send({ kind: "prompt", id: "p1", text: "run echo hi" });
@@ -66,10 +66,16 @@ test("ask mode, deny: the CLI gets the user's reason as its denial, the call nev
   assert.equal(box.runs()[0]!.asks!.length, 1);
   assert.ok(!client.lines.some((l) => l.kind === "tool-start"), "a denied call never starts");
 
-  // As with the embedded loop: one-shot keen run has nobody to ask.
+  // As with the embedded loop: one-shot keen run has nobody to ask: ask is refused, accept-edits answers no with the reason.
   const once = await box.run(["run", "--runner", "cli", "--permission-mode", "ask", "run echo hi"]);
   assert.equal(once.code, 2);
   assert.match(once.stderr, /needs someone to answer/);
+  const edits = await box.run(["run", "--runner", "cli", "--permission-mode", "accept-edits", "--format", "json", "run echo hi"]);
+  assert.equal(edits.code, 0, edits.stderr);
+  assert.equal(JSON.parse(edits.stdout).text, "I was not allowed to run it.");
+  const [, asked] = box.runs() as { asks: { behavior: string; message: string }[] }[];
+  assert.equal(asked!.asks[0]!.behavior, "deny");
+  assert.match(asked!.asks[0]!.message, /this one-shot run has nobody to ask/);
 });
 
 test("keen stdio: resume-session into a CLI session runs the CLI (resumed), into an embedded one Keen's own loop", async () => {
