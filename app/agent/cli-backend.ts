@@ -28,6 +28,8 @@ export interface CliRunnerOptions {
   allowedTools?: string[];
   disallowedTools?: string[];
   env?: NodeJS.ProcessEnv;
+  /** The diff a Write or Edit ask of the CLI would make, for the permission prompt (relayed asks only). */
+  preview?(tool: string, input: Record<string, unknown>): Promise<{ path: string; diff: string } | undefined>;
   /** Tells the user something they should know (stderr). */
   notice?: (line: string) => void;
   /** Where skipped lines are reported (`KEEN_DEBUG`). */
@@ -147,6 +149,7 @@ async function runCliTurn(options: CliRunnerOptions, turn: BackendTurnOptions): 
         requester: turn.requester, signal: turn.signal, serverPath,
         before: (ask) => (ask.tool_use_id ? untilOrAfter(translator.toolUse(ask.tool_use_id), TOOL_USE_GRACE_MS) : Promise.resolve()),
         after: (ask, allow) => (ask.tool_use_id ? translator.decided(ask.tool_use_id, allow) : Promise.resolve()),
+        ...(options.preview ? { preview: options.preview } : {}),
       }).catch(() => undefined);
     }
   }

@@ -22,6 +22,8 @@ export interface RelayOptions {
   before?(ask: RelayAsk): Promise<void>;
   /** After the answer, before the CLI hears it. */
   after?(ask: RelayAsk, allow: boolean): Promise<void>;
+  /** The change a Write or Edit ask would make, for the person deciding (nothing when it cannot be shown). */
+  preview?(tool: string, input: Record<string, unknown>): Promise<{ path: string; diff: string } | undefined>;
 }
 
 /** The relay's MCP server bundle (dist/permission-relay.cjs): beside the running bundle, else the repo's dist/ (tests run from source). */
@@ -93,9 +95,13 @@ async function answer(line: string, options: RelayOptions): Promise<RelayAnswer>
   }
   const input = ask.input && typeof ask.input === "object" ? ask.input : {};
   await options.before?.(ask);
+  const preview = options.preview && options.requester.wantsPreview?.(ask.tool_name) ? await options.preview(ask.tool_name, input) : undefined;
   // The CLI's own tool names, as its tool-use events show them; the gate treats them as it treats any unknown tool.
   const decision = await options.requester.request(
-    { tool: ask.tool_name, input, summary: `${ask.tool_name} ${JSON.stringify(input)}`, ...(ask.tool_use_id ? { callId: ask.tool_use_id } : {}) },
+    {
+      tool: ask.tool_name, input, summary: `${ask.tool_name} ${JSON.stringify(input)}`,
+      ...(ask.tool_use_id ? { callId: ask.tool_use_id } : {}), ...(preview ? { preview } : {}),
+    },
     options.signal,
   );
   await options.after?.(ask, decision.allow);

@@ -76,8 +76,6 @@ async function prepare(
   if (settings.cassette && settings.runner === "cli") {
     throw new UsageError("--record / --replay (or KEEN_RECORD) cannot be used with --runner cli: a cassette holds provider traffic, and the CLI's never passes through Keen");
   }
-  if (!replay && chooseRunner(settings.runner, await settings.runnerOf?.(session.id), config) === "cli") return prepareCli(config, settings, env, session);
-  const choice = replay ? replay.choose(session.model, config) : chooseModel(session.model, config, env);
   // Keen's config directory (holding the config file) and data directory are off limits to its tools.
   const guard = createFileGuard({
     workspace, protectedPaths: [dirname(paths.configFile), paths.dataDir], allowProjectConfigEdits: config.guard?.allowProjectConfigEdits,
@@ -85,6 +83,10 @@ async function prepare(
   // Hides known secrets from the model (tool output) and from every output (the engine redacts events with it).
   const redactor = secretsRedactor(env, config.providers);
   const allTools = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor });
+  if (!replay && chooseRunner(settings.runner, await settings.runnerOf?.(session.id), config) === "cli") {
+    return prepareCli(config, settings, env, session, { redactor, allTools });
+  }
+  const choice = replay ? replay.choose(session.model, config) : chooseModel(session.model, config, env);
   const limits = limitsFor(
     config,
     { allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, permissionMode: settings.permissionMode },
@@ -133,7 +135,9 @@ async function prepare(
 }
 
 /** A session whose turns the external CLI runs: no provider, no tools of Keen's, no per-turn policies. */
-function prepareCli(config: ResolvedConfig, settings: FrontEndSettings, env: NodeJS.ProcessEnv, session: { model?: string }): PreparedSetup {
+function prepareCli(
+  config: ResolvedConfig, settings: FrontEndSettings, env: NodeJS.ProcessEnv, session: { model?: string }, own: { redactor: Redactor; allTools: Tool[] },
+): PreparedSetup {
   const limits = limitsFor(
     config,
     { allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, permissionMode: settings.permissionMode },
@@ -141,11 +145,15 @@ function prepareCli(config: ResolvedConfig, settings: FrontEndSettings, env: Nod
   );
   const permissionMode = limits.permissionMode ?? settings.defaultMode;
   if (settings.outputSchema) throw new UsageError("--output-schema is not supported with the CLI runner: the CLI has no structured-output step Keen could check");
+  const { redactor } = own;
+  // Keen's write_file / edit_file, never run here: they preview the CLI's Write and Edit asks through Keen's guard.
+  const previewTools = own.allTools.filter((t) => t.definition.name === "write_file" || t.definition.name === "edit_file");
   const cli = cliSetup(config, {
     model: session.model, mode: permissionMode, maxTurns: limits.maxTurns, allowedTools: limits.allowedTools, disallowedTools: limits.disallowedTools, env,
+    previewTools,
   });
   return {
-    config, redactor: secretsRedactor(env, config.providers), retry: config.retry, permissionMode, projectMode: config.projectLimits.permissionMode,
+    config, redactor, retry: config.retry, permissionMode, projectMode: config.projectLimits.permissionMode,
     modelRef: cli.modelRef, provider: cli.provider, tools: [], system: "", contextWindow: cli.contextWindow, backend: cli.backend,
     perTurn: () => ({ policies: [], tools: [] }),
   };

@@ -78,6 +78,22 @@ test("ask mode, deny: the CLI gets the user's reason as its denial, the call nev
   assert.match(asked!.asks[0]!.message, /this one-shot run has nobody to ask/);
 });
 
+test("a Write ask carries the diff Keen's own write_file would make (through its guard), as for Keen's own tools", async () => {
+  const box = sandbox("tool-write");
+  writeFileSync(join(box.workspace, "notes.txt"), "old line\n");
+  const client = startStdio(["--runner", "cli"], box.env, box.workspace);
+  client.send({ kind: "prompt", id: "p1", text: "write notes" });
+  const request = await client.next((l) => l.kind === "permission-request");
+  assert.equal(request.tool_name, "Write");
+  assert.equal(request.path, join(box.workspace, "notes.txt"));
+  assert.match(request.diff, /^-old line$/m);
+  assert.match(request.diff, /^\+hello$/m);
+  client.send({ kind: "permission-response", id: "r1", request_id: request.request_id, decision: "allow-once" });
+  assert.equal((await client.next((l) => l.kind === "result")).text, "Wrote notes.txt.");
+  assert.equal((await client.end()).code, 0);
+  assert.deepEqual(box.runs()[0]!.asks, [{ behavior: "allow", updatedInput: { file_path: join(box.workspace, "notes.txt"), content: "hello\n" } }]);
+});
+
 test("keen stdio: resume-session into a CLI session runs the CLI (resumed), into an embedded one Keen's own loop", async () => {
   const server = await startMockLLMServer();
   try {

@@ -8,7 +8,8 @@
 // ask before each tool result: spawns <server> from `--mcp-config` (as the CLI
 // does), calls <tool> with `{tool_name, input, tool_use_id}` through the MCP
 // SDK's client, records the answer, and on a denial replays the tool result as
-// the denial and the answer as "I was not allowed to run it."
+// the denial and the answer as "I was not allowed to run it." It never runs a
+// tool: an allowed call's result is the recorded one.
 import { spawn } from "node:child_process";
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -20,6 +21,7 @@ const log = process.env.FAKE_CLAUDE_LOG;
 const runs = log && existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean).length : 0;
 const scripts = (process.env.FAKE_CLAUDE_SCRIPTS ?? "text-thinking").split(",");
 const [name, exit] = scripts[Math.min(runs, scripts.length - 1)].split(":");
+const DENIED = "I was not allowed to run it.";
 const flag = (f) => (argv.includes(f) ? argv[argv.indexOf(f) + 1] : undefined);
 
 let stdin = "";
@@ -41,7 +43,8 @@ process.stdin.on("end", async () => {
   const uses = new Map();
   let denied;
   for (const raw of lines) {
-    let line = raw.replaceAll(recorded, id);
+    // The fixtures' working directory stands for the one the CLI runs in.
+    let line = raw.replaceAll(recorded, id).replaceAll("/home/user/project", process.cwd());
     // Without an asker the lines go out as recorded, malformed ones included.
     if (!ask) {
       process.stdout.write(line + "\n");
@@ -55,19 +58,24 @@ process.stdin.on("end", async () => {
       const answer = await ask({ tool_name: use.name, input: use.input, tool_use_id: use.id });
       (record.asks ??= []).push(answer);
       if (answer.behavior === "deny") {
-        denied = "I was not allowed to run it.";
+        denied = DENIED;
         Object.assign(result, { content: answer.message, is_error: true });
         delete frame.tool_use_result;
         line = JSON.stringify(frame);
       }
     }
+    // After a denial the answer says so: the first text delta carries it all, the complete frames and the result too.
     if (denied && frame.type === "stream_event" && frame.event.delta?.type === "text_delta") {
       if (denied === true) continue;
-      frame.event.delta.text = denied;
+      frame.event.delta.text = DENIED;
       line = JSON.stringify(frame);
       denied = true;
-    } else if (denied && frame.type !== "user") {
-      line = line.replaceAll("The command printed: hi", "I was not allowed to run it.");
+    } else if (denied && frame.type === "assistant") {
+      for (const part of frame.message.content) if (part.type === "text") part.text = DENIED;
+      line = JSON.stringify(frame);
+    } else if (denied && frame.type === "result") {
+      frame.result = DENIED;
+      line = JSON.stringify(frame);
     }
     process.stdout.write(line + "\n");
   }
