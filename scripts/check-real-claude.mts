@@ -1,9 +1,9 @@
 // By hand, never in CI: runs `keen run --runner cli` twice (new session, then --resume), then `keen stdio
-// --runner cli --permission-mode ask` (a Bash call asked, denied, then asked again and allowed) through the
+// --runner cli --permission-mode ask` (a Bash call asked, denied, then asked again and allowed; a Write with its diff) through the
 // real `claude` (CLAUDE_PATH) against the mock LLM server. Usage: npm install --prefix /tmp/cc @anthropic-ai/claude-code,
 // then CLAUDE_PATH=/tmp/cc/node_modules/.bin/claude node --import tsx scripts/check-real-claude.mts
 import { spawn } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startMockLLMServer } from "../test/fakes/mock-llm-server.ts";
@@ -34,10 +34,12 @@ server.reset();
 // `echo` would run unasked (the CLI deems it read-only): `touch` is asked about. Thinking on: the mock demands it before tool use.
 const bash = (file: string) => ({ thinking: "Create it.", toolCalls: [{ name: "Bash", input: { command: `touch ${file}`, description: "create" } }] });
 server.enqueue(bash("denied.txt"), { text: "It was denied." }, bash("allowed.txt"), { text: "Created allowed.txt." });
+// A Write of a new file (the CLI refuses to overwrite a file it has not read, before asking): its ask carries Keen's diff.
+server.enqueue({ thinking: "Write it.", toolCalls: [{ name: "Write", input: { file_path: join(root, "ws", "notes.txt"), content: "new line\n" } }] }, { text: "Wrote notes.txt." });
 for (let i = 0; i < 6; i++) server.enqueue({ text: "spare" });
 const stdio = spawn(new URL("../bin/keen", import.meta.url).pathname, ["stdio", "--runner", "cli", "--permission-mode", "ask"], { cwd: join(root, "ws"), env });
 let buffer = "";
-const answers = ["deny", "allow-once"];
+const answers = ["deny", "allow-once", "allow-once"];
 let prompts = 1;
 stdio.stderr.on("data", (d) => process.stderr.write(`STDERR ${d}`));
 stdio.stdout.setEncoding("utf8").on("data", (d: string) => {
@@ -49,7 +51,7 @@ stdio.stdout.setEncoding("utf8").on("data", (d: string) => {
     if (line.kind === "permission-request") {
       stdio.stdin.write(JSON.stringify({ kind: "permission-response", request_id: line.request_id, decision: answers.shift(), message: "not this one" }) + "\n");
     }
-    if (line.kind === "result" && prompts++ < 2) stdio.stdin.write(JSON.stringify({ kind: "prompt", text: "run it again" }) + "\n");
+    if (line.kind === "result" && prompts++ < 3) stdio.stdin.write(JSON.stringify({ kind: "prompt", text: "run it again" }) + "\n");
     else if (line.kind === "result") stdio.stdin.end();
   }
 });
@@ -58,3 +60,4 @@ await new Promise((resolve) => stdio.on("close", resolve));
 console.log("FILES", (await import("node:fs")).readdirSync(join(root, "ws")));
 console.log("ASK REQUESTS", server.requests.length, server.unexpected, JSON.stringify(server.requests.map((r) => r.body?.messages?.at(-1)?.content)).slice(0, 3000));
 await server.close();
+rmSync(root, { recursive: true, force: true });
