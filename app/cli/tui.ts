@@ -37,12 +37,12 @@ const NO_PROVIDER = /no provider configured|needs an API key/;
  * it: the TUI opens and says what to set.
  */
 export async function tuiCommand(flags: TuiFlags): Promise<number> {
+  const runner = flags.runner === undefined ? undefined : parseRunner(flags.runner);
   const problem = ttyProblem(process.stdin, process.stdout);
   if (problem) throw new UsageError(problem);
   if (flags.resume && flags.continue) throw new UsageError("use --resume <id> or --continue, not both");
   const mode = flags.permissionMode === undefined ? undefined : PermissionModeSchema.safeParse(flags.permissionMode);
   if (mode && !mode.success) throw new UsageError(`--permission-mode must be one of ${PermissionModeSchema.options.join(", ")}, not "${flags.permissionMode}"`);
-  const runner = flags.runner === undefined ? undefined : parseRunner(flags.runner);
 
   const paths = keenPaths();
   const cassetteFlags = cassetteSettings(flags);

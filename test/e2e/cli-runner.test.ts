@@ -104,8 +104,11 @@ test("usage errors before any session: a missing binary names its path, a projec
   assert.equal(r.code, 2);
   assert.match(r.stderr, /\/nowhere\/claude/);
   assert.deepEqual(await box.sessions(), []);
-  const bad = await box.run(["run", "--runner", "sideways", "hi"]);
-  assert.equal(bad.code, 2);
+  for (const args of [["run", "--runner", "sideways", "hi"], ["--runner", "sideways"], ["acp", "--runner", "sideways"], ["stdio", "--runner", "sideways"]]) {
+    const bad = await box.run(args, { stdin: "" });
+    assert.equal(bad.code, 2, args.join(" "));
+    assert.equal(bad.stderr, 'keen: --runner must be cli or embedded, not "sideways"\n', args.join(" "));
+  }
 
   const ok = sandbox("text-thinking");
   mkdirSync(join(ok.workspace, ".keen"));
