@@ -120,18 +120,23 @@ test("usage errors before any session: a missing binary names its path, a projec
 });
 
 test("the CLI's timeout kills its process group and ends the turn as an error", async () => {
-  const box = sandbox("hang", { timeoutMs: 500 });
+  // Long enough for the fake to start and log itself on a loaded machine.
+  const box = sandbox("hang", { timeoutMs: 2000 });
   const r = await box.run(["run", "--runner", "cli", "--format", "json", "hi"]);
   assert.equal(r.code, 1);
-  assert.match(JSON.parse(r.stdout).errors.join("\n"), /timed out after 0.5s/);
+  assert.match(JSON.parse(r.stdout).errors.join("\n"), /timed out after 2.0s/);
   const [call] = box.runs();
   assert.ok(!alive(call!.pid) && !alive(call!.grandchild!), "the CLI and its children are gone");
 });
 
 test("SIGINT kills the CLI's process group; the turn ends interrupted", async () => {
   const box = sandbox("hang");
+  // The fake logs its run (and its grandchild) before it hangs: that is when claude is surely running.
+  const started = async () => {
+    while (box.runs().length === 0) await new Promise((r) => setTimeout(r, 20));
+  };
   const r = await box.run(["run", "--runner", "cli", "--headless", "hi"], {
-    onSpawn: (child) => void waitForStdout(child, (s) => s.includes('"kind":"text"')).then(() => setTimeout(() => child.kill("SIGINT"), 300), () => {}),
+    onSpawn: (child) => void waitForStdout(child, (s) => s.includes('"kind":"text"')).then(started).then(() => child.kill("SIGINT"), () => {}),
   });
   assert.equal(r.code, 130, r.stderr);
   assert.equal(jsonl(r.stdout).at(-1)!.status, "interrupted");
