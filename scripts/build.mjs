@@ -129,6 +129,8 @@ const sideEntries = Object.fromEntries(Object.entries(SIDE_BUNDLES).map(([specif
 await build({ ...common, entryPoints: sideEntries, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
 await build({ ...common, entryPoints: { "mcp-sdk": "app/mcp/sdk.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
 await build({ ...common, entryPoints: { tui: "app/tui/start.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" }, external: ["blessed"] });
+// The CLI runner's permission relay: an MCP stdio server that claude spawns (with this node) in ask mode.
+await build({ ...common, entryPoints: { "permission-relay": "app/agent/permission-relay-server.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
 // The demo cassette ships beside the bundle: app/cli/demo.ts finds it next to the bundle's import.meta.url.
 const demo = new URL("../app/cli/demo.cassette.jsonl", import.meta.url);
 if (existsSync(demo)) copyFileSync(demo, `${stagingDir}/demo.cassette.jsonl`);

@@ -7,6 +7,7 @@ import { addUsage, emptyUsage } from "../../protocol/usage.js";
 import type { BackendTurnOptions, TurnBackend } from "./backend.js";
 import { createCliTranslator, type CliResult } from "./cli-stream.js";
 import { selectMaxStepsPrompt } from "./max-steps.js";
+import { relayServerPath, startPermissionRelay, type PermissionRelay } from "./permission-relay.js";
 import type { TurnOutcome } from "./turn.js";
 
 /** How to run the external agent CLI (`agents.defaults.cli` in the user's config). */
@@ -27,6 +28,8 @@ export interface CliRunnerOptions {
   allowedTools?: string[];
   disallowedTools?: string[];
   env?: NodeJS.ProcessEnv;
+  /** The diff a Write or Edit ask of the CLI would make, for the permission prompt (relayed asks only). */
+  preview?(tool: string, input: Record<string, unknown>): Promise<{ path: string; diff: string } | undefined>;
   /** Tells the user something they should know (stderr). */
   notice?: (line: string) => void;
   /** Where skipped lines are reported (`KEEN_DEBUG`). */
@@ -34,6 +37,8 @@ export interface CliRunnerOptions {
 }
 
 const KILL_GRACE_MS = 2000;
+/** How long an ask waits for its call's tool-use line (an ask for a call the CLI never printed is still asked). */
+const TOOL_USE_GRACE_MS = 2000;
 const STDERR_TAIL = 2000;
 
 /**
@@ -48,7 +53,7 @@ export function createCliBackend(options: CliRunnerOptions): TurnBackend {
 }
 
 /** The CLI's arguments for one turn (the prompt goes to stdin). */
-export function cliArgs(options: CliRunnerOptions, session: { resume?: string; id?: string }, mode: PermissionMode): string[] {
+export function cliArgs(options: CliRunnerOptions, session: { resume?: string; id?: string }, mode: PermissionMode, relay: string[] = []): string[] {
   const args = ["-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages", "--model", cliModel(options.model)];
   if (session.resume) args.push("--resume", session.resume);
   else args.push("--session-id", session.id!);
@@ -58,7 +63,7 @@ export function cliArgs(options: CliRunnerOptions, session: { resume?: string; i
   if (options.maxTurns) args.push("--max-turns", String(options.maxTurns));
   if (options.allowedTools) args.push("--allowedTools", options.allowedTools.map(cliToolName).join(","));
   if (options.disallowedTools) args.push("--disallowedTools", options.disallowedTools.map(cliToolName).join(","));
-  return [...args, ...options.flags];
+  return [...args, ...relay, ...options.flags];
 }
 
 /** Keen's tool names and the CLI's; any other name is passed on as the CLI's own. */
@@ -126,19 +131,37 @@ async function runCliTurn(options: CliRunnerOptions, turn: BackendTurnOptions): 
   const newId = resume ? undefined : randomUUID();
   const input = moved ? withConversation(turn.history, prompt, previous!.cwd!) : prompt;
   if (moved) options.notice?.(`the session's CLI session ran in ${previous!.cwd}: starting a new one in ${turn.cwd} with the stored conversation`);
-  const translator = createCliTranslator(emit, options.debug);
+  // ask: the CLI asks about every call that needs it; accept-edits: it edits on its own and asks about the rest (bash).
+  const asks = turn.permissionMode === "ask" || turn.permissionMode === "accept-edits";
+  const translator = createCliTranslator(emit, options.debug, asks);
   let cliSession = resume ?? newId;
   const fail = async (message: string) => {
     outcome.status = "error";
     outcome.errors.push(message);
     await emit({ kind: "error", message });
   };
-  if (turn.permissionMode === "ask") {
-    await fail("the CLI runner cannot relay permission prompts yet: use --permission-mode auto, accept-edits or read-only");
-  } else if (turn.signal.aborted) {
+  let relay: PermissionRelay | undefined;
+  if (asks && !turn.signal.aborted) {
+    // The CLI's asks come back to the engine's permission gate (and so to the front end's prompt).
+    const serverPath = relayServerPath();
+    if (serverPath) {
+      relay = await startPermissionRelay({
+        requester: turn.requester, signal: turn.signal, serverPath,
+        before: (ask) => (ask.tool_use_id ? untilOrAfter(translator.toolUse(ask.tool_use_id), TOOL_USE_GRACE_MS) : Promise.resolve()),
+        after: (ask, allow) => (ask.tool_use_id ? translator.decided(ask.tool_use_id, allow) : Promise.resolve()),
+        ...(options.preview ? { preview: options.preview } : {}),
+      }).catch(() => undefined);
+    }
+  }
+  const relayArgs = relay?.args ?? [];
+  // A person may take a while to answer: the CLI's MCP tool timeout must not deny for them.
+  const spawnOptions = relay ? { ...options, env: { MCP_TOOL_TIMEOUT: "86400000", ...(options.env ?? process.env) } } : options;
+  if (turn.signal.aborted) {
     outcome.status = "interrupted";
+  } else if (asks && !relay) {
+    await fail(`could not start the permission relay for ${turn.permissionMode} mode (dist/permission-relay.cjs missing, or no private socket): use --permission-mode auto or read-only`);
   } else {
-    let run = await spawnCli(options, cliArgs(options, { resume, id: newId }, turn.permissionMode), input, turn.cwd, turn.signal, translator.line);
+    let run = await spawnCli(spawnOptions, cliArgs(options, { resume, id: newId }, turn.permissionMode, relayArgs), input, turn.cwd, turn.signal, translator.line);
     await translator.finish();
     cliSession = translator.sessionId ?? cliSession;
     let result = translator.result;
@@ -148,11 +171,14 @@ async function runCliTurn(options: CliRunnerOptions, turn: BackendTurnOptions): 
       await emit({ kind: "prompt-injection", turn_id: turn.turnId, step: result.numTurns + 1, name: final.name, text: final.text });
       const limited = { ...options, maxTurns: 1, allowedTools: undefined, disallowedTools: translator.tools.length ? translator.tools : undefined };
       const first: CliResult = result;
-      run = await spawnCli(options, cliArgs(limited, { resume: translator.sessionId }, turn.permissionMode), final.text, turn.cwd, turn.signal, translator.line);
+      run = await spawnCli(spawnOptions, cliArgs(limited, { resume: translator.sessionId }, turn.permissionMode, relayArgs), final.text, turn.cwd, turn.signal, translator.line);
       await translator.finish();
       const second = translator.result;
       result = second && second !== first && second.status === "success" && second.text
-        ? { ...second, status: "max_turns", numTurns: first.numTurns + second.numTurns, usage: addUsage(first.usage, second.usage) }
+        ? {
+          ...second, status: "max_turns", numTurns: first.numTurns + second.numTurns, usage: addUsage(first.usage, second.usage),
+          ...(first.costUsd !== undefined || second.costUsd !== undefined ? { costUsd: (first.costUsd ?? 0) + (second.costUsd ?? 0) } : {}),
+        }
         : first;
     }
     if (turn.signal.aborted) {
@@ -171,6 +197,9 @@ async function runCliTurn(options: CliRunnerOptions, turn: BackendTurnOptions): 
       outcome.text = result.text;
       outcome.steps = result.numTurns;
       outcome.usage = result.usage;
+      if (result.costUsd !== undefined) outcome.costUsd = result.costUsd;
+      if (result.lastUsage) outcome.lastUsage = result.lastUsage;
+      if (result.contextWindow) outcome.contextWindow = result.contextWindow;
       if (result.stopReason) outcome.stopReason = result.stopReason;
       if (result.status === "error") {
         outcome.errors.push(...result.errors);
@@ -178,6 +207,7 @@ async function runCliTurn(options: CliRunnerOptions, turn: BackendTurnOptions): 
       }
     }
   }
+  await relay?.close();
   if (outcome.text) {
     // Stored so `sessions show` and a later embedded turn see the answer.
     const message: Message = { role: "assistant", content: [{ type: "text", text: outcome.text }] };
@@ -259,4 +289,10 @@ function killGroup(pid: number, sig: NodeJS.Signals): void {
   } catch {
     // Already gone.
   }
+}
+
+/** `promise`, or nothing after `ms`: a bound, not a clock that orders events. */
+function untilOrAfter(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
 }

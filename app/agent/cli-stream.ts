@@ -12,6 +12,10 @@ export interface CliResult {
   usage: Usage;
   stopReason?: string;
   costUsd?: number;
+  /** Usage of the CLI's last model request (its stream's message_start / message_delta): what the context held. */
+  lastUsage?: Usage;
+  /** The model's window as the CLI reports it (`modelUsage`). */
+  contextWindow?: number;
 }
 
 type Json = Record<string, unknown>;
@@ -23,9 +27,12 @@ type Json = Record<string, unknown>;
  * `message.id`) become `thinking`, `text`, `memory` and `tool-use`, emitted
  * once per message when it stops, as the embedded loop emits them; `user`
  * frames' `tool_result` blocks become `tool-result`; the `result` line ends it.
- * Contract: `line` never throws; malformed and unknown lines are skipped.
+ * With `askFirst` (ask mode: the CLI asks Keen before it runs a tool), a
+ * call's `tool-start` waits for the answer, as in the embedded loop: after an
+ * allow (`decided`), or before its result when nobody was asked; never after a
+ * denial. Contract: `line` never throws; malformed and unknown lines are skipped.
  */
-export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, debug?: (line: string) => void) {
+export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, debug?: (line: string) => void, askFirst = false) {
   let sessionId: string | undefined;
   let tools: string[] = [];
   let result: CliResult | undefined;
@@ -36,11 +43,30 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
   /** The streaming block: its kind and, for text, its memory filter. */
   let block: { kind: "text"; filter: MemoryFilter; emitted: boolean } | { kind: "thinking" } | undefined;
   let texts: string[] = [];
+  /** The raw usage of the main model's request in flight (message_start, updated by message_delta). */
+  let requestUsage: Json | undefined;
+  /** Calls emitted as tool-use whose tool-start waits for the user's answer (askFirst). */
+  const unstarted = new Map<string, string>();
+  const announced = new Set<string>();
+  const waiting = new Map<string, (() => void)[]>();
 
   async function flushComplete(): Promise<void> {
     const pending = complete;
     complete = [];
-    for (const event of pending) await emit(event);
+    for (const event of pending) {
+      await emit(event);
+      if (event.kind !== "tool-use") continue;
+      announced.add(event.tool_call_id);
+      for (const wake of waiting.get(event.tool_call_id) ?? []) wake();
+      waiting.delete(event.tool_call_id);
+    }
+  }
+
+  async function start(id: string): Promise<void> {
+    const name = unstarted.get(id);
+    if (name === undefined) return;
+    unstarted.delete(id);
+    await emit({ kind: "tool-start", role: "assistant", tool_name: name, tool_call_id: id });
   }
 
   async function streamEvent(event: Json): Promise<void> {
@@ -76,6 +102,15 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
         block = undefined;
         return;
       }
+      case "message_start": {
+        const usage = (event.message as Json | undefined)?.usage;
+        if (usage && typeof usage === "object") requestUsage = { ...(usage as Json) };
+        return;
+      }
+      case "message_delta":
+        // Final counts of the request; a field it leaves out keeps message_start's.
+        if (requestUsage && event.usage && typeof event.usage === "object") requestUsage = { ...requestUsage, ...(event.usage as Json) };
+        return;
       case "message_stop":
         return flushComplete();
     }
@@ -104,8 +139,9 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
         const name = typeof part.name === "string" ? part.name : "unknown";
         toolNames.set(part.id, name);
         complete.push({ kind: "tool-use", role: "assistant", tool_name: name, tool_call_id: part.id, input: JSON.stringify(part.input ?? {}) });
-        // The CLI runs its own tools: the call starts as soon as it is complete.
-        complete.push({ kind: "tool-start", role: "assistant", tool_name: name, tool_call_id: part.id });
+        // The CLI runs its own tools: the call starts as soon as it is complete, unless the CLI will ask first.
+        if (askFirst) unstarted.set(part.id, name);
+        else complete.push({ kind: "tool-start", role: "assistant", tool_name: name, tool_call_id: part.id });
       }
     });
   }
@@ -115,6 +151,7 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
     const content = Array.isArray(message.content) ? (message.content as Json[]) : [];
     for (const part of content) {
       if (part.type !== "tool_result" || typeof part.tool_use_id !== "string") continue;
+      await start(part.tool_use_id);
       const filter = new MemoryFilter();
       const text = filter.push(resultText(part.content)) + filter.flush();
       await emit({
@@ -139,6 +176,8 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
       usage: usageOf(line.usage as Json | undefined),
       ...(typeof line.stop_reason === "string" ? { stopReason: line.stop_reason } : {}),
       ...(typeof line.total_cost_usd === "number" ? { costUsd: line.total_cost_usd } : {}),
+      ...(requestUsage ? { lastUsage: usageOf(requestUsage) } : {}),
+      ...(contextWindowOf(line.modelUsage) ? { contextWindow: contextWindowOf(line.modelUsage) } : {}),
     };
   }
 
@@ -179,6 +218,16 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
           debug?.(`skipped a line of type ${String(json.type)}`);
       }
     },
+    /** Resolves once the call's tool-use is out, so a permission request follows it (a CLI stdout not yet read). */
+    toolUse(id: string): Promise<void> {
+      if (announced.has(id)) return Promise.resolve();
+      return new Promise((resolve) => waiting.set(id, [...(waiting.get(id) ?? []), resolve]));
+    },
+    /** The user's answer to the CLI's ask: an allowed call starts now; a denied one never starts. */
+    async decided(id: string, allow: boolean): Promise<void> {
+      if (allow) await start(id);
+      else unstarted.delete(id);
+    },
     /** Emits complete entries still held (a stream cut before its message stopped). */
     finish: flushComplete,
     get sessionId() {
@@ -206,6 +255,13 @@ export function usageOf(usage: Json | undefined): Usage {
   const input = n("input_tokens") + cached + written;
   const output = n("output_tokens");
   return { input_tokens: input, cached_tokens: cached, cache_write_tokens: written, output_tokens: output, reasoning_tokens: 0, total_tokens: input + output };
+}
+
+/** The largest window among the models the CLI used (its main model's; helpers such as a small fast model have smaller ones). */
+function contextWindowOf(modelUsage: unknown): number | undefined {
+  if (!modelUsage || typeof modelUsage !== "object") return undefined;
+  const windows = Object.values(modelUsage as Record<string, Json>).map((m) => m?.contextWindow).filter((w): w is number => typeof w === "number" && w > 0);
+  return windows.length ? Math.max(...windows) : undefined;
 }
 
 function resultText(content: unknown): string {

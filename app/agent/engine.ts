@@ -101,6 +101,10 @@ export interface SessionEngine extends EngineClient {
   readonly done: Promise<void>;
   /** The current session's id. */
   readonly sessionId: string;
+  /** True while a turn runs or prompts wait for one (read by the run facade, app/agent/run-facade.ts). */
+  readonly busy: boolean;
+  /** Resolves once no turn runs and no prompt waits. */
+  idle(): Promise<void>;
 }
 
 /**
@@ -127,6 +131,8 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   let early: { reason: StopReason; message?: string } | undefined;
   /** A turn is preparing and claiming its session: an interrupt now stops it as soon as it runs. */
   let starting = false;
+  /** From a prompt's dequeue to just before its response (the session is released by then). */
+  let turning = false;
   /** A manual compaction holds the session: prompts wait for it. */
   let compacting: Promise<void> | undefined;
   let chosenMode: PermissionMode | undefined;
@@ -291,8 +297,10 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       while (compacting) await compacting;
       while (queue.length && !closed) {
         const prompt = queue.shift()!;
+        turning = true;
         // A turn that fails outside the loop's own contract (a store that cannot be read) still answers its prompt.
-        await turn(prompt).catch((error) => respond(prompt, false, { error: messageOf(error) }));
+        await turn(prompt).catch((error) => ((turning = false), respond(prompt, false, { error: messageOf(error) })));
+        turning = false;
       }
     } finally {
       pump = undefined;
@@ -312,6 +320,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     } catch (error) {
       starting = false;
       early = undefined;
+      turning = false;
       return respond(prompt, false, { error: messageOf(error) });
     }
     starting = false;
@@ -373,6 +382,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       await store.release(current.id, status).catch(report);
     }
     // Answered once the claim is released: a client may hand the session to another process at once.
+    turning = false;
     await respond(prompt, true, { data: answer });
   }
 
@@ -441,6 +451,10 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     get sessionId() {
       return session.id;
     },
+    get busy() {
+      return turning || queue.length > 0;
+    },
+    idle,
   };
 }
 

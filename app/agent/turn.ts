@@ -45,6 +45,10 @@ export interface TurnOutcome {
   stopReason?: string;
   /** Usage of the last completed request: what the context held then. */
   lastUsage?: Usage;
+  /** What the turn cost, when its backend knows better than Keen's price table (the CLI reports its own). */
+  costUsd?: number;
+  /** The context window the backend reported for its model (the CLI's `modelUsage`). */
+  contextWindow?: number;
 }
 
 /**

@@ -11,6 +11,7 @@ import { DEFAULT_RETRY } from "../agent/retry.js";
 import { createStderrReporter } from "../headless/final-output.js";
 import { terminalText } from "../headless/terminal-text.js";
 import { keenPaths, type KeenPaths } from "./config.js";
+import { storedRunner } from "./cli-runner-setup.js";
 import { checkModel, createPreparer, listModels, type FrontEndSettings } from "./engine-setup.js";
 import { validateRunFlags } from "./run-flags.js";
 
@@ -24,6 +25,7 @@ export interface AcpFlags {
   allowedTools?: string;
   disallowedTools?: string;
   maxTurns?: string;
+  runner?: string;
 }
 
 const EXIT_FOR = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
@@ -42,6 +44,7 @@ export async function acpCommand(flags: AcpFlags): Promise<number> {
   const frontEnd: FrontEndSettings = {
     allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns,
     headless: false, permissionMode: settings.permissionMode, defaultMode: "ask",
+    runner: settings.runner, runnerOf: (id) => storedRunner(store, id),
   };
   const log = (line: string) => void process.stderr.write(`keen acp: ${terminalText(line)}\n`);
   const server = await serveAcp({

@@ -4,6 +4,7 @@ import type { PermissionMode } from "../../protocol/commands.js";
 import type { Provider } from "../../protocol/provider.js";
 import type { SessionStore } from "../../storage/store.js";
 import type { TurnBackend } from "../agent/backend.js";
+import type { Tool } from "../tools/tool.js";
 import { modelInfo, parseModelRef } from "../providers/registry.js";
 import type { ResolvedConfig } from "./config.js";
 import { UsageError } from "./errors.js";
@@ -38,11 +39,12 @@ export interface CliSetup {
 
 /**
  * The CLI runner's part of a session's setup. Throws UsageError (exit 2,
- * before any session exists) when the executable is missing or the mode is
- * `ask`, whose prompts the runner cannot relay yet.
+ * before any session exists) when the executable is missing.
  */
 export function cliSetup(config: ResolvedConfig, options: {
   model?: string; mode: PermissionMode; maxTurns?: number; allowedTools?: string[]; disallowedTools?: string[]; env: NodeJS.ProcessEnv;
+  /** Keen's own write_file / edit_file for this session (their guard), to preview the CLI's Write and Edit asks. */
+  previewTools?: Tool[];
 }): CliSetup {
   const cli = config.agents?.defaults?.cli ?? {};
   const configured = cli.path ?? "claude";
@@ -50,9 +52,6 @@ export function cliSetup(config: ResolvedConfig, options: {
   const path = configured.includes("/") ? resolve(configured) : configured;
   if (!findExecutable(path, options.env)) {
     throw new UsageError(`the CLI runner's executable "${path}" was not found${path.includes("/") ? "" : " on PATH"}: install it or set agents.defaults.cli.path in your config`);
-  }
-  if (options.mode === "ask") {
-    throw new UsageError("the CLI runner cannot relay permission prompts yet: use --permission-mode auto, accept-edits or read-only with --runner cli");
   }
   const anthropic = config.providers.anthropic!;
   const wanted = options.model ?? config.model ?? `anthropic/${anthropic.defaultModel}`;
@@ -67,8 +66,29 @@ export function cliSetup(config: ResolvedConfig, options: {
       path, flags: cli.flags ?? [], skipPermissions: cli.skipPermissions === true, timeoutMs: cli.timeoutMs, model: modelRef,
       maxTurns: options.maxTurns, allowedTools: options.allowedTools, disallowedTools: options.disallowedTools, env: options.env, ...(debug ? { debug } : {}),
       notice: (line) => process.stderr.write(`keen: ${line}\n`),
+      ...(options.previewTools ? { preview: cliPreview(options.previewTools) } : {}),
     }),
     provider: unavailableProvider(modelRef),
+  };
+}
+
+/**
+ * Previews of the CLI's `Write` and `Edit` asks, computed by Keen's own
+ * write_file / edit_file: their filesystem guard decides what may be read, so
+ * a protected or secret file yields no preview (the prompt shows the input).
+ */
+export function cliPreview(tools: Tool[]) {
+  const find = (name: string) => tools.find((t) => t.definition.name === name);
+  return async (tool: string, input: Record<string, unknown>): Promise<{ path: string; diff: string } | undefined> => {
+    const path = input.file_path;
+    if (typeof path !== "string") return undefined;
+    const [target, args] = tool === "Write"
+      ? [find("write_file"), { path, content: input.content }]
+      : tool === "Edit"
+        ? [find("edit_file"), { path, old_string: input.old_string, new_string: input.new_string, replace_all: input.replace_all }]
+        : [undefined, undefined];
+    const preview = await target?.preview?.(args).catch(() => undefined);
+    return preview && typeof preview === "object" ? preview : undefined;
   };
 }
 

@@ -39,10 +39,10 @@ export interface FrontEndSettings {
   defaultMode: PermissionMode;
   /** `--record` / `--replay` (openCassette): the providers' requests are recorded or served from a cassette. */
   cassette?: CassetteSetup;
-  /** `--runner`, else the runner of the stored session the front end starts in. */
+  /** `--runner`: beats the session's own runner and the config. */
   runner?: Runner;
-  /** The runner of the stored session the front end starts in (`--runner` and it beat the config). */
-  storedRunner?: Runner;
+  /** The runner a stored session's turns used (it beats the config): read for each session a front end prepares, so `resume-session` switches too. */
+  runnerOf?: (sessionId: string) => Promise<Runner | undefined>;
   /**
    * An ACP client's editor, for the file tools' reads and writes (behind the guard). Such a
    * session has no `undo`: the engine's restorer works on the disk, and the editor has its own.
@@ -97,8 +97,9 @@ async function prepare(
   const workspace = findWorkspace(cwd);
   const config = loadConfig(paths, workspace);
   const replay = settings.cassette?.replay;
-  if (!replay && chooseRunner(settings.runner, settings.storedRunner, config) === "cli") return prepareCli(config, settings, env, session);
-  const choice = replay ? replay.choose(session.model, config) : chooseModel(session.model, config, env);
+  if (settings.cassette && settings.runner === "cli") {
+    throw new UsageError("--record / --replay (or KEEN_RECORD) cannot be used with --runner cli: a cassette holds provider traffic, and the CLI's never passes through Keen");
+  }
   // Keen's config directory (holding the config file) and data directory are off limits to its tools.
   const guard = createFileGuard({
     workspace, protectedPaths: [dirname(paths.configFile), paths.dataDir], allowProjectConfigEdits: config.guard?.allowProjectConfigEdits,
@@ -107,6 +108,11 @@ async function prepare(
   // Hides known secrets from the model (tool output) and from every output (the engine redacts events with it).
   const redactor = secretsRedactor(env, config.providers, mcpSecrets(sources?.servers ?? []));
   const builtin = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files });
+  // The CLI runs its own tools, MCP servers included (its own config): Keen's MCP servers are not started for it.
+  if (!replay && chooseRunner(settings.runner, await settings.runnerOf?.(session.id), config) === "cli") {
+    return prepareCli(config, settings, env, session, { redactor, allTools: builtin });
+  }
+  const choice = replay ? replay.choose(session.model, config) : chooseModel(session.model, config, env);
   const limits = limitsFor(
     config,
     { allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, permissionMode: settings.permissionMode },
@@ -170,19 +176,25 @@ async function prepare(
 }
 
 /** A session whose turns the external CLI runs: no provider, no tools of Keen's, no per-turn policies. */
-function prepareCli(config: ResolvedConfig, settings: FrontEndSettings, env: NodeJS.ProcessEnv, session: { model?: string }): PreparedSetup {
+function prepareCli(
+  config: ResolvedConfig, settings: FrontEndSettings, env: NodeJS.ProcessEnv, session: { model?: string }, own: { redactor: Redactor; allTools: Tool[] },
+): PreparedSetup {
   const limits = limitsFor(
     config,
     { allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, permissionMode: settings.permissionMode },
     settings.defaultMode,
   );
   const permissionMode = limits.permissionMode ?? settings.defaultMode;
-  if (settings.outputSchema) throw new UsageError("--output-schema is not supported with the CLI runner yet");
+  if (settings.outputSchema) throw new UsageError("--output-schema is not supported with the CLI runner: the CLI has no structured-output step Keen could check");
+  const { redactor } = own;
+  // Keen's write_file / edit_file, never run here: they preview the CLI's Write and Edit asks through Keen's guard.
+  const previewTools = own.allTools.filter((t) => t.definition.name === "write_file" || t.definition.name === "edit_file");
   const cli = cliSetup(config, {
     model: session.model, mode: permissionMode, maxTurns: limits.maxTurns, allowedTools: limits.allowedTools, disallowedTools: limits.disallowedTools, env,
+    previewTools,
   });
   return {
-    config, redactor: secretsRedactor(env, config.providers), retry: config.retry, permissionMode, projectMode: config.projectLimits.permissionMode,
+    config, redactor, retry: config.retry, permissionMode, projectMode: config.projectLimits.permissionMode,
     modelRef: cli.modelRef, provider: cli.provider, tools: [], system: "", contextWindow: cli.contextWindow, backend: cli.backend,
     perTurn: () => ({ policies: [], tools: [] }),
   };

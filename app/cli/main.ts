@@ -23,7 +23,8 @@ export async function main(argv: string[]): Promise<number> {
     .option("-m, --model <provider/model>", "model to use, e.g. anthropic/claude-sonnet-5-5")
     .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only")
     .option("--theme <theme>", "dark (default), light, high-contrast, or a theme file")
-    .option("--cwd <dir>", "working directory of new sessions");
+    .option("--cwd <dir>", "working directory of new sessions")
+    .option("--runner <runner>", "embedded (Keen's own loop) or cli (the claude CLI; see README)");
   mcpOption(program);
   cassetteOptions(program, "ask").action((flags) => {
     pending = async () => (await import("./tui.js")).tuiCommand(flags);
@@ -88,6 +89,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("--disallowed-tools <list>", "comma-separated tools the model may not call")
     .option("--max-turns <n>", "limit the model requests of each turn")
     .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only")
+    .option("--runner <runner>", "embedded (Keen's own loop) or cli (the claude CLI; see README)")
     .action((flags) => {
       pending = async () => (await import("./acp.js")).acpCommand(flags);
     });

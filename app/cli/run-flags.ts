@@ -87,9 +87,6 @@ export function validateRunFlags(flags: RunFlags, formatGiven: boolean): RunSett
     throw new UsageError(`--permission-mode must be one of ${MODES.join(", ")}, not "${flags.permissionMode}"`);
   }
   if (flags.model !== undefined && !flags.model.trim()) throw new UsageError("--model needs <provider>/<model>");
-  if (flags.runner !== undefined && flags.runner !== "cli" && flags.runner !== "embedded") {
-    throw new UsageError(`--runner must be cli or embedded, not "${flags.runner}"`);
-  }
   return {
     session: flags.session,
     continueLast: Boolean(flags.continue),
@@ -106,9 +103,15 @@ export function validateRunFlags(flags: RunFlags, formatGiven: boolean): RunSett
     outputSchema: flags.outputSchema,
     permissionMode: flags.permissionMode as PermissionMode | undefined,
     cassette: cassetteSettings(flags),
-    ...(flags.runner ? { runner: flags.runner as "cli" | "embedded" } : {}),
+    ...(flags.runner !== undefined ? { runner: parseRunner(flags.runner) } : {}),
     ...(flags.mcpConfig?.length ? { mcpConfig: flags.mcpConfig } : {}),
   };
+}
+
+/** `--runner`'s value, or a usage error. */
+export function parseRunner(value: string): "cli" | "embedded" {
+  if (value !== "cli" && value !== "embedded") throw new UsageError(`--runner must be cli or embedded, not "${value}"`);
+  return value;
 }
 
 function splitList(value: string | undefined): string[] | undefined {

@@ -6,6 +6,7 @@ import { UnknownSessionError, type SessionMeta } from "../../storage/store.js";
 import { createSessionEngine } from "../agent/engine.js";
 import { DEFAULT_RETRY } from "../agent/retry.js";
 import { keenPaths } from "./config.js";
+import { storedRunner } from "./cli-runner-setup.js";
 import { checkModel, createPreparer, listModels } from "./engine-setup.js";
 import { ExitError, UsageError } from "./errors.js";
 
@@ -24,6 +25,9 @@ export async function compactSession(idOrPrefix: string, flags: { instructions?:
   } catch (error) {
     if (error instanceof UnknownSessionError) throw new UsageError(error.message);
     throw error;
+  }
+  if ((await storedRunner(store, meta.id)) === "cli") {
+    throw new UsageError(`session ${meta.id} runs through the CLI runner, whose CLI keeps (and compacts) its own context: nothing to compact in Keen`);
   }
   const prepare = createPreparer(paths, { headless: true, defaultMode: "read-only", mcp: false });
   const setup = await prepare({ id: meta.id, cwd: meta.cwd, model: meta.model });

@@ -12,7 +12,9 @@ import { historyPathFor } from "../tui/history.js";
 import { cassetteSettings, type CassetteFlags } from "./cassette-flags.js";
 import { keenPaths, loadConfig } from "./config.js";
 import { checkModel, createPreparer, listModels, storedSession, type PreparedSetup } from "./engine-setup.js";
+import { storedRunner } from "./cli-runner-setup.js";
 import { UsageError } from "./errors.js";
+import { parseRunner } from "./run-flags.js";
 import { findWorkspace } from "../tools/workspace.js";
 
 /** `keen [--resume <id> | --continue] [--model m] [--permission-mode m] [--theme t] [--cwd dir]` */
@@ -24,6 +26,7 @@ export interface TuiFlags extends CassetteFlags {
   theme?: string;
   cwd?: string;
   mcpConfig?: string[];
+  runner?: string;
 }
 
 const EXIT_FOR_SIGNAL: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
@@ -36,6 +39,7 @@ const NO_PROVIDER = /no provider configured|needs an API key/;
  * it: the TUI opens and says what to set.
  */
 export async function tuiCommand(flags: TuiFlags): Promise<number> {
+  const runner = flags.runner === undefined ? undefined : parseRunner(flags.runner);
   const problem = ttyProblem(process.stdin, process.stdout);
   if (problem) throw new UsageError(problem);
   if (flags.resume && flags.continue) throw new UsageError("use --resume <id> or --continue, not both");
@@ -53,7 +57,10 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
   const config = loadConfig(paths, findWorkspace(cwd));
   // Replaying, as in keen run and stdio: the flag, else the replay's mode (the demo: auto), never the config's.
   const replayMode = cassette?.replay ? (cassette.replay.mode ?? "ask") : undefined;
-  const prepare = createPreparer(paths, { headless: false, permissionMode: mode?.data ?? replayMode, defaultMode: "ask", cassette, mcpConfig: flags.mcpConfig });
+  const prepare = createPreparer(paths, {
+    headless: false, permissionMode: mode?.data ?? replayMode, defaultMode: "ask", cassette, runner, runnerOf: (id) => storedRunner(store, id),
+    mcpConfig: flags.mcpConfig,
+  });
   const id = meta?.id ?? newSessionId();
   const model = flags.model ?? meta?.model;
   let setup: PreparedSetup | undefined;

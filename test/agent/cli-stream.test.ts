@@ -90,3 +90,22 @@ test("argv: model without its provider, session id or resume, modes mapped, skip
   assert.deepEqual(storedCliSession([start("/a"), end("a"), start("/b"), end("b"), start("/c"), end()]), { id: "b", cwd: "/b" });
   assert.equal(storedCliSession([]), undefined);
 });
+
+test("askFirst: tool-start waits for an allow, never follows a denial, and precedes a result nobody was asked about", async () => {
+  const lines = readFileSync(join(FIXTURES, "tool-bash.jsonl"), "utf8").split("\n");
+  const resultAt = lines.findIndex((l) => l.includes('"tool_result"'));
+  const run = async (answer?: boolean) => {
+    const events: EventDraft[] = [];
+    const t = createCliTranslator(async (e) => void events.push(e), undefined, true);
+    const announced = t.toolUse("toolu_395138d655d37187c8d5e47b");
+    for (const line of lines.slice(0, resultAt)) await t.line(line);
+    await announced;
+    if (answer !== undefined) await t.decided("toolu_395138d655d37187c8d5e47b", answer);
+    const before = events.map((e) => e.kind).filter((k) => k.startsWith("tool"));
+    for (const line of lines.slice(resultAt)) await t.line(line);
+    return { before, after: events.map((e) => e.kind).filter((k) => k.startsWith("tool")) };
+  };
+  assert.deepEqual(await run(true), { before: ["tool-use", "tool-start"], after: ["tool-use", "tool-start", "tool-result"] });
+  assert.deepEqual(await run(false), { before: ["tool-use"], after: ["tool-use", "tool-result"] });
+  assert.deepEqual(await run(), { before: ["tool-use"], after: ["tool-use", "tool-start", "tool-result"] });
+});

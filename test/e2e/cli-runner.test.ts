@@ -5,36 +5,11 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { makeSandbox, waitForStdout } from "./harness.js";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { waitForStdout } from "./harness.js";
 import { startStdio } from "./stdio-client.js";
-
-const FAKE = resolve(import.meta.dirname, "../fakes/fake-claude.mjs");
-
-function sandbox(scripts: string, cli: Record<string, unknown> = {}) {
-  const box = makeSandbox("http://127.0.0.1:9", { agents: { defaults: { cli: { path: FAKE, ...cli } } } });
-  const log = join(box.root, "claude-runs.jsonl");
-  const env = { FAKE_CLAUDE_LOG: log, FAKE_CLAUDE_SCRIPTS: scripts, ANTHROPIC_API_KEY: undefined };
-  const runs = (): { argv: string[]; stdin: string; pid: number; cwd: string; grandchild?: number }[] =>
-    existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
-  const run = (args: string[], options: Parameters<typeof box.run>[1] = {}) => box.run(args, { ...options, env: { ...env, ...options.env } });
-  return { ...box, env: { ...box.env, ...env }, run, runs };
-}
-
-const jsonl = (stdout: string) => stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, any>);
-const brief = (e: Record<string, any>) => (e.kind.endsWith("-delta") ? e.kind : `${e.kind}${e.tool_name ? `:${e.tool_name}` : ""}`);
-/** Runs of one delta kind collapsed to one entry: the sequence without the CLI's chunking. */
-const collapse = (kinds: string[]) => kinds.filter((k, i) => !k.endsWith("-delta") || kinds[i - 1] !== k);
-
-/** True while the process runs (a zombie nobody reaped yet counts as gone). */
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
+import { RELAY_TOOL, alive, brief, collapse, jsonl, sandbox } from "./cli-runner-sandbox.js";
 
 test("keen run --runner cli (text): the prompt goes to stdin, the argv is claude's, the answer is printed, no API key needed", async () => {
   const box = sandbox("text-thinking");
@@ -49,6 +24,16 @@ test("keen run --runner cli (text): the prompt goes to stdin, the argv is claude
   assert.equal(call!.argv.length, 9, "auto without skipPermissions leaves the CLI's own permission mode");
 });
 
+test("piped stdin joins the prompt on claude's stdin, past the argv limit (a 300 KiB diff)", async () => {
+  const box = sandbox("text-thinking");
+  const diff = `diff --git a/x b/x\n${"+a line of the diff\n".repeat(16_000)}`;
+  const r = await box.run(["run", "--runner", "cli", "review this"], { stdin: diff });
+  assert.equal(r.code, 0, r.stderr);
+  const [call] = box.runs();
+  assert.ok(call!.stdin.startsWith("review this") && call!.stdin.includes(diff.trimEnd()), "the prompt and the whole diff");
+  assert.ok(call!.argv.every((arg) => arg.length < 1000), "nothing of the prompt in argv");
+});
+
 test("--headless --stream-deltas: the whole event sequence; the stored session; the next turn resumes the CLI session", async () => {
   const box = sandbox("tool-bash,resume-2", { skipPermissions: true, flags: ["--append-system-prompt", "be brief"] });
   const r = await box.run(["run", "--runner", "cli", "--headless", "--stream-deltas", "run echo hi"]);
@@ -60,6 +45,8 @@ test("--headless --stream-deltas: the whole event sequence; the stored session; 
   assert.equal(result.text, "The command printed: hi");
   assert.equal(result.status, "success");
   assert.equal(result.num_turns, 2);
+  assert.equal(result.cost_usd, 0.19052, "the CLI's own cost");
+  assert.deepEqual(result.context, { used: 19055 + 6, window: 1_000_000 }, "the last request's usage against the window the CLI reports");
   const first = box.runs()[0]!;
   assert.deepEqual(first.argv.slice(9), ["--permission-mode", "bypassPermissions", "--dangerously-skip-permissions", "--append-system-prompt", "be brief"]);
 
@@ -111,19 +98,19 @@ test("an exit without a result is an error carrying the stderr tail", async () =
   assert.match(result.errors.join("\n"), /exited with code 1 without a result: boom: the CLI fell over/);
 });
 
-test("usage errors before any session: a missing binary names its path, ask mode is refused, a project config cannot set the runner", async () => {
+test("usage errors before any session: a missing binary names its path, a project config cannot set the runner", async () => {
   const box = sandbox("text-thinking", { path: "/nowhere/claude" });
   const r = await box.run(["run", "--runner", "cli", "hi"]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /\/nowhere\/claude/);
   assert.deepEqual(await box.sessions(), []);
-  const bad = await box.run(["run", "--runner", "sideways", "hi"]);
-  assert.equal(bad.code, 2);
+  for (const args of [["run", "--runner", "sideways", "hi"], ["--runner", "sideways"], ["acp", "--runner", "sideways"], ["stdio", "--runner", "sideways"]]) {
+    const bad = await box.run(args, { stdin: "" });
+    assert.equal(bad.code, 2, args.join(" "));
+    assert.equal(bad.stderr, 'keen: --runner must be cli or embedded, not "sideways"\n', args.join(" "));
+  }
 
   const ok = sandbox("text-thinking");
-  const stdio = await ok.run(["stdio", "--runner", "cli"], { stdin: "" });
-  assert.equal(stdio.code, 2);
-  assert.match(stdio.stderr, /permission prompts/);
   mkdirSync(join(ok.workspace, ".keen"));
   writeFileSync(join(ok.workspace, ".keen", "config.json"), JSON.stringify({ agents: { defaults: { cli: { enabled: true, path: "/bin/sh" } } } }));
   const project = await ok.run(["run", "hi"]);
@@ -133,18 +120,23 @@ test("usage errors before any session: a missing binary names its path, ask mode
 });
 
 test("the CLI's timeout kills its process group and ends the turn as an error", async () => {
-  const box = sandbox("hang", { timeoutMs: 500 });
+  // Long enough for the fake to start and log itself on a loaded machine.
+  const box = sandbox("hang", { timeoutMs: 2000 });
   const r = await box.run(["run", "--runner", "cli", "--format", "json", "hi"]);
   assert.equal(r.code, 1);
-  assert.match(JSON.parse(r.stdout).errors.join("\n"), /timed out after 0.5s/);
+  assert.match(JSON.parse(r.stdout).errors.join("\n"), /timed out after 2.0s/);
   const [call] = box.runs();
   assert.ok(!alive(call!.pid) && !alive(call!.grandchild!), "the CLI and its children are gone");
 });
 
 test("SIGINT kills the CLI's process group; the turn ends interrupted", async () => {
   const box = sandbox("hang");
+  // The fake logs its run (and its grandchild) before it hangs: that is when claude is surely running.
+  const started = async () => {
+    while (box.runs().length === 0) await new Promise((r) => setTimeout(r, 20));
+  };
   const r = await box.run(["run", "--runner", "cli", "--headless", "hi"], {
-    onSpawn: (child) => void waitForStdout(child, (s) => s.includes('"kind":"text"')).then(() => setTimeout(() => child.kill("SIGINT"), 300), () => {}),
+    onSpawn: (child) => void waitForStdout(child, (s) => s.includes('"kind":"text"')).then(started).then(() => child.kill("SIGINT"), () => {}),
   });
   assert.equal(r.code, 130, r.stderr);
   assert.equal(jsonl(r.stdout).at(-1)!.status, "interrupted");
@@ -163,7 +155,8 @@ test("keen stdio --runner cli: two prompts, one CLI session resumed; the same ev
   const { code } = await client.end();
   assert.equal(code, 0);
   const [a, b] = box.runs();
-  assert.deepEqual(a!.argv.slice(9), ["--permission-mode", "acceptEdits"]);
+  assert.deepEqual(a!.argv.slice(9, 11), ["--permission-mode", "acceptEdits"]);
+  assert.deepEqual(a!.argv.slice(13), ["--permission-prompt-tool", RELAY_TOOL], "accept-edits: the CLI's asks (bash) come to Keen too");
   assert.deepEqual(b!.argv.slice(7, 9), ["--resume", a!.argv[8]]);
   const kinds = collapse(client.lines.filter((l) => l.kind !== "response").map(brief));
   assert.deepEqual(kinds.slice(0, 10), ["session-start", "text", "thinking-start", "thinking-delta", "thinking-end", "text-delta", "content-end", "thinking", "text", "result"]);
