@@ -24,6 +24,7 @@ export interface AcpFlags {
   allowedTools?: string;
   disallowedTools?: string;
   maxTurns?: string;
+  sandbox?: string;
 }
 
 const EXIT_FOR = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
@@ -41,7 +42,7 @@ export async function acpCommand(flags: AcpFlags): Promise<number> {
   const store = openStore(paths.dataDir);
   const frontEnd: FrontEndSettings = {
     allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns,
-    headless: false, permissionMode: settings.permissionMode, defaultMode: "ask",
+    headless: false, permissionMode: settings.permissionMode, defaultMode: "ask", sandbox: settings.sandbox,
   };
   const log = (line: string) => void process.stderr.write(`keen acp: ${terminalText(line)}\n`);
   const server = await serveAcp({

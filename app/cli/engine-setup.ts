@@ -16,7 +16,8 @@ import { findWorkspace } from "../tools/workspace.js";
 import type { PermissionMode } from "../../protocol/commands.js";
 import type { Redactor } from "../permissions/redact.js";
 import type { CassetteSetup } from "./cassette-setup.js";
-import { limitsFor, loadConfig, type KeenPaths, type ResolvedConfig } from "./config.js";
+import { limitsFor, loadConfig, type KeenPaths, type ResolvedConfig, type SandboxMode } from "./config.js";
+import { chooseSandbox } from "./sandbox-setup.js";
 import { secretsRedactor } from "./secrets.js";
 import { UsageError } from "./errors.js";
 import type { LoadedSchema } from "./output-schema.js";
@@ -41,6 +42,8 @@ export interface FrontEndSettings {
   runner?: Runner;
   /** The runner of the stored session the front end starts in (`--runner` and it beat the config). */
   storedRunner?: Runner;
+  /** `--sandbox` */
+  sandbox?: SandboxMode;
 }
 
 /** A session's setup and the config it came from (front ends read e.g. `stdinGraceMs`). */
@@ -81,7 +84,8 @@ async function prepare(
   });
   // Hides known secrets from the model (tool output) and from every output (the engine redacts events with it).
   const redactor = secretsRedactor(env, config.providers);
-  const allTools = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor });
+  const { sandbox, fallback } = chooseSandbox(config, settings.sandbox, env, { workspace, protectedPaths: [dirname(paths.configFile), paths.dataDir] });
+  const allTools = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, sandbox });
   const limits = limitsFor(
     config,
     { allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, permissionMode: settings.permissionMode },
@@ -107,6 +111,7 @@ async function prepare(
     retry: config.retry,
     permissionMode: limits.permissionMode ?? settings.defaultMode,
     projectMode: config.projectLimits.permissionMode,
+    sandbox: { sandboxed: Boolean(sandbox), fallback, bashConfined: Boolean(sandbox) && config.sandbox?.acceptEditsRunsBash !== false },
     modelRef: `${choice.providerId}/${choice.model}`,
     provider,
     tools,

@@ -23,6 +23,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("-m, --model <provider/model>", "model to use, e.g. anthropic/claude-sonnet-5-5")
     .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only")
     .option("--theme <theme>", "dark (default), light, high-contrast, or a theme file")
+    .option("--sandbox <mode>", "confine bash: auto (default: when bwrap/socat/rg are present), on or off")
     .option("--cwd <dir>", "working directory of new sessions");
   cassetteOptions(program, "ask").action((flags) => {
     pending = async () => (await import("./tui.js")).tuiCommand(flags);
@@ -47,6 +48,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("--max-turns <n>", "limit the model requests of this run")
     .option("--output-schema <file>", "JSON Schema the answer must satisfy")
     .option("--permission-mode <mode>", "auto (default), accept-edits or read-only; ask needs keen stdio or the TUI")
+    .option("--sandbox <mode>", "confine bash: auto (default: when bwrap/socat/rg are present), on or off")
     .option("--runner <runner>", "embedded (Keen's own loop) or cli (the claude CLI; see README)")
     .addOption(new Option("--input-format <format>", "with --headless: jsonl reads commands from stdin (= keen stdio)").choices(["text", "jsonl"]));
   cassetteOptions(run, "read-only")
@@ -71,6 +73,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("--max-turns <n>", "limit the model requests of each turn")
     .option("--output-schema <file>", "JSON Schema every answer must satisfy")
     .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only")
+    .option("--sandbox <mode>", "confine bash: auto (default: when bwrap/socat/rg are present), on or off")
     .option("--runner <runner>", "embedded (Keen's own loop) or cli (the claude CLI; see README)");
   cassetteOptions(stdio, "ask")
     .action((flags) => {
@@ -85,6 +88,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("--disallowed-tools <list>", "comma-separated tools the model may not call")
     .option("--max-turns <n>", "limit the model requests of each turn")
     .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only")
+    .option("--sandbox <mode>", "confine bash: auto (default: when bwrap/socat/rg are present), on or off")
     .action((flags) => {
       pending = async () => (await import("./acp.js")).acpCommand(flags);
     });

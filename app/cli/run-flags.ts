@@ -1,5 +1,6 @@
 import type { PermissionMode } from "../../protocol/commands.js";
 import { cassetteSettings, type CassetteSettings } from "./cassette-flags.js";
+import type { SandboxMode } from "./config.js";
 import { UsageError } from "./errors.js";
 
 const MODES = ["auto", "accept-edits", "ask", "read-only"];
@@ -28,6 +29,7 @@ export interface RunFlags {
   replayLoose?: boolean;
   replaySpeed?: string;
   runner?: string;
+  sandbox?: string;
 }
 
 /** Flags after validation. */
@@ -52,6 +54,8 @@ export interface RunSettings {
   cassette?: CassetteSettings;
   /** `--runner`: who runs the turns (README "CLI runner"). */
   runner?: "cli" | "embedded";
+  /** `--sandbox` */
+  sandbox?: SandboxMode;
 }
 
 /** Validates flag combinations; throws UsageError (exit 2) with one clear line. */
@@ -103,6 +107,7 @@ export function validateRunFlags(flags: RunFlags, formatGiven: boolean): RunSett
     permissionMode: flags.permissionMode as PermissionMode | undefined,
     cassette: cassetteSettings(flags),
     ...(flags.runner ? { runner: flags.runner as "cli" | "embedded" } : {}),
+    ...(flags.sandbox !== undefined ? { sandbox: parseSandboxFlag(flags.sandbox) } : {}),
   };
 }
 
@@ -117,4 +122,11 @@ export function selectToolNames(all: string[], allowed?: string[], disallowed?: 
     if (!all.includes(name)) throw new UsageError(`unknown tool "${name}"; tools: ${all.join(", ")}`);
   }
   return all.filter((name) => (!allowed || allowed.includes(name)) && !disallowed?.includes(name));
+}
+
+/** `--sandbox` checked: on, off or auto. */
+export function parseSandboxFlag(value: string | undefined): SandboxMode | undefined {
+  if (value === undefined) return undefined;
+  if (value === "on" || value === "off" || value === "auto") return value;
+  throw new UsageError(`--sandbox must be on, off or auto, not "${value}"`);
 }

@@ -12,6 +12,7 @@ import { cassetteSettings, type CassetteFlags } from "./cassette-flags.js";
 import { keenPaths, loadConfig } from "./config.js";
 import { checkModel, createPreparer, listModels, storedSession, type PreparedSetup } from "./engine-setup.js";
 import { UsageError } from "./errors.js";
+import { parseSandboxFlag } from "./run-flags.js";
 import { findWorkspace } from "../tools/workspace.js";
 
 /** `keen [--resume <id> | --continue] [--model m] [--permission-mode m] [--theme t] [--cwd dir]` */
@@ -22,6 +23,7 @@ export interface TuiFlags extends CassetteFlags {
   permissionMode?: string;
   theme?: string;
   cwd?: string;
+  sandbox?: string;
 }
 
 const EXIT_FOR_SIGNAL: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
@@ -51,7 +53,9 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
   const config = loadConfig(paths, findWorkspace(cwd));
   // Replaying, as in keen run and stdio: the flag, else the replay's mode (the demo: auto), never the config's.
   const replayMode = cassette?.replay ? (cassette.replay.mode ?? "ask") : undefined;
-  const prepare = createPreparer(paths, { headless: false, permissionMode: mode?.data ?? replayMode, defaultMode: "ask", cassette });
+  const prepare = createPreparer(paths, {
+    headless: false, permissionMode: mode?.data ?? replayMode, defaultMode: "ask", cassette, sandbox: parseSandboxFlag(flags.sandbox),
+  });
   const id = meta?.id ?? newSessionId();
   const model = flags.model ?? meta?.model;
   let setup: PreparedSetup | undefined;
@@ -77,6 +81,7 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
   await startTui({
     client: engine, stdin: process.stdin, stdout: process.stdout, theme: flags.theme ?? config.theme,
     initial: { cwd, model: setup?.modelRef ?? model ?? config.model ?? "no model", sessionId: meta?.id, permissionMode, resume: Boolean(meta), problem: providerProblem,
+      unconfined: Boolean(setup?.sandbox?.fallback),
       // A replay starts with its recorded prompt typed in, ready to send.
       draft: meta ? undefined : cassette?.replay?.prompt },
     historyFile: historyPathFor(paths.dataDir, cwd),

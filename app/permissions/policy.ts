@@ -27,14 +27,31 @@ export const MODE_ORDER: readonly PermissionMode[] = ["auto", "accept-edits", "a
  * are refused without asking. A standing rule from `allow-always` /
  * `deny-always` replaces asking; `read-only` is never widened by a rule.
  */
-export function gate(mode: PermissionMode, tool: string, rule?: "allow" | "deny"): Gate {
+export function gate(mode: PermissionMode, tool: string, rule?: "allow" | "deny", opts: GateOptions = {}): Gate {
   const cls = toolClass(tool);
   if (cls === "read") return "allow";
   if (rule === "deny") return "refuse";
   if (mode === "read-only") return "refuse";
   if (rule === "allow" || mode === "auto") return "allow";
-  if (mode === "accept-edits" && cls === "edit") return "allow";
+  if (mode === "accept-edits" && (cls === "edit" || (tool === "bash" && opts.bashConfined))) return "allow";
   return "ask";
+}
+
+/** What else `gate` weighs. */
+export interface GateOptions {
+  /** bash runs in the sandbox, its writes confined like the file tools' (and config lets accept-edits run it). */
+  bashConfined?: boolean;
+}
+
+/**
+ * A sandboxed command wants a host outside the allowlist. Only the modes that ask a
+ * person ask about it (ask, accept-edits); `auto` does not widen the allowlist (the
+ * sandbox is the point), and `read-only` refuses, as everywhere.
+ */
+export function networkGate(mode: PermissionMode, rule?: "allow" | "deny"): Gate {
+  if (rule === "deny" || mode === "read-only") return "refuse";
+  if (rule === "allow") return "allow";
+  return mode === "auto" ? "refuse" : "ask";
 }
 
 /** The stricter of two modes; an absent one does not count. */
