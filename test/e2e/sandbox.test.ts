@@ -8,6 +8,7 @@ import { sandboxSupport } from "../../app/sandbox/deps.js";
 import { startMockLLMServer, type MockLLMServer, type MockReplyStep } from "../fakes/mock-llm-server.js";
 import { makeTempDir } from "../temp.js";
 import { makeSandbox, parseLines } from "./harness.js";
+import { startStdio } from "./stdio-client.js";
 
 // Needs bwrap, socat and rg, and a kernel that lets bwrap make namespaces (.ci/run installs them).
 const support = sandboxSupport();
@@ -110,6 +111,29 @@ test("sandbox on: a host outside the allowlist is unreachable and the result say
   const reached = await bashRun(allowed, [curl], ["--sandbox", "on"]);
   assert.deepEqual(reached.results[0], { is_error: false, result: "status 200\n" });
   assert.equal(webHits, 1);
+});
+
+test("keen stdio: an unknown host is a permission request; allow-always reaches it and holds for the session", { skip }, async () => {
+  const sb = makeSandbox(server.url);
+  const curl = `curl -sS -m 20 --noproxy '' -o /dev/null -w 'status %{http_code}\\n' http://127.0.0.1:${webPort}/`;
+  server.enqueue({ toolCalls: [{ name: "bash", input: { command: curl } }] }, { text: "one" }, { toolCalls: [{ name: "bash", input: { command: curl } }] }, { text: "two" });
+  // accept-edits: with the sandbox on, bash itself runs unasked; only the host is asked about.
+  const client = startStdio(["--sandbox", "on", "--permission-mode", "accept-edits"], { ...sb.env, ANTHROPIC_API_KEY: KEY }, sb.workspace);
+  client.send({ kind: "prompt", id: "1", text: "fetch" });
+  const ask = await client.next((l) => l.kind === "permission-request");
+  assert.equal(ask.tool_name, `network:127.0.0.1:${webPort}`);
+  assert.deepEqual(JSON.parse(ask.input), { host: "127.0.0.1", port: webPort, call: "bash" });
+  assert.equal(webHits, 0, "nothing reaches the host before the answer");
+  client.send({ kind: "permission-response", id: "2", request_id: ask.request_id, decision: "allow-always" });
+  await client.response("1");
+  client.send({ kind: "prompt", id: "3", text: "again" });
+  await client.response("3");
+  const { code, stderr } = await client.end();
+  assert.equal(code, 0, stderr);
+  const results = client.lines.filter((l) => l.kind === "tool-result").map((l) => l.result);
+  assert.deepEqual(results, ["status 200\n", "status 200\n"]);
+  assert.equal(client.lines.filter((l) => l.kind === "permission-request").length, 1, "asked once for the session");
+  assert.equal(webHits, 2);
 });
 
 test("sandbox on: a setsid daemon is gone when the command ends", { skip }, async () => {

@@ -1,12 +1,15 @@
 import assert from "node:assert/strict";
-import { mkdirSync, realpathSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { join, sep } from "node:path";
 import { test } from "node:test";
 import { createPermissionGate } from "../../app/agent/permission-gate.js";
 import { createFileGuard } from "../../app/permissions/file-guard.js";
 import { gate, networkGate } from "../../app/permissions/policy.js";
 import { secretFileKind, secretNameGlobs } from "../../app/permissions/secret-names.js";
+import { sandboxSupport } from "../../app/sandbox/deps.js";
 import { sandboxPolicy } from "../../app/sandbox/policy.js";
+import { sandboxedSpawnArgs } from "../../app/sandbox/runtime.js";
 import type { EventDraft } from "../../protocol/events.js";
 import { makeTempDir } from "../temp.js";
 
@@ -83,4 +86,16 @@ test("secret-name globs cover every name the guard's name rules refuse", () => {
     assert.ok(matches(name), `a sandbox glob hides ${name}`);
   }
   assert.ok(!matches("README.md") && !matches("index.ts") && !matches("keys.txt"));
+});
+
+test("sandboxedSpawnArgs (for MCP stdio servers) confines a server like bash", { skip: sandboxSupport().ok ? false : "no sandbox on this machine" }, async () => {
+  const root = realpathSync(makeTempDir("keen-mcp-sbx-"));
+  const workspace = join(root, "ws");
+  mkdirSync(workspace);
+  const policy = sandboxPolicy({ workspace, tmpDir: join(root, "tmp"), guard: { home: join(root, "home"), protectedPaths: [] } });
+  const { command, args } = await sandboxedSpawnArgs("sh", ["-c", `echo in > ${workspace}/in.txt; echo out > ${root}/out.txt; echo "it's done"`], policy);
+  const run = spawnSync(command, args, { cwd: workspace, encoding: "utf8" });
+  assert.match(run.stdout, /it's done/);
+  assert.equal(readFileSync(join(workspace, "in.txt"), "utf8"), "in\n");
+  assert.equal(existsSync(join(root, "out.txt")), false);
 });
