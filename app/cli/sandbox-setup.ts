@@ -27,7 +27,7 @@ export function chooseSandbox(
   if (!support.ok) {
     const need = `the sandbox needs ${support.missing}; install: ${support.install}`;
     if (mode === "on") throw new UsageError(`sandbox mode is on, but ${need}`);
-    const fallback = `bash runs unconfined: ${need} (or set --sandbox off)`;
+    const fallback = `bash runs unconfined: ${need}; --sandbox off silences this`;
     if (!warned) process.stderr.write(`keen: ${fallback}\n`);
     warned = true;
     return { fallback };
