@@ -84,7 +84,9 @@ async function prepare(
   });
   // Hides known secrets from the model (tool output) and from every output (the engine redacts events with it).
   const redactor = secretsRedactor(env, config.providers);
-  const { sandbox, fallback } = chooseSandbox(config, settings.sandbox, env, { workspace, protectedPaths: [dirname(paths.configFile), paths.dataDir] });
+  const { sandbox, fallback } = chooseSandbox(config, settings.sandbox, env, {
+    workspace, protectedPaths: [dirname(paths.configFile), paths.dataDir], allowProjectConfigEdits: config.guard?.allowProjectConfigEdits,
+  });
   const allTools = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, sandbox });
   const limits = limitsFor(
     config,

@@ -19,7 +19,8 @@ let warned = false;
  * without them runs bash unconfined and says so once per process on stderr.
  */
 export function chooseSandbox(
-  config: ResolvedConfig, flag: SandboxMode | undefined, env: NodeJS.ProcessEnv, where: { workspace: string; protectedPaths: string[] },
+  config: ResolvedConfig, flag: SandboxMode | undefined, env: NodeJS.ProcessEnv,
+  where: { workspace: string; protectedPaths: string[]; allowProjectConfigEdits?: boolean },
 ): SandboxChoice {
   const mode = sandboxModeFor(config, flag);
   if (mode === "off") return {};
@@ -34,7 +35,7 @@ export function chooseSandbox(
   }
   const policy = sandboxPolicy({
     workspace: where.workspace, tmpDir: sessionTmpDir(), allowedDomains: config.sandbox?.network?.allowedDomains,
-    guard: { protectedPaths: where.protectedPaths },
+    guard: { protectedPaths: where.protectedPaths, allowProjectConfigEdits: where.allowProjectConfigEdits },
   });
   return { sandbox: createCommandSandbox(policy) };
 }

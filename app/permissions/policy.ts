@@ -22,7 +22,7 @@ export const MODE_ORDER: readonly PermissionMode[] = ["auto", "accept-edits", "a
 
 /**
  * The decision table. `auto`: everything runs (the file guard still refuses
- * what it refuses). `accept-edits`: edits and writes run, bash asks. `ask`:
+ * what it refuses). `accept-edits`: edits and writes run, bash asks (runs when it is sandboxed: `bashConfined`). `ask`:
  * reads run, edits, writes and bash ask. `read-only`: edits, writes and bash
  * are refused without asking. A standing rule from `allow-always` /
  * `deny-always` replaces asking; `read-only` is never widened by a rule.

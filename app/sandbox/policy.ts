@@ -10,6 +10,8 @@ export interface SandboxPolicy {
   tmpDir: string;
   /** Absolute paths and globs no command may read. */
   denyRead: string[];
+  /** Paths inside the writable ones that stay read-only (the project's `.keen`, as the guard keeps it). */
+  denyWrite: string[];
   /** Hosts commands may reach (`sandbox.network.allowedDomains`); every other host is asked about or denied. */
   allowedDomains: string[];
 }
@@ -21,7 +23,8 @@ export interface SandboxPolicy {
  * own lists so that a path the guard refuses is unreadable inside too.
  */
 export function sandboxPolicy(opts: {
-  workspace: string; tmpDir: string; allowedDomains?: string[]; guard: Pick<FileGuardOptions, "home" | "extraDenied" | "protectedPaths">;
+  workspace: string; tmpDir: string; allowedDomains?: string[];
+  guard: Pick<FileGuardOptions, "home" | "extraDenied" | "protectedPaths" | "allowProjectConfigEdits">;
 }): SandboxPolicy {
   const { credentials, extra, keenOwn } = deniedLocations(opts.guard);
   const names = secretNameGlobs().map((glob) => join(opts.workspace, glob));
@@ -29,6 +32,9 @@ export function sandboxPolicy(opts: {
     workspace: opts.workspace,
     tmpDir: opts.tmpDir,
     denyRead: [...new Set([...credentials, ...keenOwn, ...extra, ...sandboxDeniedSystemPaths(), ...names])],
+    // Like the guard: the project config chooses the next run's model and tools. (On Linux a path
+    // that does not exist yet cannot be bound read-only: a command may still create `.keen`.)
+    denyWrite: opts.guard.allowProjectConfigEdits ? [] : [join(opts.workspace, ".keen")],
     allowedDomains: opts.allowedDomains ?? [],
   };
 }

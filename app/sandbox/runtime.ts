@@ -56,7 +56,7 @@ function notAllowed(host: string, port: number | undefined): string {
 function runtimeConfig(policy: SandboxPolicy): RuntimeConfig {
   return {
     network: { allowedDomains: policy.allowedDomains, deniedDomains: [] },
-    filesystem: { denyRead: policy.denyRead, allowWrite: [policy.workspace, policy.tmpDir], denyWrite: [] },
+    filesystem: { denyRead: policy.denyRead, allowWrite: [policy.workspace, policy.tmpDir], denyWrite: policy.denyWrite },
   };
 }
 

@@ -155,11 +155,14 @@ test("accept-edits runs bash without asking when the sandbox is on; off, or acce
   assert.match(asked.results[0]!.result, /needs the user's approval/);
 });
 
-test("a project config may turn the sandbox on, never off", { skip }, async () => {
+test("a project config may turn the sandbox on, never off, and sandboxed bash cannot rewrite it", { skip }, async () => {
   const sb = makeSandbox(server.url, { sandbox: { mode: "off" } });
   mkdirSync(join(sb.workspace, ".keen"));
   writeFileSync(join(sb.workspace, ".keen", "config.json"), JSON.stringify({ sandbox: { mode: "on" } }));
-  assert.equal((await bashRun(sb, ["true"])).start.sandboxed, true);
+  const project = await bashRun(sb, ["echo '{}' > .keen/config.json"]);
+  assert.equal(project.start.sandboxed, true);
+  assert.match(project.results[0]!.result, /Read-only file system/, "like the guard, the sandbox keeps the project config read-only");
+  assert.equal(readFileSync(join(sb.workspace, ".keen", "config.json"), "utf8"), JSON.stringify({ sandbox: { mode: "on" } }));
   const other = makeSandbox(server.url, { sandbox: { mode: "on" } });
   mkdirSync(join(other.workspace, ".keen"));
   writeFileSync(join(other.workspace, ".keen", "config.json"), JSON.stringify({ sandbox: { mode: "off" } }));
