@@ -88,6 +88,14 @@ test("status bar: state, model, mode, context, tokens, session; retry countdown;
   assert.equal(phase(running, NOW), "running bash");
 });
 
+test("status bar: bash unconfined shows right after the model when the sandbox fell back; confined or off says nothing", () => {
+  const fellBack = viewOf([d.sessionStart({ sandboxed: false, sandbox_fallback: "the sandbox needs bwrap" })]);
+  assert.deepEqual(plain([statusBar(fellBack, 100, theme, NOW)]), [" idle  anthropic/claude-test | bash unconfined (no sandbox) | mode: ask | /work/proj"]);
+  for (const sandboxed of [true, false]) {
+    assert.doesNotMatch(plain([statusBar(viewOf([d.sessionStart({ sandboxed })]), 80, theme, NOW)])[0]!, /unconfined/);
+  }
+});
+
 test("status bar: the estimated cost adds up over turns, and is left out once a turn had no price", () => {
   const result = (cost?: number) => d.result(cost === undefined ? {} : { cost_usd: cost });
   const priced = viewOf([d.user("q"), result(0.004), d.user("q2"), result(0.012)]);
