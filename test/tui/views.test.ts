@@ -90,7 +90,7 @@ test("status bar: state, model, mode, context, tokens, session; retry countdown;
 
 test("status bar: bash unconfined shows right after the model when the sandbox fell back; confined or off says nothing", () => {
   const fellBack = viewOf([d.sessionStart({ sandboxed: false, sandbox_fallback: "the sandbox needs bwrap" })]);
-  assert.deepEqual(plain([statusBar(fellBack, 100, theme, NOW)]), [" idle  anthropic/claude-test | bash unconfined (no sandbox) | mode: ask | /work/proj"]);
+  assert.deepEqual(plain([statusBar(fellBack, 100, theme, NOW)]), [" idle  anthropic/claude-test | bash unconfined (no sandbox) | mode: ask | 0199aaaa | /work/proj"]);
   for (const sandboxed of [true, false]) {
     assert.doesNotMatch(plain([statusBar(viewOf([d.sessionStart({ sandboxed })]), 80, theme, NOW)])[0]!, /unconfined/);
   }
