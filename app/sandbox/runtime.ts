@@ -88,6 +88,16 @@ export function createCommandSandbox(policy: SandboxPolicy): CommandSandbox {
   };
 }
 
+/**
+ * Stops the sandbox's proxies so the process can end without process.exit (tests, a long-lived
+ * host); the next `wrap` starts them again. Keen's CLI exits through process.exit and needs none.
+ */
+export async function disposeSandbox(): Promise<void> {
+  const current = manager;
+  manager = undefined;
+  if (current) await (await current.catch(() => undefined))?.reset();
+}
+
 const tmpDirs = new Set<string>();
 
 /** A fresh temporary directory for one session's commands, removed when Keen exits. */

@@ -2,14 +2,14 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { join, sep } from "node:path";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import { createPermissionGate } from "../../app/agent/permission-gate.js";
 import { createFileGuard } from "../../app/permissions/file-guard.js";
 import { gate, networkGate } from "../../app/permissions/policy.js";
 import { secretFileKind, secretNameGlobs } from "../../app/permissions/secret-names.js";
 import { sandboxSupport } from "../../app/sandbox/deps.js";
 import { sandboxPolicy } from "../../app/sandbox/policy.js";
-import { sandboxedSpawnArgs } from "../../app/sandbox/runtime.js";
+import { disposeSandbox, sandboxedSpawnArgs } from "../../app/sandbox/runtime.js";
 import type { EventDraft } from "../../protocol/events.js";
 import { makeTempDir } from "../temp.js";
 
@@ -87,6 +87,9 @@ test("secret-name globs cover every name the guard's name rules refuse", () => {
   }
   assert.ok(!matches("README.md") && !matches("index.ts") && !matches("keys.txt"));
 });
+
+// The library's proxies would keep this process alive.
+after(() => disposeSandbox());
 
 test("sandboxedSpawnArgs (for MCP stdio servers) confines a server like bash", { skip: sandboxSupport().ok ? false : "no sandbox on this machine" }, async () => {
   const root = realpathSync(makeTempDir("keen-mcp-sbx-"));
