@@ -141,6 +141,17 @@ test("permission modal: risky parts of a bash command highlighted and named; key
   assert.deepEqual(spans.map((s) => s.reason), ["writes outside the workspace"]);
 });
 
+test("permission modal: a sandboxed command's unknown host names the host and what allow-always means", () => {
+  const req = { request_id: "r", tool_name: "network:example.com:443", tool_call_id: "t", input: JSON.stringify({ host: "example.com", port: 443, call: "bash" }) };
+  const { title, lines } = permissionModal(req, { scroll: 0 }, 80, 12, theme, "/w", 1);
+  assert.equal(title, " Permission: network:example.com:443 ");
+  assert.deepEqual(plain(lines).slice(0, 3), [
+    "Let the sandboxed command connect to example.com:443?",
+    "The host is not in sandbox.network.allowedDomains of your Keen config. Always:",
+    "for the rest of this session.",
+  ]);
+});
+
 test("permission modal: an edit shows its diff; a long body scrolls and the keys stay visible", () => {
   const diff = ["--- a", "+++ b", "@@ -1,30 +1,30 @@", ...Array.from({ length: 30 }, (_, i) => `+line ${i}`)].join("\n");
   const req = { request_id: "r", tool_name: "edit_file", tool_call_id: "t", input: "{}", diff, path: "src/a.ts" };
