@@ -20,6 +20,10 @@ export const SessionStartEvent = z.object({
   permission_mode: z.enum(["ask", "accept-edits", "auto", "read-only"]).optional(),
   /** True when turns of this front end are headless (keen run, keen stdio); false for the TUI and ACP. */
   headless: z.boolean().optional(),
+  /** True when bash runs in the OS sandbox (README "Sandbox"); absent for the CLI runner, whose tools are its own. */
+  sandboxed: z.boolean().optional(),
+  /** Why bash runs unconfined although the sandbox mode is auto (its dependencies are missing), and how to fix it. */
+  sandbox_fallback: z.string().optional(),
 });
 /** A complete text block: the user's prompt (role user) or visible assistant text. */
 export const TextEvent = z.object({ kind: z.literal("text"), ...base, role: z.enum(["user", "assistant"]), content: z.string() });

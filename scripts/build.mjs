@@ -108,6 +108,22 @@ const mcpSdkBundle = {
     );
   },
 };
+/**
+ * The sandbox library (@anthropic-ai/sandbox-runtime) is in no bundle: it finds its seccomp
+ * helper and proxy agent next to its own files (import.meta.url), and only a sandboxed bash
+ * call loads it. `import()` of it becomes a require of the package from node_modules
+ * (Node 20.19+ requires ES modules), relative to dist/ so a snapshot start finds it too.
+ */
+const sandboxRuntime = {
+  name: "sandbox-runtime",
+  setup(build) {
+    build.onResolve({ filter: /^@anthropic-ai\/sandbox-runtime$/ }, () => ({ path: "sandbox-runtime", namespace: "keen-external" }));
+    build.onLoad({ filter: /.*/, namespace: "keen-external" }, () => ({
+      loader: "js",
+      contents: `module.exports = require("node:module").createRequire(__keenImportMeta.url)("@anthropic-ai/sandbox-runtime");`,
+    }));
+  },
+};
 const common = { bundle: true, format: "cjs", platform: "node", target: "node20", minify: true, logLevel: "warning" };
 
 // Built aside and swapped in, so a keen started meanwhile (tests, another build) never finds dist/ half-written.
@@ -121,7 +137,7 @@ await build({
   outdir: stagingDir,
   outExtension: { ".js": ".cjs" },
   sourcemap: "linked",
-  plugins: [levelBinding, sideBundles, tuiBundle, mcpSdkBundle],
+  plugins: [levelBinding, sideBundles, tuiBundle, mcpSdkBundle, sandboxRuntime],
   define: { KEEN_VERSION: JSON.stringify(pkg.version), "import.meta": "__keenImportMeta" },
   banner: { js: RUNTIME_PATHS },
 });

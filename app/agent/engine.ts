@@ -43,6 +43,8 @@ export interface EngineSetup {
   permissionMode?: PermissionMode;
   /** The project config's mode: `set-permission-mode` never goes looser than this. */
   projectMode?: PermissionMode;
+  /** Whether bash runs sandboxed; `fallback` says why not when the sandbox was wanted (auto) but unavailable. */
+  sandbox?: { sandboxed: boolean; fallback?: string; bashConfined: boolean };
   /** Retry settings of this session's config, over the engine's defaults. */
   retry?: Partial<RetryPolicy>;
   /** A fresh list per turn (policies keep per-turn state), with any tools they add. */
@@ -349,6 +351,8 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         await emit({
           kind: "session-start", model: prepared.modelRef, cwd: current.cwd, tools: tools.map((t) => t.definition.name),
           protocol_version: PROTOCOL_VERSION, resumed: wasStored, permission_mode: gate.mode, headless: options.headless,
+          ...(prepared.sandbox ? { sandboxed: prepared.sandbox.sandboxed } : {}),
+          ...(prepared.sandbox?.fallback ? { sandbox_fallback: prepared.sandbox.fallback } : {}),
         });
       }
       prepared.attach?.(emit);
@@ -394,6 +398,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       // A mode the user chose in this process holds across sessions; a project config only tightens it.
       const mode = stricterMode(chosenMode ?? setup.value.permissionMode ?? gate.mode, setup.value.projectMode);
       if (mode) gate.mode = mode;
+      gate.bashConfined = setup.value.sandbox?.bashConfined ?? false;
     }
     return setup.value;
   }

@@ -1,6 +1,6 @@
 import type { CommandOf, PermissionMode } from "../../protocol/commands.js";
 import type { EventDraft, KeenEvent } from "../../protocol/events.js";
-import { gate } from "../permissions/policy.js";
+import { gate, networkGate } from "../permissions/policy.js";
 import type { PermissionDecision, PermissionRequest, PermissionRequester } from "../permissions/requester.js";
 
 /** The engine's permission state for one session: mode, standing rules, open requests. */
@@ -14,6 +14,8 @@ export interface PermissionGate extends PermissionRequester {
   restore(events: KeenEvent[]): void;
   /** True while a request waits for an answer. */
   readonly waiting: boolean;
+  /** bash runs sandboxed with accept-edits allowed to run it (set from the session's setup). */
+  bashConfined: boolean;
 }
 
 type Reply = CommandOf<"permission-response">;
@@ -34,13 +36,15 @@ export function createPermissionGate(options: {
   const open = new Map<string, (reply: Reply) => void>();
   const self: PermissionGate = {
     mode: options.mode,
+    bashConfined: false,
     rules,
     get waiting() {
       return open.size > 0;
     },
-    wantsPreview: (tool, kind) => options.interactive && gate(self.mode, tool, rules.get(tool), kind) === "ask",
+    wantsPreview: (tool, kind) => options.interactive && gate(self.mode, tool, rules.get(tool), { kind, bashConfined: self.bashConfined }) === "ask",
     async request(req: PermissionRequest, signal?: AbortSignal): Promise<PermissionDecision> {
-      const decision = gate(self.mode, req.tool, rules.get(req.tool), req.kind);
+      if (req.network) return requestHost(req, signal);
+      const decision = gate(self.mode, req.tool, rules.get(req.tool), { kind: req.kind, bashConfined: self.bashConfined });
       if (decision === "allow") return { allow: true };
       if (decision === "refuse") {
         return {
@@ -70,6 +74,20 @@ export function createPermissionGate(options: {
       for (const event of events) if (event.kind === "permission-rule") rules.set(event.tool_name, event.decision);
     },
   };
+
+  async function requestHost(req: PermissionRequest, signal?: AbortSignal): Promise<PermissionDecision> {
+    const host = req.tool.replace(/^network:/, "");
+    const decision = networkGate(self.mode, rules.get(req.tool));
+    if (decision === "allow") return { allow: true };
+    const allowlist = "add it to sandbox.network.allowedDomains in the user's Keen config to allow it";
+    if (decision === "refuse") {
+      const why = rules.get(req.tool) === "deny" ? "the user denied it for this session" : `the session is in ${self.mode} mode, which asks nobody`;
+      return { allow: false, reason: `the sandbox blocked ${host}: ${why}; ${allowlist}` };
+    }
+    if (!options.interactive) return { allow: false, reason: `the sandbox blocked ${host}: this one-shot run has nobody to ask; ${allowlist}` };
+    const answer = await ask(req, signal);
+    return answer.allow ? answer : { allow: false, reason: `the sandbox blocked ${host}: ${answer.reason}` };
+  }
 
   async function ask(req: PermissionRequest, signal?: AbortSignal): Promise<PermissionDecision> {
     const requestId = options.newId();

@@ -66,7 +66,15 @@ async function runOne(call: ToolCall, options: ToolRunnerOptions): Promise<ToolR
   await options.emit({ kind: "tool-start", role: "assistant", tool_name: call.name, tool_call_id: call.id });
   const updates = createUpdateThrottle(call, options.emit);
   try {
-    return await tool.run(call.input, { signal: options.signal, onOutput: updates.push });
+    const askHost = async (host: string, port: number | undefined) => {
+      const where = port ? `${host}:${port}` : host;
+      // Named per host, so allow-always (a rule per name) covers this host only.
+      return options.requester.request(
+        { tool: `network:${where}`, input: { host, port, call: call.name }, summary: `${call.name} connects to ${where}`, callId: call.id, network: true },
+        options.signal,
+      );
+    };
+    return await tool.run(call.input, { signal: options.signal, onOutput: updates.push, askHost });
   } catch (error) {
     return { content: `Tool ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`, is_error: true };
   } finally {

@@ -26,6 +26,7 @@ export interface AcpFlags {
   disallowedTools?: string;
   maxTurns?: string;
   runner?: string;
+  sandbox?: string;
 }
 
 const EXIT_FOR = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
@@ -43,7 +44,7 @@ export async function acpCommand(flags: AcpFlags): Promise<number> {
   const store = openStore(paths.dataDir);
   const frontEnd: FrontEndSettings = {
     allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns,
-    headless: false, permissionMode: settings.permissionMode, defaultMode: "ask",
+    headless: false, permissionMode: settings.permissionMode, defaultMode: "ask", sandbox: settings.sandbox,
     runner: settings.runner, runnerOf: (id) => storedRunner(store, id),
   };
   const log = (line: string) => void process.stderr.write(`keen acp: ${terminalText(line)}\n`);

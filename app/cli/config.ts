@@ -8,6 +8,10 @@ import { McpServersSchema } from "../mcp/config.js";
 import { BUILTIN_PROVIDERS, type ProviderPreset } from "../providers/registry.js";
 import { UsageError } from "./errors.js";
 
+/** `sandbox.mode` and `--sandbox`: confine bash always, never, or when the platform can (the default). */
+export const SandboxModeSchema = z.enum(["on", "off", "auto"]);
+export type SandboxMode = z.infer<typeof SandboxModeSchema>;
+
 const ModelInfoSchema = z.strictObject({
   contextWindow: z.number().int().positive().optional(),
   maxOutputTokens: z.number().int().positive().optional(),
@@ -71,6 +75,16 @@ export const UserConfigSchema = z.strictObject({
   }).optional(),
   /** Workspaces whose `.mcp.json` the user trusted (`keen mcp trust`), by path, bound to the file's content hash. */
   mcpTrust: z.record(z.string(), z.strictObject({ sha256: z.string(), allowEnv: z.array(z.string()).optional() })).optional(),
+  /** README "Sandbox": confine bash (`--sandbox` wins; a project may only turn it on). */
+  sandbox: z.strictObject({
+    mode: SandboxModeSchema.optional(),
+    network: z.strictObject({
+      /** Hosts sandboxed commands may reach (e.g. "registry.npmjs.org", "*.github.com", "127.0.0.1:8080"). */
+      allowedDomains: z.array(z.string().min(1)).optional(),
+    }).optional(),
+    /** With the sandbox on, accept-edits runs bash without asking (default true); false keeps asking. */
+    acceptEditsRunsBash: z.boolean().optional(),
+  }).optional(),
   /** The TUI's theme: dark, light, high-contrast, or a theme file (`--theme` wins). */
   theme: z.string().optional(),
   /** The CLI runner (README "CLI runner"): turns run by an external agent CLI. User config only. */
@@ -104,6 +118,8 @@ const ProjectConfigSchema = z.strictObject({
   tools: ToolPrefsSchema.optional(),
   maxTurns: z.number().int().positive().optional(),
   permissionMode: PermissionModeSchema.optional(),
+  /** Only the mode: a project may turn the sandbox on (see sandboxModeFor), never widen its network. */
+  sandbox: z.strictObject({ mode: SandboxModeSchema.optional() }).optional(),
 });
 type ProjectConfig = z.infer<typeof ProjectConfigSchema>;
 const PROJECT_FORBIDDEN = ["providers", "baseURL", "apiKeyEnv", "apiKey", "headers", "guard", "retry", "agents", "mcpServers", "mcpTrust", "mcp"];
@@ -162,6 +178,21 @@ export interface ResolvedConfig extends Omit<UserConfig, "tools" | "maxTurns" | 
   userLimits: Limits;
   /** The limits `.keen/config.json` sets; they only narrow (see narrowLimits). */
   projectLimits: Limits;
+  /** `.keen/config.json`'s `sandbox.mode`: it only tightens (see sandboxModeFor). */
+  projectSandboxMode?: SandboxMode;
+}
+
+const SANDBOX_ORDER: SandboxMode[] = ["off", "auto", "on"];
+
+/**
+ * The sandbox mode of a run: the flag, else the user's config, else auto; then the
+ * project's mode if it is stricter (off < auto < on), so a repository can turn the
+ * sandbox on but never off, like narrowLimits for the other limits.
+ */
+export function sandboxModeFor(config: ResolvedConfig, flag?: SandboxMode): SandboxMode {
+  const user = flag ?? config.sandbox?.mode ?? "auto";
+  const project = config.projectSandboxMode;
+  return project && SANDBOX_ORDER.indexOf(project) > SANDBOX_ORDER.indexOf(user) ? project : user;
 }
 
 /** The settings that limit what Keen may do. Absent means "no limit from this source". */
@@ -253,6 +284,7 @@ export function loadConfig(paths: KeenPaths, workspace: string): ResolvedConfig 
     providers,
     userLimits: limitsOf(user),
     projectLimits: limitsOf(project),
+    ...(project.sandbox?.mode ? { projectSandboxMode: project.sandbox.mode } : {}),
   };
 }
 

@@ -17,7 +17,8 @@ import type { PermissionMode } from "../../protocol/commands.js";
 import type { Redactor } from "../permissions/redact.js";
 import type { McpServerConfig } from "../mcp/config.js";
 import type { CassetteSetup } from "./cassette-setup.js";
-import { limitsFor, loadConfig, type KeenPaths, type ResolvedConfig } from "./config.js";
+import { limitsFor, loadConfig, type KeenPaths, type ResolvedConfig, type SandboxMode } from "./config.js";
+import { chooseSandbox } from "./sandbox-setup.js";
 import { secretsRedactor } from "./secrets.js";
 import { UsageError } from "./errors.js";
 import type { LoadedSchema } from "./output-schema.js";
@@ -54,6 +55,8 @@ export interface FrontEndSettings {
   mcpServers?: Record<string, McpServerConfig>;
   /** False: no MCP server starts (a command that runs no tools, e.g. `sessions compact`). */
   mcp?: boolean;
+  /** `--sandbox` */
+  sandbox?: SandboxMode;
 }
 
 /** A session's setup and the config it came from (front ends read e.g. `stdinGraceMs`). */
@@ -107,12 +110,16 @@ async function prepare(
   const sources = settings.mcp === false ? undefined : mcpSources(paths, config, workspace, settings.mcpConfig, env, settings.mcpServers);
   // Hides known secrets from the model (tool output) and from every output (the engine redacts events with it).
   const redactor = secretsRedactor(env, config.providers, mcpSecrets(sources?.servers ?? []));
-  const builtin = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files });
-  // The CLI runs its own tools, MCP servers included (its own config): Keen's MCP servers are not started for it.
+  // The CLI runs its own tools (its bash, its MCP servers): neither Keen's sandbox nor its MCP servers start for it.
   if (!replay && chooseRunner(settings.runner, await settings.runnerOf?.(session.id), config) === "cli") {
-    return prepareCli(config, settings, env, session, { redactor, allTools: builtin });
+    const previewTools = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files });
+    return prepareCli(config, settings, env, session, { redactor, allTools: previewTools });
   }
   const choice = replay ? replay.choose(session.model, config) : chooseModel(session.model, config, env);
+  const { sandbox, fallback } = chooseSandbox(config, settings.sandbox, env, {
+    workspace, protectedPaths: [dirname(paths.configFile), paths.dataDir], allowProjectConfigEdits: config.guard?.allowProjectConfigEdits,
+  });
+  const builtin = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files, sandbox });
   const limits = limitsFor(
     config,
     { allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, permissionMode: settings.permissionMode },
@@ -149,6 +156,7 @@ async function prepare(
     retry: config.retry,
     permissionMode: limits.permissionMode ?? settings.defaultMode,
     projectMode: config.projectLimits.permissionMode,
+    sandbox: { sandboxed: Boolean(sandbox), fallback, bashConfined: Boolean(sandbox) && config.sandbox?.acceptEditsRunsBash !== false },
     modelRef: `${choice.providerId}/${choice.model}`,
     provider,
     get tools() {

@@ -23,6 +23,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("-m, --model <provider/model>", "model to use, e.g. anthropic/claude-sonnet-5-5")
     .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only")
     .option("--theme <theme>", "dark (default), light, high-contrast, or a theme file")
+    .option("--sandbox <mode>", "confine bash: auto (default: when bwrap/socat/rg are present), on or off")
     .option("--cwd <dir>", "working directory of new sessions")
     .option("--runner <runner>", "embedded (Keen's own loop) or cli (the claude CLI; see README)");
   mcpOption(program);
@@ -49,6 +50,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("--max-turns <n>", "limit the model requests of this run")
     .option("--output-schema <file>", "JSON Schema the answer must satisfy")
     .option("--permission-mode <mode>", "auto (default), accept-edits or read-only; ask needs keen stdio or the TUI")
+    .option("--sandbox <mode>", "confine bash: auto (default: when bwrap/socat/rg are present), on or off")
     .option("--runner <runner>", "embedded (Keen's own loop) or cli (the claude CLI; see README)")
     .addOption(new Option("--input-format <format>", "with --headless: jsonl reads commands from stdin (= keen stdio)").choices(["text", "jsonl"]));
   mcpOption(run);
@@ -74,6 +76,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("--max-turns <n>", "limit the model requests of each turn")
     .option("--output-schema <file>", "JSON Schema every answer must satisfy")
     .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only")
+    .option("--sandbox <mode>", "confine bash: auto (default: when bwrap/socat/rg are present), on or off")
     .option("--runner <runner>", "embedded (Keen's own loop) or cli (the claude CLI; see README)");
   mcpOption(stdio);
   cassetteOptions(stdio, "ask")
@@ -90,6 +93,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("--max-turns <n>", "limit the model requests of each turn")
     .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only")
     .option("--runner <runner>", "embedded (Keen's own loop) or cli (the claude CLI; see README)")
+    .option("--sandbox <mode>", "confine bash: auto (default: when bwrap/socat/rg are present), on or off")
     .action((flags) => {
       pending = async () => (await import("./acp.js")).acpCommand(flags);
     });

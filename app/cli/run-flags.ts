@@ -1,5 +1,6 @@
 import type { PermissionMode } from "../../protocol/commands.js";
 import { cassetteSettings, type CassetteSettings } from "./cassette-flags.js";
+import type { SandboxMode } from "./config.js";
 import { UsageError } from "./errors.js";
 
 const MODES = ["auto", "accept-edits", "ask", "read-only"];
@@ -30,6 +31,7 @@ export interface RunFlags {
   runner?: string;
   /** `--mcp-config`, repeatable. */
   mcpConfig?: string[];
+  sandbox?: string;
 }
 
 /** Flags after validation. */
@@ -56,6 +58,8 @@ export interface RunSettings {
   runner?: "cli" | "embedded";
   /** `--mcp-config` files. */
   mcpConfig?: string[];
+  /** `--sandbox` */
+  sandbox?: SandboxMode;
 }
 
 /** Validates flag combinations; throws UsageError (exit 2) with one clear line. */
@@ -105,6 +109,7 @@ export function validateRunFlags(flags: RunFlags, formatGiven: boolean): RunSett
     cassette: cassetteSettings(flags),
     ...(flags.runner !== undefined ? { runner: parseRunner(flags.runner) } : {}),
     ...(flags.mcpConfig?.length ? { mcpConfig: flags.mcpConfig } : {}),
+    ...(flags.sandbox !== undefined ? { sandbox: parseSandboxFlag(flags.sandbox) } : {}),
   };
 }
 
@@ -151,4 +156,11 @@ export function checkToolNames(all: string[], allowed?: string[], disallowed?: s
     (entry.startsWith("mcp__") ? mcpUnknown : unknown).push(entry);
   }
   return { unknown, mcpUnknown };
+}
+
+/** `--sandbox` checked: on, off or auto. */
+export function parseSandboxFlag(value: string | undefined): SandboxMode | undefined {
+  if (value === undefined) return undefined;
+  if (value === "on" || value === "off" || value === "auto") return value;
+  throw new UsageError(`--sandbox must be on, off or auto, not "${value}"`);
 }

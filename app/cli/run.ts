@@ -45,7 +45,7 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   const prepare = createPreparer(paths, {
     allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, outputSchema, headless: true,
     permissionMode: settings.permissionMode ?? (replay ? (replay.mode ?? "read-only") : undefined), defaultMode: "auto", cassette,
-    runner: settings.runner, runnerOf: (id) => storedRunner(store, id), mcpConfig: settings.mcpConfig,
+    runner: settings.runner, runnerOf: (id) => storedRunner(store, id), mcpConfig: settings.mcpConfig, sandbox: settings.sandbox,
   });
   const initial = { id: meta?.id ?? newSessionId(), meta, cwd, model: settings.model };
   const setup = await prepare({ id: initial.id, cwd, model: initial.model ?? meta?.model });

@@ -38,7 +38,7 @@ export async function stdioCommand(settings: RunSettings): Promise<number> {
     allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, outputSchema, headless: true,
     // Replaying, as in keen run: the flag, else the replay's mode (ask; the demo: auto), never the config's.
     permissionMode: settings.permissionMode ?? (cassette?.replay ? (cassette.replay.mode ?? "ask") : undefined), defaultMode: "ask", cassette,
-    runner: settings.runner, runnerOf: (id) => storedRunner(store, id), mcpConfig: settings.mcpConfig,
+    runner: settings.runner, runnerOf: (id) => storedRunner(store, id), mcpConfig: settings.mcpConfig, sandbox: settings.sandbox,
   });
   const initial = { id: meta?.id ?? newSessionId(), meta, cwd, model: settings.model };
   // Usage errors (no provider, bad config, unknown tools) end the process before it reads a command.

@@ -14,7 +14,7 @@ import { keenPaths, loadConfig } from "./config.js";
 import { checkModel, createPreparer, listModels, storedSession, type PreparedSetup } from "./engine-setup.js";
 import { storedRunner } from "./cli-runner-setup.js";
 import { UsageError } from "./errors.js";
-import { parseRunner } from "./run-flags.js";
+import { parseRunner, parseSandboxFlag } from "./run-flags.js";
 import { findWorkspace } from "../tools/workspace.js";
 
 /** `keen [--resume <id> | --continue] [--model m] [--permission-mode m] [--theme t] [--cwd dir]` */
@@ -27,6 +27,7 @@ export interface TuiFlags extends CassetteFlags {
   cwd?: string;
   mcpConfig?: string[];
   runner?: string;
+  sandbox?: string;
 }
 
 const EXIT_FOR_SIGNAL: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
@@ -59,7 +60,7 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
   const replayMode = cassette?.replay ? (cassette.replay.mode ?? "ask") : undefined;
   const prepare = createPreparer(paths, {
     headless: false, permissionMode: mode?.data ?? replayMode, defaultMode: "ask", cassette, runner, runnerOf: (id) => storedRunner(store, id),
-    mcpConfig: flags.mcpConfig,
+    mcpConfig: flags.mcpConfig, sandbox: parseSandboxFlag(flags.sandbox),
   });
   const id = meta?.id ?? newSessionId();
   const model = flags.model ?? meta?.model;
@@ -86,6 +87,7 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
   await startTui({
     client: showMcpEarly(engine, bus, setup, id), stdin: process.stdin, stdout: process.stdout, theme: flags.theme ?? config.theme,
     initial: { cwd, model: setup?.modelRef ?? model ?? config.model ?? "no model", sessionId: meta?.id, permissionMode, resume: Boolean(meta), problem: providerProblem,
+      unconfined: Boolean(setup?.sandbox?.fallback),
       // A replay starts with its recorded prompt typed in, ready to send.
       draft: meta ? undefined : cassette?.replay?.prompt },
     historyFile: historyPathFor(paths.dataDir, cwd),

@@ -81,13 +81,13 @@ export function realResolve(p: string, depth = 0): string {
   return joined;
 }
 
-// Rules files re-read after this long, so a .gitignore edited mid-session (by any tool) counts.
-const RULES_TTL_MS = 2000;
-
-/** The filesystem guard for the file tools: deny lists, secret names, workspace-only writes, gitignore. */
-export function createFileGuard(opts: FileGuardOptions): FileGuard {
-  const workspace = resolve(opts.workspace);
-  const root = realResolve(workspace);
+/**
+ * The absolute paths the guard refuses to read or write whatever the workspace: credential
+ * stores under home (both spellings, before and after symlinks), Keen's own config and data,
+ * and the configured extras. The sandbox denies reads of the same list (plus the system
+ * files of `sandboxDeniedSystemPaths`), so the two never disagree about a location.
+ */
+export function deniedLocations(opts: Pick<FileGuardOptions, "home" | "extraDenied" | "protectedPaths">) {
   const givenHome = resolve(opts.home ?? homedir());
   const home = realResolve(givenHome);
   const expand = (p: string) => (p === "~" ? home : p.startsWith("~/") ? join(home, p.slice(2)) : resolve(p));
@@ -99,6 +99,23 @@ export function createFileGuard(opts: FileGuardOptions): FileGuard {
     ...homes.flatMap((h) => HOME_KEEN.map((p) => join(h, p))),
     ...(opts.protectedPaths ?? []).flatMap((p) => [resolve(expand(p)), realResolve(expand(p))]),
   ])];
+  return { credentials, extra, keenOwn };
+}
+
+/**
+ * The guard's system deny list without /proc, /sys and /dev: inside the sandbox those are
+ * the sandbox's own (a fresh /proc of its PID namespace, a minimal /dev), not the host's.
+ */
+export const sandboxDeniedSystemPaths = (): string[] => SYSTEM_DENIED.filter((p) => !["/proc", "/sys", "/dev"].includes(p));
+
+// Rules files re-read after this long, so a .gitignore edited mid-session (by any tool) counts.
+const RULES_TTL_MS = 2000;
+
+/** The filesystem guard for the file tools: deny lists, secret names, workspace-only writes, gitignore. */
+export function createFileGuard(opts: FileGuardOptions): FileGuard {
+  const workspace = resolve(opts.workspace);
+  const root = realResolve(workspace);
+  const { credentials, extra, keenOwn } = deniedLocations(opts);
   const inodes = createInodeIndex(() => [
     ...[...credentials, ...keenOwn, ...extra].map((path) => ({ path })),
     ...[...new Set([root, workspace])].map((path) => ({ path, secretsOnly: true })),

@@ -11,6 +11,8 @@ export interface PermissionRequest {
   callId?: string;
   /** For writes and edits: the change the call would make, for the person deciding. */
   preview?: { path: string; diff: string };
+  /** A sandboxed command's connection to a host outside the allowlist (`tool` is `network:<host>[:<port>]`). */
+  network?: boolean;
 }
 
 /** The answer: run it, or refuse with a reason written for the model. */

@@ -29,3 +29,16 @@ export function secretDirKind(name: string): string | undefined {
   if (n === ".env") return undefined;
   return secretFileKind(n);
 }
+
+/**
+ * The name rules above as glob patterns below a directory, for the sandbox's read denies
+ * (bash cannot be asked per file the way the file tools are). Built from the same lists;
+ * where a glob cannot say what the rule says it errs on the side of hiding: any case
+ * variant is not matched (the rules ignore case), but a directory named `.env` and the
+ * `.env` templates are hidden too, and so are public keys next to their private key.
+ */
+export function secretNameGlobs(): string[] {
+  const files = [".env", "*.env", ".env.*", ".envrc", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "ssh_host_*_key"];
+  const extensions = ["pem", "key", "p12", "pfx", "jks", "keystore", "kdbx"].map((ext) => `*.${ext}`);
+  return [...files, ...extensions, ...CREDENTIAL_NAMES, ...CREDENTIAL_DIRS].map((name) => `**/${name}`);
+}

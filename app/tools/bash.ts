@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import * as z from "zod";
 import { defineTool, fail, toolInput } from "./define.js";
+import type { WrappedCommand } from "../sandbox/runtime.js";
 import type { Tool, ToolContext, ToolResult } from "./tool.js";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -90,31 +91,50 @@ export function createBashTool(ctx: ToolContext): Tool {
     exitHookInstalled = true;
     process.on("exit", killAllBashGroups);
   }
-  return defineTool("bash", description, schema, async ({ command, timeout_ms }, call) => {
+  return defineTool("bash", describe(ctx), schema, async ({ command, timeout_ms }, call) => {
     const timeout = timeout_ms ?? DEFAULT_TIMEOUT_MS;
     if (call.signal.aborted) return fail("Aborted before the command started.", { command, exit_code: null, truncated: false, duration_ms: 0 });
     if (!existsSync(ctx.cwd)) return fail(`The working directory ${ctx.cwd} does not exist.`);
-    return runBash(command, timeout, ctx, call.signal, call.onOutput);
+    // `exec 2>&1` gives stdout and stderr one pipe, so they keep their true order (two pipes
+    // race); on the same line, so bash's "line N" messages still match the command.
+    const script = `exec 2>&1; ${command}`;
+    if (!ctx.sandbox) return runBash(command, script, timeout, ctx, call.signal, call.onOutput);
+    let wrapped: WrappedCommand;
+    try {
+      wrapped = await ctx.sandbox.wrap(script, call.askHost);
+    } catch (error) {
+      return fail(`Could not start the sandbox: ${error instanceof Error ? error.message : String(error)}`, { command, exit_code: null, truncated: false, duration_ms: 0 });
+    }
+    return runBash(command, wrapped.script, timeout, ctx, call.signal, call.onOutput, wrapped.finish);
   });
+}
+
+/** The bash tool's description, with what the sandbox does to commands when it is on. */
+function describe(ctx: ToolContext): string {
+  if (!ctx.sandbox) return description;
+  const { workspace, tmpDir } = ctx.sandbox.policy;
+  return `${description}
+Commands run in a sandbox: writes outside ${workspace} and ${tmpDir} ($TMPDIR) fail with "Read-only file system"; credential files and .env files are unreadable; the network reaches only allowed hosts (a blocked host is reported in the result); processes end with the command.`;
 }
 
 function runBash(
   command: string,
+  script: string,
   timeout: number,
   ctx: ToolContext,
   signal: AbortSignal,
   onOutput: ((chunk: string) => void) | undefined,
+  finishSandbox?: () => string | undefined,
 ): Promise<ToolResult> {
   const started = Date.now();
   const output = new CappedOutput(BASH_OUTPUT_CAP / 2);
   // Redacted before the cap: a cut through a secret would hand the model part of it
   // (and a model choosing the padding could collect it piece by piece).
   const secrets = ctx.redactor?.stream();
-  // detached: its own process group, so a kill reaches every process the command started.
-  // `exec 2>&1` gives stdout and stderr one pipe, so they keep their true order (two pipes
-  // race); on the same line, so bash's "line N" messages still match the command. The
-  // stderr pipe stays for what bash prints before that runs (syntax errors).
-  const child = spawn("bash", ["-c", `exec 2>&1; ${command}`], { cwd: ctx.cwd, env: ctx.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  // detached: its own process group, so a kill reaches every process the command started
+  // (sandboxed: bwrap, whose PID namespace takes every process inside down with it). The
+  // stderr pipe stays for what bash prints before `exec 2>&1` runs (syntax errors).
+  const child = spawn("bash", ["-c", script], { cwd: ctx.cwd, env: ctx.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   const pid = child.pid;
   if (pid !== undefined) live.add(pid);
 
@@ -163,6 +183,8 @@ function runBash(
       child.stderr.destroy();
       const rest = secrets?.end();
       if (rest) onData(rest, true);
+      const blocked = finishSandbox?.();
+      if (blocked) onData(`\n${blocked}`, true);
       const { text, truncated } = output.result();
       const details = { command, exit_code: exitCode, truncated, duration_ms: Date.now() - started };
       if (spawnError) return done(fail(`Could not run bash: ${spawnError.message}`, details));

@@ -2,6 +2,7 @@ import type { ToolDefinition } from "../../protocol/provider.js";
 import type { FileGuard } from "../permissions/guard.js";
 import type { ToolClass } from "../permissions/policy.js";
 import type { Redactor } from "../permissions/redact.js";
+import type { CommandSandbox, NetworkAsk } from "../sandbox/runtime.js";
 
 /** What a tool result carries: `content` for the model, `details` for UIs (e.g. `{ path, diff }`). */
 export interface ToolResult {
@@ -27,6 +28,8 @@ export interface ToolContext {
    * cut never leaves part of a secret.
    */
   redactor?: Redactor;
+  /** Set when bash runs confined (README "Sandbox"); absent: commands run with the user's rights. */
+  sandbox?: CommandSandbox;
   /** Where read_file, write_file and edit_file read and write text instead of the disk (an ACP client's editor). */
   files?: FileAccess;
 }
@@ -50,6 +53,8 @@ export interface FileAccess {
 export interface ToolCallContext {
   signal: AbortSignal;
   onOutput?: (chunk: string) => void;
+  /** Asks the user about a host outside the sandbox's allowlist (absent: nobody to ask, denied). */
+  askHost?: NetworkAsk;
 }
 
 /** What a write or edit would change, shown before it is allowed (`permission-request`). */

@@ -12,7 +12,7 @@ import { TranscriptCache } from "./views/transcript.js";
 export interface ControllerDeps {
   client: EngineClient;
   theme: Theme;
-  initial: { cwd: string; model: string; sessionId?: string; permissionMode: PermissionMode };
+  initial: { cwd: string; model: string; sessionId?: string; permissionMode: PermissionMode; unconfined?: boolean };
   history?: string[];
   saveHistory?: (prompt: string) => void;
   /** Workspace paths matching what follows `@` (gitignored and secret files left out). */

@@ -36,6 +36,8 @@ export interface StartTuiOptions {
     cwd: string;
     model: string;
     sessionId?: string;
+    /** bash runs unconfined (auto found no sandbox): the status bar says so. */
+    unconfined?: boolean;
     permissionMode: PermissionMode;
     /** Replay the stored session `sessionId` (keen --resume / --continue). */
     resume?: boolean;

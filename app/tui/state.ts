@@ -46,6 +46,8 @@ export interface SessionView {
   model: string;
   cwd: string;
   permissionMode: PermissionMode;
+  /** bash runs unconfined although the sandbox mode is auto (its dependencies are missing). */
+  unconfined?: boolean;
   items: TranscriptItem[];
   tools: Map<string, ToolCall>;
   toolOrder: string[];
@@ -78,9 +80,9 @@ export type LocalAction =
   /** The engine refused a prompt (no provider, bad state): it never ran. */
   | { kind: "local-prompt-failed" };
 
-export function createSessionView(init: { cwd: string; model: string; permissionMode: PermissionMode; sessionId?: string }): SessionView {
+export function createSessionView(init: { cwd: string; model: string; permissionMode: PermissionMode; sessionId?: string; unconfined?: boolean }): SessionView {
   return {
-    sessionId: init.sessionId, model: init.model, cwd: init.cwd, permissionMode: init.permissionMode,
+    sessionId: init.sessionId, model: init.model, cwd: init.cwd, permissionMode: init.permissionMode, unconfined: init.unconfined,
     items: [], tools: new Map(), toolOrder: [], diffs: [], permissions: [], running: false, attempt: 1,
     usage: emptyUsage(), askContinue: false, lastAnswer: "", nextId: 1, mcp: new Map(),
   };
@@ -121,6 +123,7 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
       view.model = event.model;
       view.cwd = event.cwd;
       if (event.permission_mode) view.permissionMode = event.permission_mode;
+      if (event.sandboxed !== undefined) view.unconfined = event.sandbox_fallback !== undefined;
       break;
     case "text":
       if (event.role === "user") userText(view, event.content, live);

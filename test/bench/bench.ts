@@ -14,6 +14,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFil
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { makeSandbox } from "../e2e/harness.js";
+import { sandboxSupport } from "../../app/sandbox/deps.js";
 import { startMockLLMServer, type MockStep } from "../fakes/mock-llm-server.js";
 import { percentile, RSS_METHOD, stats, timeProcess, type ProcessSample, type Stats, type TimeOptions } from "./measure.js";
 import { buildSession, timeCompactedResume, timeFloorRead, timeResume } from "./resume-10k.js";
@@ -144,7 +145,7 @@ const ratioBudget = (row: Omit<Row, "budget">, max: number): Row["budget"] => ({
 // 3. Two steps: one bash tool call, then text. No budget; the floor runs the same bash command.
 {
   progress("Two steps");
-  const { floors, keens } = await paired(toolThenText, () => floor(), () => keen(["run", "hello"]));
+  const { floors, keens } = await paired(toolThenText, () => floor(), () => keen(["run", "--sandbox", "off", "hello"]));
   rows.push({ name: "run: bash call + text", unit: "ms", keen: wall(keens), floor: wall(floors), floorName: "fetch script + bash" });
 }
 
@@ -157,6 +158,24 @@ const ratioBudget = (row: Omit<Row, "budget">, max: number): Row["budget"] => ({
     [reply200], () => keen(["run", "hello"]), () => timeProcess([KEEN_BIN, "run", "hello"], { env: withMcp.env, cwd: withMcp.workspace }),
   );
   rows.push({ name: "run: 1 turn + 1 stdio MCP server", unit: "ms", keen: wall(keens), floor: wall(floors), floorName: "run: 1 turn, no MCP" });
+}
+
+// 3c. The sandbox's cost (README "Sandbox"): the same runs with one and with ten bash calls, confined
+// against unconfined. A run pays the library's load and set-up once (its first call), then each call
+// its wrap and bwrap start. Skipped where the machine has no sandbox.
+if (sandboxSupport().ok) {
+  progress("Sandboxed bash calls");
+  const tenCalls: MockStep[] = [{ toolCalls: Array.from({ length: 10 }, () => ({ name: "bash", input: { command: "echo bench" } })) }, { text: "Done." }];
+  const one = await paired(toolThenText, () => keen(["run", "--sandbox", "off", "hello"]), () => keen(["run", "--sandbox", "on", "hello"]));
+  const ten = await paired(tenCalls, () => keen(["run", "--sandbox", "off", "hello"]), () => keen(["run", "--sandbox", "on", "hello"]));
+  rows.push({ name: "sandbox: run, 1 bash call", unit: "ms", keen: wall(one.keens), floor: wall(one.floors), floorName: "--sandbox off" });
+  rows.push({ name: "sandbox: run, 10 bash calls", unit: "ms", keen: wall(ten.keens), floor: wall(ten.floors), floorName: "--sandbox off" });
+  const added1 = wall(one.keens).median - wall(one.floors).median;
+  const added10 = wall(ten.keens).median - wall(ten.floors).median;
+  const perCall = (added10 - added1) / 9;
+  notes.push(`sandbox: ~${perCall.toFixed(0)} ms added per bash call, ~${(added1 - perCall).toFixed(0)} ms once per run (library load and set-up)`);
+} else {
+  notes.push(`sandbox rows skipped: ${(sandboxSupport() as { missing: string }).missing}`);
 }
 
 // 4. Spawn to the first text-delta line (headless) vs the floor's first printed delta.

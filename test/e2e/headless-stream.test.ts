@@ -27,7 +27,8 @@ function toolScript() {
 test("without --stream-deltas: only complete kinds, in order", async () => {
   toolScript();
   const sb = makeSandbox(server.url);
-  const r = await sb.run(["run", "--headless", "--model", MODEL, "run the loop"]);
+  // --sandbox off: the whole session-start is compared, and `sandboxed` depends on the machine otherwise.
+  const r = await sb.run(["run", "--headless", "--model", MODEL, "--sandbox", "off", "run the loop"]);
   assert.equal(r.code, 0, r.stderr);
   const lines = parseLines(r.stdout);
   const result = assertProtocolStream(lines, { deltas: false });
@@ -36,7 +37,7 @@ test("without --stream-deltas: only complete kinds, in order", async () => {
   ]);
   assert.deepEqual(lines[0], {
     kind: "session-start", conversation_id: result.session_id, ts: lines[0]!.ts, model: MODEL, cwd: sb.workspace,
-    tools: ["bash", "read_file", "write_file", "edit_file", "grep", "glob", "list"], protocol_version: 1, resumed: false, permission_mode: "auto", headless: true, seq: 0,
+    tools: ["bash", "read_file", "write_file", "edit_file", "grep", "glob", "list"], protocol_version: 1, resumed: false, permission_mode: "auto", headless: true, sandboxed: false, seq: 0,
   });
   const contents = lines.filter((l) => l.kind === "text" || l.kind === "thinking").map((l) => [l.kind, l.role, l.content]);
   assert.deepEqual(contents, [

@@ -19,7 +19,8 @@ const server = useMockLLMServer();
 
 test("docs/PROTOCOL.md's example transcript is what keen stdio writes", async () => {
   const sb = makeSandbox(server.url);
-  const client = startStdio(["--model", "anthropic/claude-sonnet-5-5"], sb.env, sb.workspace);
+  // --sandbox off: the transcript must not depend on whether this machine has bwrap (sandboxed would flip).
+  const client = startStdio(["--model", "anthropic/claude-sonnet-5-5", "--sandbox", "off"], sb.env, sb.workspace);
   const out: string[] = [];
   const input = (command: Record<string, unknown>) => {
     out.push(`> ${JSON.stringify(command)}`);

@@ -154,7 +154,8 @@ test("--timeout ends a run stuck in a backtracking grep on time, also when the b
     server.reset();
     server.enqueue({ toolCalls: [{ name: "grep", input: { pattern: BACKTRACKS } }] });
     const started = Date.now();
-    const r = await sb.run(["run", "--format", "json", "--no-stdin", "--timeout", "2", "search"], { env: { PATH: sb.path }, bin });
+    // --sandbox off: this PATH hides rg on purpose (the JS search), and auto would say the sandbox needs it.
+    const r = await sb.run(["run", "--format", "json", "--no-stdin", "--timeout", "2", "--sandbox", "off", "search"], { env: { PATH: sb.path }, bin });
     const ms = Date.now() - started;
     assert.equal(r.code, 1, r.stderr);
     assert.equal(r.stderr, "keen: error: timed out after 2.0s\n");

@@ -58,7 +58,9 @@ test("a second SIGINT ends at once, and the session is left resumable: stale cla
   server.enqueue({ toolCalls: [{ name: "bash", input: { command: `trap '' TERM; echo started; sleep ${marker}; echo finished` } }] });
   let first = 0;
   let second = 0;
-  const r = await sb.run(["run", "--headless", "--stream-deltas", "--no-stdin", "wait"], {
+  // --sandbox off: sandboxed, the first SIGINT already ends everything (bwrap dies with its parent and takes
+  // its PID namespace along), so a command that ignores SIGTERM exists only unconfined.
+  const r = await sb.run(["run", "--headless", "--stream-deltas", "--no-stdin", "--sandbox", "off", "wait"], {
     onSpawn: (child) =>
       void waitForStdout(child, running).then(() => {
         first = Date.now();

@@ -133,7 +133,8 @@ test("a store that fills up mid-run: the turn ends at once with an error result,
   // The model's own tool call fills the disk; storing its result is the write that fails.
   const fill = `head -c 4000000 /dev/zero > ${join(home, "filler")}; echo filled`;
   server.enqueue({ text: "Filling.", toolCalls: [{ name: "bash", input: { command: fill } }] }, { text: "never requested" });
-  const r = await sb.run(["run", "--headless", "--no-stdin", "fill it"], { env });
+  // --sandbox off: sandboxed, the command could not write into Keen's home at all (it is hidden inside).
+  const r = await sb.run(["run", "--headless", "--no-stdin", "--sandbox", "off", "fill it"], { env });
   assert.equal(r.code, 1, r.stderr);
   const lines = parseLines(r.stdout);
   const result = lines.at(-1)!;

@@ -49,7 +49,8 @@ test("a tool that prints the key (from Keen's /proc environ or a file) never sho
   for (const args of [["--headless"], ["--format", "json"]]) {
     server.reset();
     server.enqueue({ toolCalls: calls }, { text: `The key is ${KEY} and the token ${GH}.` });
-    const r = await sb.run(["run", ...args, "--no-stdin", "print the key"]);
+    // --sandbox off: the redactor is tested where bash can read Keen's environment at all (sandboxed it cannot).
+    const r = await sb.run(["run", ...args, "--no-stdin", "--sandbox", "off", "print the key"]);
     assert.equal(r.code, 0, r.stderr);
     assertNoSecret(await everything(sb, r));
     const results = server.requests[1]!.body.messages.at(-1).content.filter((b: { type: string }) => b.type === "tool_result");
@@ -94,7 +95,7 @@ test("a key with a newline in it: neither the whole key nor a line of it is show
   let seen = await everything(sb, bad);
   // Another secret with a newline, printed by a tool from Keen's own environment.
   server.enqueue({ toolCalls: [{ name: "bash", input: { command: "tr '\\0' '\\n' < /proc/$PPID/environ" } }] }, { text: "done" });
-  const printed = await sb.run(["run", "--headless", "--no-stdin", "hi"], { env: { MY_SERVICE_TOKEN: `  ${second}\nthird-line-of-the-token-5555\n` } });
+  const printed = await sb.run(["run", "--headless", "--no-stdin", "--sandbox", "off", "hi"], { env: { MY_SERVICE_TOKEN: `  ${second}\nthird-line-of-the-token-5555\n` } });
   assert.equal(printed.code, 0, printed.stderr);
   assert.match(JSON.stringify(server.requests[1]!.body), /MY_SERVICE_TOKEN=\[redacted\]/);
   seen += await everything(sb, printed);

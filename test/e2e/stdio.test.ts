@@ -123,7 +123,8 @@ test("permission modes: accept-edits writes without asking and asks for bash; re
     { text: "ok" },
   );
   const run = async (mode: string, answer?: string) => {
-    const { client, sb } = open(["--permission-mode", mode]);
+    // --sandbox off: sandboxed, accept-edits runs bash unasked (test/e2e/sandbox.test.ts).
+    const { client, sb } = open(["--permission-mode", mode, "--sandbox", "off"]);
     script();
     client.send({ kind: "prompt", id: "p", text: "go" });
     for (;;) {

@@ -47,10 +47,10 @@ test("allow and deny lists: exact names and * patterns; unknown mcp__ entries ar
 });
 
 test("the permission gate takes a tool's own class over the table by name", () => {
-  assert.equal(gate("read-only", "mcp__s__look", undefined, "read"), "allow");
-  assert.equal(gate("read-only", "mcp__s__do", undefined, "exec"), "refuse");
+  assert.equal(gate("read-only", "mcp__s__look", undefined, { kind: "read" }), "allow");
+  assert.equal(gate("read-only", "mcp__s__do", undefined, { kind: "exec" }), "refuse");
   assert.equal(gate("ask", "mcp__s__do"), "ask", "unknown names are exec");
-  assert.equal(gate("accept-edits", "mcp__s__do", undefined, "exec"), "ask");
-  assert.equal(gate("ask", "mcp__s__do", "allow", "exec"), "allow");
-  assert.equal(gate("auto", "mcp__s__do", undefined, "exec"), "allow");
+  assert.equal(gate("accept-edits", "mcp__s__do", undefined, { kind: "exec" }), "ask");
+  assert.equal(gate("ask", "mcp__s__do", "allow", { kind: "exec" }), "allow");
+  assert.equal(gate("auto", "mcp__s__do", undefined, { kind: "exec" }), "allow");
 });

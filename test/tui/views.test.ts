@@ -88,6 +88,14 @@ test("status bar: state, model, mode, context, tokens, session; retry countdown;
   assert.equal(phase(running, NOW), "running bash");
 });
 
+test("status bar: bash unconfined shows right after the model when the sandbox fell back; confined or off says nothing", () => {
+  const fellBack = viewOf([d.sessionStart({ sandboxed: false, sandbox_fallback: "the sandbox needs bwrap" })]);
+  assert.deepEqual(plain([statusBar(fellBack, 100, theme, NOW)]), [" idle  anthropic/claude-test | bash unconfined (no sandbox) | mode: ask | 0199aaaa | /work/proj"]);
+  for (const sandboxed of [true, false]) {
+    assert.doesNotMatch(plain([statusBar(viewOf([d.sessionStart({ sandboxed })]), 80, theme, NOW)])[0]!, /unconfined/);
+  }
+});
+
 test("status bar: the estimated cost adds up over turns, and is left out once a turn had no price", () => {
   const result = (cost?: number) => d.result(cost === undefined ? {} : { cost_usd: cost });
   const priced = viewOf([d.user("q"), result(0.004), d.user("q2"), result(0.012)]);
@@ -131,6 +139,17 @@ test("permission modal: risky parts of a bash command highlighted and named; key
   assert.equal((lines[1]!.match(/\x1b\[1;38;2;255;255;255;48;2;190;80;70m/g) ?? []).length, 3, "three risky spans (rm and its redirection merge)");
   const spans = bashRisks("echo hi > out.txt && cat a >> ../up.txt 2>/dev/null", "/w");
   assert.deepEqual(spans.map((s) => s.reason), ["writes outside the workspace"]);
+});
+
+test("permission modal: a sandboxed command's unknown host names the host and what allow-always means", () => {
+  const req = { request_id: "r", tool_name: "network:example.com:443", tool_call_id: "t", input: JSON.stringify({ host: "example.com", port: 443, call: "bash" }) };
+  const { title, lines } = permissionModal(req, { scroll: 0 }, 80, 12, theme, "/w", 1);
+  assert.equal(title, " Permission: network:example.com:443 ");
+  assert.deepEqual(plain(lines).slice(0, 3), [
+    "Let the sandboxed command connect to example.com:443?",
+    "The host is not in sandbox.network.allowedDomains of your Keen config. Always:",
+    "for the rest of this session.",
+  ]);
 });
 
 test("permission modal: an edit shows its diff; a long body scrolls and the keys stay visible", () => {

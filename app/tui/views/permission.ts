@@ -49,6 +49,9 @@ export function permissionModal(req: PendingPermission, ui: PermissionUi, width:
     head.push(paint(theme, "accent", "Run this command?"));
     body = text.split("\n").flatMap((l, i) => wrapLine((i === 0 ? "$ " : "  ") + l, width, 2));
     if (reasons.length) body.push("", ...wrap(`Look twice: ${[...new Set(reasons)].join("; ")}.`, width).map((l) => paint(theme, "warning", l)));
+  } else if (req.tool_name.startsWith("network:")) {
+    head.push(paint(theme, "accent", `Let the sandboxed command connect to ${sanitize(req.tool_name.slice("network:".length))}?`));
+    body = wrap("The host is not in sandbox.network.allowedDomains of your Keen config. Always: for the rest of this session.", width);
   } else if (req.diff) {
     head.push(paint(theme, "accent", `${req.tool_name === "write_file" ? "Write" : "Edit"} ${sanitize(req.path ?? String(input.path ?? ""))}?`));
     body = diffLines(req.diff, width, theme);

@@ -42,6 +42,8 @@ function shortCwd(cwd: string, max: number): string {
 export function statusBar(view: SessionView, width: number, theme: Theme, now: number, note?: string): string {
   const state = phase(view, now);
   const parts: string[] = [sanitize(view.model) || "no model", `mode: ${view.permissionMode}`];
+  // Kept near the front: a user who expects confined commands must see at once that they are not.
+  if (view.unconfined) parts.splice(1, 0, "bash unconfined (no sandbox)");
   if (view.context && view.context.window > 0) {
     const pct = Math.round((view.context.used / view.context.window) * 100);
     parts.push(`ctx ${compact(view.context.used)}/${compact(view.context.window)} ${pct}%`);

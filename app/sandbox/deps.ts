@@ -1,0 +1,60 @@
+import { spawnSync } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+import { delimiter, join } from "node:path";
+
+/** Whether this machine can confine commands, and if not, what is missing and how to get it. */
+export type SandboxSupport = { ok: true } | { ok: false; missing: string; install: string };
+
+// Linux: the library needs bubblewrap (namespaces), socat (the proxy bridge into the
+// network namespace) and ripgrep (expanding deny globs such as `**/.env`).
+const LINUX_TOOLS: [command: string, pkg: string][] = [["bwrap", "bubblewrap"], ["socat", "socat"], ["rg", "ripgrep"]];
+
+let probed: Map<string, SandboxSupport> | undefined;
+
+/**
+ * Checks the platform's sandbox dependencies without loading the sandbox library
+ * (a few stat calls, and on Linux one `bwrap` run: installed is not enough when the
+ * kernel or a container forbids user namespaces). Cached per PATH for the process.
+ */
+export function sandboxSupport(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): SandboxSupport {
+  const key = `${platform}\0${env.PATH ?? ""}`;
+  probed ??= new Map();
+  const hit = probed.get(key);
+  if (hit) return hit;
+  const result = check(env, platform);
+  probed.set(key, result);
+  return result;
+}
+
+function check(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): SandboxSupport {
+  if (platform === "darwin") return { ok: true };
+  if (platform !== "linux") return { ok: false, missing: `a sandbox for ${platform}`, install: "Keen's sandbox runs on Linux and macOS only" };
+  const found = new Map(LINUX_TOOLS.map(([cmd]) => [cmd, which(cmd, env)]));
+  const missing = LINUX_TOOLS.filter(([cmd]) => !found.get(cmd));
+  if (missing.length) {
+    const pkgs = missing.map(([, pkg]) => pkg).join(" ");
+    return { ok: false, missing: missing.map(([cmd, pkg]) => (cmd === pkg ? cmd : `${cmd} (${pkg})`)).join(", "), install: `apt-get install ${pkgs} (Debian/Ubuntu)` };
+  }
+  const run = spawnSync(found.get("bwrap")!, ["--ro-bind", "/", "/", "--unshare-user", "--unshare-pid", "--unshare-net", "--proc", "/proc", "--dev", "/dev", "true"], {
+    stdio: ["ignore", "ignore", "pipe"], timeout: 5000, encoding: "utf8",
+  });
+  if (run.status !== 0) {
+    const why = (run.stderr || run.error?.message || `exit ${run.status}`).trim().split("\n")[0];
+    return { ok: false, missing: `working user namespaces (bwrap: ${why})`, install: "allow unprivileged user namespaces (e.g. sysctl kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu 24.04)" };
+  }
+  return { ok: true };
+}
+
+function which(command: string, env: NodeJS.ProcessEnv): string | undefined {
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const path = join(dir, command);
+    try {
+      accessSync(path, constants.X_OK);
+      return path;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,40 @@
+import { join } from "node:path";
+import { deniedLocations, sandboxDeniedSystemPaths, type FileGuardOptions } from "../permissions/file-guard.js";
+import { secretNameGlobs } from "../permissions/secret-names.js";
+
+/** What a session's sandboxed commands may touch. */
+export interface SandboxPolicy {
+  /** Writable, with the per-session temporary directory. */
+  workspace: string;
+  /** The per-session temporary directory (TMPDIR inside). */
+  tmpDir: string;
+  /** Absolute paths and globs no command may read. */
+  denyRead: string[];
+  /** Paths inside the writable ones that stay read-only (the project's `.keen`, as the guard keeps it). */
+  denyWrite: string[];
+  /** Hosts commands may reach (`sandbox.network.allowedDomains`); every other host is asked about or denied. */
+  allowedDomains: string[];
+}
+
+/**
+ * The policy of a session: writes only in the workspace and `tmpDir`; reads everywhere
+ * except what the file guard refuses (its credential stores, Keen's own config and data,
+ * its system secrets) and secret-looking names in the workspace. Derived from the guard's
+ * own lists so that a path the guard refuses is unreadable inside too.
+ */
+export function sandboxPolicy(opts: {
+  workspace: string; tmpDir: string; allowedDomains?: string[];
+  guard: Pick<FileGuardOptions, "home" | "extraDenied" | "protectedPaths" | "allowProjectConfigEdits">;
+}): SandboxPolicy {
+  const { credentials, extra, keenOwn } = deniedLocations(opts.guard);
+  const names = secretNameGlobs().map((glob) => join(opts.workspace, glob));
+  return {
+    workspace: opts.workspace,
+    tmpDir: opts.tmpDir,
+    denyRead: [...new Set([...credentials, ...keenOwn, ...extra, ...sandboxDeniedSystemPaths(), ...names])],
+    // Like the guard: the project config chooses the next run's model and tools. (On Linux a path
+    // that does not exist yet cannot be bound read-only: a command may still create `.keen`.)
+    denyWrite: opts.guard.allowProjectConfigEdits ? [] : [join(opts.workspace, ".keen")],
+    allowedDomains: opts.allowedDomains ?? [],
+  };
+}

@@ -1,0 +1,223 @@
+import { after, before, beforeEach, test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { delimiter, join } from "node:path";
+import { sandboxSupport } from "../../app/sandbox/deps.js";
+import { startMockLLMServer, type MockLLMServer, type MockReplyStep } from "../fakes/mock-llm-server.js";
+import { makeTempDir } from "../temp.js";
+import { makeSandbox, parseLines } from "./harness.js";
+import { startStdio } from "./stdio-client.js";
+
+// Needs bwrap, socat and rg, and a kernel that lets bwrap make namespaces (.ci/run installs them).
+const support = sandboxSupport();
+const skip = support.ok ? false : `no sandbox on this machine: ${support.missing} (${support.install})`;
+if (skip) process.stderr.write(`sandbox.test.ts: skipped: ${skip}\n`);
+
+let server: MockLLMServer;
+let web: Server;
+let webHits = 0;
+let webPort = 0;
+before(async () => {
+  server = await startMockLLMServer();
+  web = createServer((_req, res) => {
+    webHits++;
+    res.end("hello from the host\n");
+  });
+  await new Promise<void>((done) => web.listen(0, "127.0.0.1", done));
+  webPort = (web.address() as AddressInfo).port;
+});
+after(async () => {
+  await server.close();
+  await new Promise((done) => web.close(done));
+});
+beforeEach(() => {
+  server.reset();
+  webHits = 0;
+});
+
+const KEY = "sk-ant-sandbox-test-0123456789";
+type Sandbox = ReturnType<typeof makeSandbox>;
+
+/** One headless turn running `commands` as bash calls; the run's lines and the bash results in order. */
+async function bashRun(sb: Sandbox, commands: string[], flags: string[] = [], env: Record<string, string | undefined> = {}) {
+  const calls: NonNullable<MockReplyStep["toolCalls"]> = commands.map((command) => ({ name: "bash", input: { command } }));
+  server.enqueue({ toolCalls: calls }, { text: "done" });
+  const r = await sb.run(["run", "--headless", "--no-stdin", ...flags, "go"], { env: { ANTHROPIC_API_KEY: KEY, ...env } });
+  assert.equal(r.code, 0, r.stderr);
+  const lines = parseLines(r.stdout);
+  const results = lines.filter((l) => l.kind === "tool-result").map((l) => ({ is_error: l.is_error as boolean, result: l.result as string }));
+  return { lines, results, stderr: r.stderr, start: lines.find((l) => l.kind === "session-start")! };
+}
+
+test("sandbox on: writes land only in the workspace; exit codes and output pass through unchanged", { skip }, async () => {
+  const sb = makeSandbox(server.url);
+  const outside = join(sb.root, "outside");
+  mkdirSync(outside);
+  const commands = [`echo escaped > ${outside}/x.txt`, "echo inside > made.txt && cat made.txt", "printf 'a\\nb\\n'; echo err >&2; exit 7", "echo tmp > \"$TMPDIR/t\" && cat \"$TMPDIR/t\""];
+  const on = await bashRun(sb, commands, ["--sandbox", "on"]);
+  assert.equal(on.start.sandboxed, true);
+  assert.equal(on.results[0]!.is_error, true);
+  assert.match(on.results[0]!.result, /Read-only file system/);
+  assert.equal(existsSync(join(outside, "x.txt")), false, "nothing is written outside the workspace");
+  assert.deepEqual(on.results[1], { is_error: false, result: "inside\n" });
+  assert.equal(readFileSync(join(sb.workspace, "made.txt"), "utf8"), "inside\n");
+  assert.deepEqual(on.results[3], { is_error: false, result: "tmp\n" });
+
+  const off = await bashRun(sb, commands, ["--sandbox", "off"]);
+  assert.equal(off.start.sandboxed, false);
+  assert.deepEqual(off.results[0], { is_error: false, result: "(no output)" }, "off: as today, the write outside works");
+  assert.equal(readFileSync(join(outside, "x.txt"), "utf8"), "escaped\n");
+  // The same command, confined or not, gives the model the same result.
+  assert.deepEqual(on.results[2], off.results[2]);
+  assert.deepEqual(on.results[2], { is_error: true, result: "a\nb\nerr\n\n\n[exit code 7]" });
+});
+
+test("sandbox on: credentials, Keen's config and the provider key are unreadable (env and /proc of every visible process)", { skip }, async () => {
+  const sb = makeSandbox(server.url);
+  const home = sb.env.HOME!;
+  mkdirSync(join(home, ".ssh"), { recursive: true });
+  writeFileSync(join(home, ".ssh", "id_rsa"), "PRIVATE-KEY-MATERIAL");
+  writeFileSync(join(sb.workspace, ".env"), "DB_PASSWORD=dotenv-secret");
+  // Written to workspace files and read here, past Keen's redactor: withheld, not redacted afterwards.
+  const { results } = await bashRun(sb, [
+    `cat ${home}/.ssh/id_rsa > ssh.txt 2>&1; cat ~/.ssh/id_rsa >> ssh.txt 2>&1; true`,
+    `cat "$KEEN_HOME/config.json" > config.txt 2>&1; ls "$KEEN_HOME" >> config.txt 2>&1; true`,
+    "env > env.txt; for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; done > proc.txt 2>&1; echo $PPID > ppid.txt",
+    "cat .env > dotenv.txt 2>&1; true",
+  ], ["--sandbox", "on"]);
+  assert.ok(results.every((r) => !r.is_error), JSON.stringify(results));
+  const read = (name: string) => readFileSync(join(sb.workspace, name), "utf8");
+  assert.doesNotMatch(read("ssh.txt"), /PRIVATE-KEY-MATERIAL/);
+  // Keen's home is an empty directory inside: `ls` lists nothing.
+  assert.equal(read("config.txt"), `cat: ${sb.home}/config.json: No such file or directory\n`);
+  assert.doesNotMatch(read("env.txt"), new RegExp(KEY));
+  assert.doesNotMatch(read("proc.txt"), new RegExp(KEY));
+  assert.match(read("env.txt"), /^PATH=/m, "the environment is there, only the secrets are gone");
+  assert.doesNotMatch(read("dotenv.txt"), /dotenv-secret/);
+});
+
+test("sandbox on: a host outside the allowlist is unreachable and the result says why; once allowed it is reached", { skip }, async () => {
+  // Inside, loopback is the sandbox's own: a host service is reached through the proxy (README "Sandbox").
+  const curl = `curl -sS -m 10 --noproxy '' -o /dev/null -w 'status %{http_code}\\n' http://127.0.0.1:${webPort}/`;
+  const denied = makeSandbox(server.url);
+  const blocked = await bashRun(denied, [curl], ["--sandbox", "on"]);
+  assert.equal(webHits, 0, "the host server saw no request");
+  assert.match(blocked.results[0]!.result, /status 403/);
+  assert.match(blocked.results[0]!.result, new RegExp(`deny network-outbound 127\\.0\\.0\\.1:${webPort} .*sandbox\\.network\\.allowedDomains`));
+
+  const allowed = makeSandbox(server.url, { sandbox: { network: { allowedDomains: [`127.0.0.1:${webPort}`] } } });
+  const reached = await bashRun(allowed, [curl], ["--sandbox", "on"]);
+  assert.deepEqual(reached.results[0], { is_error: false, result: "status 200\n" });
+  assert.equal(webHits, 1);
+});
+
+test("keen stdio: an unknown host is a permission request; allow-always reaches it and holds for the session", { skip }, async () => {
+  const sb = makeSandbox(server.url);
+  const curl = `curl -sS -m 20 --noproxy '' -o /dev/null -w 'status %{http_code}\\n' http://127.0.0.1:${webPort}/`;
+  server.enqueue({ toolCalls: [{ name: "bash", input: { command: curl } }] }, { text: "one" }, { toolCalls: [{ name: "bash", input: { command: curl } }] }, { text: "two" });
+  // accept-edits: with the sandbox on, bash itself runs unasked; only the host is asked about.
+  const client = startStdio(["--sandbox", "on", "--permission-mode", "accept-edits"], { ...sb.env, ANTHROPIC_API_KEY: KEY }, sb.workspace);
+  client.send({ kind: "prompt", id: "1", text: "fetch" });
+  const ask = await client.next((l) => l.kind === "permission-request");
+  assert.equal(ask.tool_name, `network:127.0.0.1:${webPort}`);
+  assert.deepEqual(JSON.parse(ask.input), { host: "127.0.0.1", port: webPort, call: "bash" });
+  assert.equal(webHits, 0, "nothing reaches the host before the answer");
+  client.send({ kind: "permission-response", id: "2", request_id: ask.request_id, decision: "allow-always" });
+  await client.response("1");
+  client.send({ kind: "prompt", id: "3", text: "again" });
+  await client.response("3");
+  const { code, stderr } = await client.end();
+  assert.equal(code, 0, stderr);
+  const results = client.lines.filter((l) => l.kind === "tool-result").map((l) => l.result);
+  assert.deepEqual(results, ["status 200\n", "status 200\n"]);
+  assert.equal(client.lines.filter((l) => l.kind === "permission-request").length, 1, "asked once for the session");
+  assert.equal(webHits, 2);
+});
+
+test("sandbox on: a setsid daemon is gone when the command ends", { skip }, async () => {
+  const sb = makeSandbox(server.url);
+  const marker = `${process.pid}.${Date.now() % 100000}`;
+  const { results } = await bashRun(sb, [`setsid sleep ${marker} > /dev/null 2>&1 < /dev/null & echo started`], ["--sandbox", "on"]);
+  assert.deepEqual(results[0], { is_error: false, result: "started\n" });
+  assert.deepEqual(processesWith(marker), [], "no process of the command outlives it");
+});
+
+test("accept-edits runs bash without asking when the sandbox is on; off, or acceptEditsRunsBash false, it asks (refused here)", { skip }, async () => {
+  const sb = makeSandbox(server.url);
+  const confined = await bashRun(sb, ["echo ran"], ["--sandbox", "on", "--permission-mode", "accept-edits"]);
+  assert.deepEqual(confined.results[0], { is_error: false, result: "ran\n" });
+  const unconfined = await bashRun(sb, ["echo ran"], ["--sandbox", "off", "--permission-mode", "accept-edits"]);
+  assert.match(unconfined.results[0]!.result, /needs the user's approval in accept-edits mode/);
+  const strict = makeSandbox(server.url, { sandbox: { acceptEditsRunsBash: false } });
+  const asked = await bashRun(strict, ["echo ran"], ["--sandbox", "on", "--permission-mode", "accept-edits"]);
+  assert.match(asked.results[0]!.result, /needs the user's approval/);
+});
+
+test("a project config may turn the sandbox on, never off, and sandboxed bash cannot rewrite it", { skip }, async () => {
+  const sb = makeSandbox(server.url, { sandbox: { mode: "off" } });
+  mkdirSync(join(sb.workspace, ".keen"));
+  writeFileSync(join(sb.workspace, ".keen", "config.json"), JSON.stringify({ sandbox: { mode: "on" } }));
+  const project = await bashRun(sb, ["echo '{}' > .keen/config.json"]);
+  assert.equal(project.start.sandboxed, true);
+  assert.match(project.results[0]!.result, /Read-only file system/, "like the guard, the sandbox keeps the project config read-only");
+  assert.equal(readFileSync(join(sb.workspace, ".keen", "config.json"), "utf8"), JSON.stringify({ sandbox: { mode: "on" } }));
+  const other = makeSandbox(server.url, { sandbox: { mode: "on" } });
+  mkdirSync(join(other.workspace, ".keen"));
+  writeFileSync(join(other.workspace, ".keen", "config.json"), JSON.stringify({ sandbox: { mode: "off" } }));
+  assert.equal((await bashRun(other, ["true"], ["--sandbox", "off"])).start.sandboxed, false, "the user's own flag turns it off");
+  assert.equal((await bashRun(other, ["true"])).start.sandboxed, true);
+});
+
+test("without bwrap, socat and rg on PATH: auto runs unconfined and says so once; on is a usage error naming them", async () => {
+  const sb = makeSandbox(server.url);
+  const env = { PATH: pathWithout(["bwrap", "socat", "rg"]) };
+  const outside = join(sb.root, "outside");
+  mkdirSync(outside);
+  const auto = await bashRun(sb, [`echo escaped > ${outside}/x.txt`], ["--sandbox", "auto"], env);
+  assert.equal(auto.start.sandboxed, false);
+  assert.match(auto.start.sandbox_fallback, /bubblewrap/);
+  assert.equal(readFileSync(join(outside, "x.txt"), "utf8"), "escaped\n", "the run works, unconfined");
+  const warning = auto.stderr.split("\n").filter((l) => l.includes("unconfined"));
+  assert.equal(warning.length, 1, auto.stderr);
+  assert.match(warning[0]!, /^keen: bash runs unconfined: the sandbox needs bwrap \(bubblewrap\), socat, rg \(ripgrep\); install: apt-get install bubblewrap socat ripgrep/);
+
+  server.enqueue({ text: "never" });
+  const on = await sb.run(["run", "--headless", "--no-stdin", "--sandbox", "on", "go"], { env });
+  assert.equal(on.code, 2);
+  assert.equal(on.stdout, "");
+  assert.equal(on.stderr, "keen: sandbox mode is on, but the sandbox needs bwrap (bubblewrap), socat, rg (ripgrep); install: apt-get install bubblewrap socat ripgrep (Debian/Ubuntu)\n");
+  const bad = await sb.run(["run", "--sandbox", "maybe", "go"]);
+  assert.equal(bad.code, 2);
+  assert.equal(bad.stderr, 'keen: --sandbox must be on, off or auto, not "maybe"\n');
+});
+
+/** A PATH of symlinks to everything on this PATH except `hidden`. */
+function pathWithout(hidden: string[]): string {
+  const bin = makeTempDir("keen-path-");
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (hidden.includes(name) || existsSync(join(bin, name))) continue;
+      symlinkSync(join(dir, name), join(bin, name));
+    }
+  }
+  return bin;
+}
+
+/** Pids of processes whose command line contains `marker`. */
+function processesWith(marker: string): string[] {
+  return readdirSync("/proc").filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker);
+    } catch {
+      return false;
+    }
+  });
+}
