@@ -18,7 +18,7 @@ import type { Redactor } from "../permissions/redact.js";
 import type { McpServerConfig } from "../mcp/config.js";
 import type { CassetteSetup } from "./cassette-setup.js";
 import { limitsFor, loadConfig, type KeenPaths, type ResolvedConfig, type SandboxMode } from "./config.js";
-import { chooseSandbox } from "./sandbox-setup.js";
+import { chooseSandbox, mcpConfinement } from "./sandbox-setup.js";
 import { secretsRedactor } from "./secrets.js";
 import { UsageError } from "./errors.js";
 import type { LoadedSchema } from "./output-schema.js";
@@ -131,7 +131,7 @@ async function prepare(
     throw new UsageError(`unknown tool "${unknown.find((e) => !e.startsWith("mcp__"))}"; tools: ${builtinNames.join(", ")}`);
   }
   // Servers connect (each within its timeout) before the first request, so `mcp__` names are checked against what they offer.
-  const mcp = sources ? await openMcp(paths, config, sources, cwd, env) : undefined;
+  const mcp = sources ? await openMcp(paths, config, sources, cwd, env, mcpConfinement(sandbox, fallback)) : undefined;
   const mcpTools = () => (mcp?.handle?.tools() ?? []).map((tool) => (redactor.active ? withRedaction(tool, redactor) : tool));
   const allowed = toolFilter(limits.allowedTools, limits.disallowedTools);
   const currentTools = () => [...builtin, ...mcpTools()].filter((t) => allowed(t.definition.name));

@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
 import type { EventDraft } from "../../protocol/events.js";
 import { secretValues, type McpServerConfig, type McpServerSpec } from "../mcp/config.js";
-import type { McpHandle, McpNotice } from "../mcp/manager.js";
+import type { Confine, McpHandle, McpNotice } from "../mcp/manager.js";
 import { collectMcpServers, McpConfigError, type McpSources } from "../mcp/sources.js";
 import { isSecretEnvName, toolEnv } from "../tools/index.js";
 import type { KeenPaths, ResolvedConfig } from "./config.js";
@@ -35,11 +35,11 @@ export function mcpSecrets(servers: McpServerSpec[]): string[] {
  * Stdio servers start from Keen's environment without secret-looking
  * variables and provider keys; what a server needs it names in its `env`.
  */
-export async function openMcp(paths: KeenPaths, config: ResolvedConfig, sources: McpSources, cwd: string, env = process.env) {
+export async function openMcp(paths: KeenPaths, config: ResolvedConfig, sources: McpSources, cwd: string, env = process.env, confine?: Confine | string) {
   // The manager (and through it the SDK's side bundle) loads only when there is a server: start-up never pays for it.
   const handle: McpHandle | undefined = sources.servers.length || sources.untrusted.length || sources.warnings.length
     ? await (await import("../mcp/manager.js")).startMcp(sources.servers, {
-      cwd, env: toolEnv(env), logDir: join(paths.dataDir, "mcp-logs"), settings: config.mcp, clientVersion: version, untrusted: sources.untrusted,
+      cwd, env: toolEnv(env), logDir: join(paths.dataDir, "mcp-logs"), settings: config.mcp, clientVersion: version, untrusted: sources.untrusted, confine,
     })
     : undefined;
   let warned = false;

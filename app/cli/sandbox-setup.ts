@@ -1,6 +1,6 @@
 import { sandboxPolicy } from "../sandbox/policy.js";
 import { sandboxSupport } from "../sandbox/deps.js";
-import { createCommandSandbox, sessionTmpDir, type CommandSandbox } from "../sandbox/runtime.js";
+import { createCommandSandbox, sandboxedSpawnArgs, sessionTmpDir, type CommandSandbox } from "../sandbox/runtime.js";
 import { sandboxModeFor, type ResolvedConfig, type SandboxMode } from "./config.js";
 import { UsageError } from "./errors.js";
 
@@ -38,4 +38,15 @@ export function chooseSandbox(
     guard: { protectedPaths: where.protectedPaths, allowProjectConfigEdits: where.allowProjectConfigEdits },
   });
   return { sandbox: createCommandSandbox(policy) };
+}
+
+/**
+ * How the session's MCP stdio servers with `"sandbox": true` are confined: inside the
+ * session's sandbox, with bash's policy (issue 18, item 5). Without one, the reason such
+ * servers are refused (never started unconfined).
+ */
+export function mcpConfinement(sandbox: CommandSandbox | undefined, fallback: string | undefined) {
+  if (sandbox) return (command: string, args: string[]) => sandboxedSpawnArgs(command, args, sandbox.policy);
+  if (fallback) return `the sandbox cannot run here (${fallback.replace(/^bash runs unconfined: /, "").replace(/; --sandbox off silences this$/, "")})`;
+  return "the sandbox is off for this session (--sandbox off or sandbox.mode)";
 }

@@ -12,7 +12,7 @@ export const McpServerSchema = z.union([
     args: z.array(z.string()).optional(),
     env: z.record(z.string(), z.string()).optional(),
     cwd: z.string().optional(),
-    /** Run the command inside Keen's sandbox; refused until sandbox support exists (see startMcp). */
+    /** Run the command inside the session's sandbox (README "Sandbox"); refused when the session has none (see startMcp). */
     sandbox: z.boolean().optional(),
     connectTimeoutMs: z.number().int().positive().optional(),
     callTimeoutMs: z.number().int().positive().optional(),

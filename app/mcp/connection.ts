@@ -30,6 +30,8 @@ export interface ConnectionOptions {
   /** Per-server stderr logs go here. */
   logDir: string;
   clientVersion: string;
+  /** How a `sandbox: true` stdio server's command is confined (the manager refuses such a server without it). */
+  confine?: (command: string, args: string[]) => Promise<{ command: string; args: string[] }>;
   loadSdk(): Promise<Sdk>;
   /** The tool list changed (list_changed, or different after a reconnect). */
   onToolsChanged(): void;
@@ -69,8 +71,11 @@ export function createConnection(options: ConnectionOptions) {
     const deadline = Date.now() + connectTimeoutMs;
     const config = spec.config;
     if ("command" in config) {
+      const plain = { command: config.command, args: config.args ?? [] };
+      if (config.sandbox && !options.confine) throw new Error("sandbox: true, but no sandbox is available");
+      const run = config.sandbox ? await options.confine!(plain.command, plain.args) : plain;
       client = await attempt(sdk, () => new ProcessGroupTransport({
-        command: config.command, args: config.args ?? [], cwd: resolve(options.cwd, config.cwd ?? "."), logFile,
+        command: run.command, args: run.args, cwd: resolve(options.cwd, config.cwd ?? "."), logFile,
         env: { ...options.baseEnv, ...config.env },
       }), deadline);
     } else {

@@ -37,7 +37,16 @@ export interface McpStartOptions {
   loadSdk?: () => Promise<typeof import("./sdk.js")>;
   /** Project servers not started for want of trust: reported, never started. */
   untrusted?: McpServerSpec[];
+  /**
+   * Confinement for stdio servers with `sandbox: true` (the session's sandbox policy):
+   * the command and arguments to spawn instead. A string says why there is none, and
+   * such servers are refused with it: never started unconfined.
+   */
+  confine?: Confine | string;
 }
+
+/** Turns a stdio server's command into one that runs it inside the sandbox. */
+export type Confine = (command: string, args: string[]) => Promise<{ command: string; args: string[] }>;
 
 /** A session's MCP servers. Contract: no method throws; a server's failure is a notice, never the session's. */
 export interface McpHandle {
@@ -54,8 +63,9 @@ export interface McpHandle {
  * Starts every server in parallel and resolves once each one has connected
  * or failed (a server gets at most its connect timeout), so the first request
  * sees every tool that was ready in time. The SDK is loaded only when there is
- * a server to start. Servers with `sandbox: true` are refused (no sandbox for
- * MCP servers yet: starting one unsandboxed would widen the run silently).
+ * a server to start. Servers with `sandbox: true` run inside the session's
+ * sandbox, or are refused when it has none (starting one unconfined would widen
+ * the run silently).
  */
 export async function startMcp(servers: McpServerSpec[], options: McpStartOptions): Promise<McpHandle> {
   const settings = { ...DEFAULT_MCP_SETTINGS, ...options.settings };
@@ -67,11 +77,12 @@ export async function startMcp(servers: McpServerSpec[], options: McpStartOption
   const toolNames = (c: McpConnection) => adaptTools(c).map((t) => t.definition.name);
 
   const connections = servers.map((raw) => {
-    const spec = "command" in raw.config && raw.config.sandbox && !raw.error
-      ? { ...raw, error: "sandbox: true is not supported for MCP servers yet; remove it to run the server unsandboxed" }
+    const confine = typeof options.confine === "function" ? options.confine : undefined;
+    const spec = "command" in raw.config && raw.config.sandbox && !raw.error && !confine
+      ? { ...raw, error: `"sandbox": true, but ${options.confine ?? "this session has no sandbox"}; the server is not started unconfined` }
       : raw;
     const connection: McpConnection = createConnection({
-      spec, settings, baseEnv: options.env, cwd: options.cwd, logDir: options.logDir, clientVersion: options.clientVersion, loadSdk,
+      spec, settings, confine, baseEnv: options.env, cwd: options.cwd, logDir: options.logDir, clientVersion: options.clientVersion, loadSdk,
       onToolsChanged: () => notify({ server: spec.name, status: "tools-changed", tools: toolNames(connection) }),
       onDisconnect: (message) => notify({ server: spec.name, status: "disconnected", tools: toolNames(connection), message }),
     });

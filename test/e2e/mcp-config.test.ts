@@ -109,15 +109,16 @@ test("${VAR} in a project's .mcp.json: plain variables expand, provider keys nev
   assert.equal(inherited.lines.find((l) => l.kind === "tool-result")!.result, "(unset)");
 });
 
-test("--mcp-config adds servers for one run; a missing or invalid file is a usage error; sandbox: true is refused, not ignored", async () => {
+test("--mcp-config adds servers for one run; a missing or invalid file is a usage error; sandbox: true without a sandbox is refused, not ignored", async () => {
   const sb = makeSandbox(server.url);
   const extra = join(sb.root, "extra.json");
   writeFileSync(extra, JSON.stringify({ mcpServers: { flagged: fakeServer(), boxed: fakeServer(undefined, { sandbox: true }) } }));
   server.enqueue({ text: "ok" });
-  const r = await sb.run(["run", "--headless", "--no-stdin", "--mcp-config", extra, "go"]);
+  // test/e2e/mcp-sandbox.test.ts runs such a server inside the sandbox.
+  const r = await sb.run(["run", "--headless", "--no-stdin", "--sandbox", "off", "--mcp-config", extra, "go"]);
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(parseLines(r.stdout)[0]!.tools.filter((t: string) => t.startsWith("mcp__")), mcpNames("flagged"));
-  assert.match(r.stderr, /^keen: mcp: server "boxed" failed to start: sandbox: true is not supported for MCP servers yet; remove it to run the server unsandboxed/);
+  assert.match(r.stderr, /^keen: mcp: server "boxed" failed to start: "sandbox": true, but the sandbox is off for this session \(--sandbox off or sandbox\.mode\); the server is not started unconfined/);
 
   const missing = await sb.run(["run", "--headless", "--no-stdin", "--mcp-config", join(sb.root, "nope.json"), "go"]);
   assert.deepEqual([missing.code, missing.stdout, missing.stderr], [2, "", `keen: --mcp-config ${join(sb.root, "nope.json")}: no such file\n`]);
