@@ -5,7 +5,7 @@ import {
   client, methods, ndJsonStream, PROTOCOL_VERSION, RequestError,
   type ClientCapabilities, type ClientContext, type InitializeResponse, type RequestPermissionRequest, type SessionNotification,
 } from "@agentclientprotocol/sdk";
-import { KEEN_BIN } from "./harness.js";
+import { KEEN_BIN, makeSandbox } from "./harness.js";
 
 /** An answer the test client gives to `session/request_permission`: an option id, or the cancelled outcome. */
 export type PermissionAnswer = string | "cancelled";
@@ -160,4 +160,10 @@ export function updateKinds(updates: SessionNotification[]): string[] {
 export function chunkText(updates: SessionNotification[], kind: "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk"): string {
   return updates.map((n) => n.update)
     .map((u) => (u.sessionUpdate === kind && u.content.type === "text" ? u.content.text : "")).join("");
+}
+
+/** A fresh sandbox (test/e2e/harness.ts) talking to `serverUrl`, and `keen acp …` started in its workspace. */
+export function openAcp(serverUrl: string, args: string[]) {
+  const sb = makeSandbox(serverUrl);
+  return { sb, acp: startAcp(args, sb.env, sb.workspace) };
 }

@@ -1,29 +1,16 @@
-import { after, before, beforeEach, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { methods, type SessionNotification, type ToolCallUpdate } from "@agentclientprotocol/sdk";
-import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
-import { makeSandbox } from "./harness.js";
-import { startAcp } from "./acp-client.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
+import { openAcp } from "./acp-client.js";
 
 const MODEL = "anthropic/claude-test";
 const READ = methods.client.fs.readTextFile;
 const WRITE = methods.client.fs.writeTextFile;
-let server: MockLLMServer;
-const roots: string[] = [];
-before(async () => (server = await startMockLLMServer()));
-after(async () => {
-  await server.close();
-  for (const root of roots) rmSync(root, { recursive: true, force: true });
-});
-beforeEach(() => server.reset());
-
-function open(args: string[] = []) {
-  const sb = makeSandbox(server.url);
-  roots.push(sb.root);
-  return { sb, acp: startAcp(["--model", MODEL, ...args], sb.env, sb.workspace) };
-}
+const server = useMockLLMServer();
+const open = (args: string[] = []) => openAcp(server.url, ["--model", MODEL, ...args]);
 
 /** The finished tool calls' updates, in order. */
 const finished = (updates: SessionNotification[]) =>

@@ -1,28 +1,15 @@
-import { after, before, beforeEach, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { methods, type SessionNotification } from "@agentclientprotocol/sdk";
-import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
-import { makeSandbox } from "./harness.js";
-import { chunkText, startAcp, updateKinds } from "./acp-client.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
+import { chunkText, openAcp, updateKinds } from "./acp-client.js";
 
 const MODEL = "anthropic/claude-test";
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-let server: MockLLMServer;
-const roots: string[] = [];
-before(async () => (server = await startMockLLMServer()));
-after(async () => {
-  await server.close();
-  for (const root of roots) rmSync(root, { recursive: true, force: true });
-});
-beforeEach(() => server.reset());
-
-function open(args: string[] = []) {
-  const sb = makeSandbox(server.url);
-  roots.push(sb.root);
-  return { sb, acp: startAcp(["--model", MODEL, ...args], sb.env, sb.workspace) };
-}
+const server = useMockLLMServer();
+const open = (args: string[] = []) => openAcp(server.url, ["--model", MODEL, ...args]);
 
 const of = (updates: SessionNotification[], sessionId: string) => updates.filter((n) => n.sessionId === sessionId);
 

@@ -3,23 +3,16 @@
  * only after `keen mcp trust` (bound to its content), `${VAR}` expansion and
  * what a project may not read, `--mcp-config`, `keen mcp list/get`.
  */
-import { after, before, beforeEach, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, parseLines } from "./harness.js";
-import { fakeServer, mcpNames } from "./mcp-helpers.js";
+import { fakeServer, mcpNames, strip } from "./mcp-helpers.js";
 
-let server: MockLLMServer;
-before(async () => (server = await startMockLLMServer()));
-after(() => server.close());
-beforeEach(() => server.reset());
+const server = useMockLLMServer();
 
-const strip = (line: Record<string, any>) => {
-  const { conversation_id: _c, ts: _t, seq: _s, ...rest } = line;
-  return rest;
-};
 type Sandbox = ReturnType<typeof makeSandbox>;
 
 /** One run whose model calls `env` with `name` on the server `proj`; returns the stream and stderr. */

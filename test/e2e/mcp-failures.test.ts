@@ -3,23 +3,16 @@
  * by being slow (interrupt, per-call timeout); and the process group that
  * goes with a stdio server. None of them fails or stalls the run.
  */
-import { after, before, beforeEach, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, parseLines, waitForStdout } from "./harness.js";
-import { alive, fakeServer, mcpNames } from "./mcp-helpers.js";
+import { alive, fakeServer, mcpNames, strip } from "./mcp-helpers.js";
 
-let server: MockLLMServer;
-before(async () => (server = await startMockLLMServer()));
-after(() => server.close());
-beforeEach(() => server.reset());
+const server = useMockLLMServer();
 
-const strip = (line: Record<string, any>) => {
-  const { conversation_id: _c, ts: _t, seq: _s, ...rest } = line;
-  return rest;
-};
 
 test("a server that fails to start, one that is not found and one that hangs at connect: reported, and the run goes on with the others", async () => {
   const sb = makeSandbox(server.url, {

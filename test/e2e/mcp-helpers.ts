@@ -20,3 +20,9 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+/** A stream line without what differs between runs (conversation id, timestamps, sequence). */
+export const strip = (line: Record<string, any>) => {
+  const { conversation_id: _c, ts: _t, seq: _s, ...rest } = line;
+  return rest;
+};

@@ -3,17 +3,14 @@
  * any output), the fallback to legacy SSE for a server that only speaks that,
  * and `type: "sse"` directly. The fake server runs in this test process.
  */
-import { after, before, beforeEach, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { startHttpMcpServer } from "../fakes/mcp-server.mjs";
 import { makeSandbox, parseLines } from "./harness.js";
 import { mcpNames } from "./mcp-helpers.js";
 
-let server: MockLLMServer;
-before(async () => (server = await startMockLLMServer()));
-after(() => server.close());
-beforeEach(() => server.reset());
+const server = useMockLLMServer();
 
 async function echoThrough(config: Record<string, unknown>, env: Record<string, string> = {}) {
   const sb = makeSandbox(server.url, { mcpServers: { web: config } });

@@ -3,26 +3,20 @@
  * the fake MCP server (test/fakes/mcp-server.mjs) as a stdio server: the tools
  * offered, results of every content kind, names and filters, permission modes.
  */
-import { after, before, beforeEach, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startMockLLMServer, type MockLLMServer, type MockReplyStep } from "../fakes/mock-llm-server.js";
+import { type MockReplyStep } from "../fakes/mock-llm-server.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, parseLines } from "./harness.js";
 import { startStdio } from "./stdio-client.js";
 import { PNG_BASE64 } from "../fakes/mcp-server.mjs";
-import { BUILTIN_TOOLS, fakeServer, mcpNames } from "./mcp-helpers.js";
+import { BUILTIN_TOOLS, fakeServer, mcpNames, strip } from "./mcp-helpers.js";
 
-let server: MockLLMServer;
-before(async () => (server = await startMockLLMServer()));
-after(() => server.close());
-beforeEach(() => server.reset());
+const server = useMockLLMServer();
 
 type Sandbox = ReturnType<typeof makeSandbox>;
-const strip = (line: Record<string, any>) => {
-  const { conversation_id: _c, ts: _t, seq: _s, ...rest } = line;
-  return rest;
-};
 
 async function run(sb: Sandbox, calls: NonNullable<MockReplyStep["toolCalls"]>, args: string[] = [], env: Record<string, string> = {}) {
   server.enqueue({ toolCalls: calls }, { text: "done" });
