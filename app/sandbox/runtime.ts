@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import type { SandboxPolicy } from "./policy.js";
+import { sandboxTempRoot } from "./temp-root.js";
 
 // The ONE place that knows @anthropic-ai/sandbox-runtime (a preview release): everything
 // else sees CommandSandbox. The library is loaded on the first sandboxed command, never at
@@ -37,6 +37,8 @@ let asking: NetworkAsk | undefined;
 
 function load(policy: SandboxPolicy): Promise<Manager> {
   manager ??= (async () => {
+    // Its sockets and files go in os.tmpdir(): the temp root, so a killed Keen leaves one directory, swept later.
+    sandboxTempRoot();
     const { SandboxManager } = await import("@anthropic-ai/sandbox-runtime");
     // The network settings are the first session's: they come from the user's config file,
     // the same for every session of a process. The filesystem part is passed per command.
@@ -98,14 +100,9 @@ export async function disposeSandbox(): Promise<void> {
   if (current) await (await current.catch(() => undefined))?.reset();
 }
 
-const tmpDirs = new Set<string>();
-
-/** A fresh temporary directory for one session's commands, removed when Keen exits. */
+/** A fresh temporary directory for one session's commands, inside the process's sandbox temp root (removed with it). */
 export function sessionTmpDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "keen-sandbox-"));
-  if (tmpDirs.size === 0) process.on("exit", () => tmpDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-  tmpDirs.add(dir);
-  return dir;
+  return mkdtempSync(join(sandboxTempRoot(), "session-"));
 }
 
 function shellQuote(word: string): string {

@@ -34,9 +34,12 @@ export function makeSandbox(serverUrl: string, config: Record<string, unknown> =
   const workspace = join(root, "ws");
   mkdirSync(home, { recursive: true });
   mkdirSync(workspace, { recursive: true });
+  // Keen's own temporary files (the sandbox's sockets, session temp dirs) stay inside the sandbox, even from a Keen killed with SIGKILL.
+  mkdirSync(join(root, "tmp"));
   writeFileSync(join(home, "config.json"), JSON.stringify({ stdinGraceMs: 300, retry: { baseDelayMs: 10 }, ...config }));
   const env: Record<string, string | undefined> = {
     KEEN_HOME: home,
+    TMPDIR: join(root, "tmp"),
     HOME: join(root, "user-home"),
     ANTHROPIC_API_KEY: "test-key",
     ANTHROPIC_BASE_URL: serverUrl,

@@ -7,7 +7,7 @@ import { delimiter, join } from "node:path";
 import { sandboxSupport } from "../../app/sandbox/deps.js";
 import { startMockLLMServer, type MockLLMServer, type MockReplyStep } from "../fakes/mock-llm-server.js";
 import { makeTempDir } from "../temp.js";
-import { makeSandbox, parseLines } from "./harness.js";
+import { makeSandbox, parseLines, waitForStdout } from "./harness.js";
 import { startStdio } from "./stdio-client.js";
 
 // Needs bwrap, socat and rg, and a kernel that lets bwrap make namespaces (.ci/run installs them).
@@ -221,3 +221,25 @@ function processesWith(marker: string): string[] {
     }
   });
 }
+
+test("a Keen killed mid-command leaves one temp directory, and the next sandboxed Keen removes it", { skip }, async () => {
+  const sb = makeSandbox(server.url);
+  const tmp = sb.env.TMPDIR!;
+  const roots = () => readdirSync(tmp).filter((name) => name.startsWith("keen-sandbox-"));
+  server.enqueue({ toolCalls: [{ name: "bash", input: { command: "echo started; sleep 30" } }] });
+  let pid = 0;
+  const killed = await sb.run(["run", "--headless", "--stream-deltas", "--no-stdin", "--sandbox", "on", "go"], {
+    onSpawn: (child) => {
+      pid = child.pid!;
+      void waitForStdout(child, (out) => /"tool-update".*started/.test(out)).then(() => child.kill("SIGKILL"), () => {});
+    },
+  });
+  assert.equal(killed.signal, "SIGKILL");
+  const left = roots();
+  assert.equal(left.length, 1, `left: ${left}`);
+  assert.match(left[0]!, new RegExp(`^keen-sandbox-${pid}-`));
+  server.enqueue({ toolCalls: [{ name: "bash", input: { command: "echo again" } }] }, { text: "done" });
+  const next = await sb.run(["run", "--headless", "--no-stdin", "--sandbox", "on", "go"]);
+  assert.equal(next.code, 0, next.stderr);
+  assert.deepEqual(roots(), [], "the stale directory was swept, and the second run removed its own on exit");
+});
