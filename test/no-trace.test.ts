@@ -7,8 +7,12 @@ import { resolve } from "node:path";
 import { makeTempDir, removeTempDir } from "./temp.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
-// Files that make sandboxes, spawn keen (under a pseudo-terminal too), start mock servers, copy the checkout, open stores.
-const PART = ["test/e2e/run-terminal.test.ts", "test/build/launcher.test.ts", "test/storage/level-store.test.ts", "test/tools/workspace.test.ts"];
+// Files that make sandboxes, spawn keen (under a pseudo-terminal too), start mock servers, copy the checkout, open stores,
+// run bash in the OS sandbox (its sockets and temp dirs; a Keen killed with SIGKILL) and MCP servers in their process groups.
+const PART = [
+  "test/e2e/run-terminal.test.ts", "test/build/launcher.test.ts", "test/storage/level-store.test.ts", "test/tools/workspace.test.ts",
+  "test/e2e/sandbox.test.ts", "test/e2e/mcp-failures.test.ts",
+];
 
 /** Processes whose environment holds `marker`: the children a run left alive. */
 function survivors(marker: string): string[] {
@@ -21,6 +25,15 @@ function survivors(marker: string): string[] {
     }
   }
   return alive;
+}
+
+/** A pid with its command line, for the failure message. */
+function describe(pid: string): string {
+  try {
+    return `${pid}: ${readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").join(" ").trim()}`;
+  } catch {
+    return pid;
+  }
 }
 
 test("a part of the suite leaves no file in the temp directory and no process behind", { skip: process.platform !== "linux" && "reads /proc" }, async () => {
@@ -37,6 +50,6 @@ test("a part of the suite leaves no file in the temp directory and no process be
   assert.equal(code, 0, out.slice(Math.max(0, out.indexOf("not ok") - 200), out.indexOf("not ok") + 3000));
   assert.match(out, /^# pass [1-9]/m);
   assert.deepEqual(readdirSync(tmp), [], "the temp directory holds nothing new");
-  assert.deepEqual(survivors(marker), [], "no process of the run is alive");
+  assert.deepEqual(survivors(marker).map(describe), [], "no process of the run is alive");
   removeTempDir(tmp);
 });

@@ -1,4 +1,4 @@
-import { lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -10,7 +10,8 @@ let root: string | undefined;
  * its sessions' temporary directories and the sandbox library's own sockets and files
  * (the library puts them in `os.tmpdir()`, so TMPDIR points here from now on). It goes
  * when Keen exits; one left by a Keen that was killed (SIGKILL, a crash) is removed by the
- * next Keen that sandboxes, once its process is gone. The name carries the pid for that.
+ * next Keen that sandboxes, once its process is gone, with the library's bridge processes
+ * (socat listening on sockets in there) that outlived it. The name carries the pid for that.
  */
 export function sandboxTempRoot(): string {
   if (root) return root;
@@ -37,7 +38,9 @@ function removeStale(base: string): void {
     try {
       // Only our own directories: another user's are not ours to judge.
       const stat = lstatSync(path);
-      if (stat.isDirectory() && stat.uid === process.getuid?.()) rmSync(path, { recursive: true, force: true });
+      if (!stat.isDirectory() || stat.uid !== process.getuid?.()) continue;
+      killUsers(path);
+      rmSync(path, { recursive: true, force: true });
     } catch {
       // gone meanwhile, or not ours to remove
     }
@@ -50,5 +53,23 @@ function alive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Linux: SIGKILLs our processes whose command line names something inside `dir`. */
+function killUsers(dir: string): void {
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return;
+  }
+  for (const pid of pids) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, "latin1").includes(`${dir}/`)) continue;
+      if (lstatSync(`/proc/${pid}`).uid === process.getuid?.()) process.kill(Number(pid), "SIGKILL");
+    } catch {
+      // gone, or not ours
+    }
   }
 }

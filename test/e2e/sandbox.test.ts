@@ -222,7 +222,7 @@ function processesWith(marker: string): string[] {
   });
 }
 
-test("a Keen killed mid-command leaves one temp directory, and the next sandboxed Keen removes it", { skip }, async () => {
+test("a Keen killed mid-command leaves one temp directory, and the next sandboxed Keen removes it and ends the processes it left", { skip }, async () => {
   const sb = makeSandbox(server.url);
   const tmp = sb.env.TMPDIR!;
   const roots = () => readdirSync(tmp).filter((name) => name.startsWith("keen-sandbox-"));
@@ -242,4 +242,13 @@ test("a Keen killed mid-command leaves one temp directory, and the next sandboxe
   const next = await sb.run(["run", "--headless", "--no-stdin", "--sandbox", "on", "go"]);
   assert.equal(next.code, 0, next.stderr);
   assert.deepEqual(roots(), [], "the stale directory was swept, and the second run removed its own on exit");
+  const stale = join(tmp, left[0]!);
+  const bridges = readdirSync("/proc").filter((p) => /^\d+$/.test(p)).filter((p) => {
+    try {
+      return readFileSync(`/proc/${p}/cmdline`, "latin1").includes(stale);
+    } catch {
+      return false;
+    }
+  });
+  assert.deepEqual(bridges, [], "the killed Keen's bridge processes (socat on its sockets) were ended too");
 });

@@ -1,7 +1,7 @@
 import { after, before, beforeEach, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
 import { textWidth } from "../../app/tui/text.js";
@@ -150,10 +150,8 @@ test("SIGTERM leaves the terminal sane and exits 143", { skip }, async () => {
 
 test("keen --replay demo: the recorded prompt is typed in; Enter replays the whole session with its tools and diff", { skip }, async () => {
   const sb = makeSandbox(server.url);
-  // The demo makes its workspace in the temporary directory: give it one inside the sandbox, removed with it.
-  const tmp = join(sb.root, "tmp");
-  mkdirSync(tmp);
-  const t = new TmuxKeen(["--replay", "demo", "--replay-speed", "0"], { ...sb.env, ANTHROPIC_API_KEY: undefined, TMPDIR: tmp }, sb.workspace);
+  // The demo makes its workspace in the temporary directory, which the sandbox's env points inside it (removed with it).
+  const t = new TmuxKeen(["--replay", "demo", "--replay-speed", "0"], { ...sb.env, ANTHROPIC_API_KEY: undefined }, sb.workspace);
   open.push(t);
   await t.waitFor("> The test in this project fails.");
   assert.match(t.screen(), /mode: auto/);
