@@ -118,6 +118,7 @@ async function prepare(
   const choice = replay ? replay.choose(session.model, config) : chooseModel(session.model, config, env);
   const { sandbox, fallback } = chooseSandbox(config, settings.sandbox, env, {
     workspace, protectedPaths: [dirname(paths.configFile), paths.dataDir], allowProjectConfigEdits: config.guard?.allowProjectConfigEdits,
+    dataDir: paths.dataDir,
   });
   const builtin = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files, sandbox });
   const limits = limitsFor(

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { sandboxPolicy } from "../sandbox/policy.js";
 import { sandboxSupport } from "../sandbox/deps.js";
 import { createCommandSandbox, sandboxedSpawnArgs, sessionTmpDir, type CommandSandbox } from "../sandbox/runtime.js";
@@ -20,11 +21,11 @@ let warned = false;
  */
 export function chooseSandbox(
   config: ResolvedConfig, flag: SandboxMode | undefined, env: NodeJS.ProcessEnv,
-  where: { workspace: string; protectedPaths: string[]; allowProjectConfigEdits?: boolean },
+  where: { workspace: string; protectedPaths: string[]; allowProjectConfigEdits?: boolean; dataDir?: string },
 ): SandboxChoice {
   const mode = sandboxModeFor(config, flag);
   if (mode === "off") return {};
-  const support = sandboxSupport(env);
+  const support = sandboxSupport(env, process.platform, where.dataDir && join(where.dataDir, "sandbox-probe.json"));
   if (!support.ok) {
     const need = `the sandbox needs ${support.missing}; install: ${support.install}`;
     if (mode === "on") throw new UsageError(`sandbox mode is on, but ${need}`);
