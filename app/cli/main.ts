@@ -98,7 +98,7 @@ export async function main(argv: string[]): Promise<number> {
       pending = async () => (await import("./acp.js")).acpCommand(flags);
     });
 
-  const sessions = program.command("sessions").description("list, show, compact, export, remove and prune stored sessions (default: list)");
+  const sessions = listByDefault(program.command("sessions").description("list, show, compact, export, remove and prune stored sessions (default: list)"));
   sessions.command("list", { isDefault: true }).description("sessions of this directory, newest first: short id, updated, status, model, cwd, title")
     .option("--cwd <dir>", "sessions of this directory instead of the current one")
     .option("--all", "sessions of every directory")
@@ -136,7 +136,7 @@ export async function main(argv: string[]): Promise<number> {
     .action((flags) => {
       pending = async () => (await import("./sessions.js")).pruneSessions(flags);
     });
-  const mcp = program.command("mcp").description("MCP servers: list, inspect, trust a project's .mcp.json (see README)");
+  const mcp = listByDefault(program.command("mcp").description("MCP servers: list, inspect, trust a project's .mcp.json (see README)"));
   mcp.command("list", { isDefault: true }).description("each server: source, trust, status, tool count (connects to each one)")
     .option("--json", "print JSON").option("--cwd <dir>", "the workspace of this directory instead of the current one");
   mcpOption(mcp.commands.at(-1)!).action((flags) => {
@@ -189,6 +189,20 @@ function cassetteOptions(command: Command, replayMode: string): Command {
     .option("--replay <file>", `serve every model request from a cassette instead of the network (no key needed; permission mode ${replayMode} unless set); "demo" replays the shipped demo in a temporary workspace`)
     .option("--replay-loose", "with --replay: serve the next recorded response even when the request differs")
     .option("--replay-speed <n>", "with --replay: 0 at once, 1 as recorded (default), N times faster");
+}
+
+/**
+ * A command group whose bare form lists (`keen sessions`, `keen mcp`). Commander hands an
+ * unknown word to the default subcommand ("too many arguments for 'list'"): it is an
+ * unknown command instead, named with the group's commands.
+ */
+function listByDefault(group: Command): Command {
+  return group.hook("preSubcommand", (command, sub) => {
+    const word = command.args[0];
+    if (sub.name() !== "list" || word === undefined || word === "list" || word.startsWith("-")) return;
+    const names = command.commands.map((c) => c.name()).join(", ");
+    command.error(`unknown command '${word}' for 'keen ${command.name()}' (commands: ${names})`, { code: "commander.unknownCommand", exitCode: 2 });
+  });
 }
 
 async function fail(error: unknown): Promise<number> {
