@@ -34,11 +34,13 @@ export function chooseSandbox(
     warned = true;
     return { fallback };
   }
-  const policy = sandboxPolicy({
-    workspace: where.workspace, tmpDir: sessionTmpDir(), allowedDomains: config.sandbox?.network?.allowedDomains,
-    guard: { protectedPaths: where.protectedPaths, allowProjectConfigEdits: where.allowProjectConfigEdits },
-  });
-  return { sandbox: createCommandSandbox(policy) };
+  // Built on the first bash call (or MCP server) that needs it: the session's temp directory is made then.
+  return {
+    sandbox: createCommandSandbox(() => sandboxPolicy({
+      workspace: where.workspace, tmpDir: sessionTmpDir(), allowedDomains: config.sandbox?.network?.allowedDomains,
+      guard: { protectedPaths: where.protectedPaths, allowProjectConfigEdits: where.allowProjectConfigEdits },
+    })),
+  };
 }
 
 /**

@@ -62,11 +62,20 @@ function runtimeConfig(policy: SandboxPolicy): RuntimeConfig {
   };
 }
 
-/** A sandbox for one session's commands. Creating it loads nothing; the first `wrap` does. */
-export function createCommandSandbox(policy: SandboxPolicy): CommandSandbox {
+/**
+ * A sandbox for one session's commands. Creating it loads nothing; the first `wrap` does.
+ * A policy given as a function is built when first needed (it makes the session's temp
+ * directory), so a session that never runs bash pays nothing for it.
+ */
+export function createCommandSandbox(policyOf: SandboxPolicy | (() => SandboxPolicy)): CommandSandbox {
+  let built = typeof policyOf === "function" ? undefined : policyOf;
+  const current = () => (built ??= (policyOf as () => SandboxPolicy)());
   return {
-    policy,
+    get policy() {
+      return current();
+    },
     async wrap(command, ask) {
+      const policy = current();
       const sandbox = await load(policy);
       // Tied to the proxy's records of this command; unguessable, as the library requires.
       const id = randomBytes(16).toString("base64url");

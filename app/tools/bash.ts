@@ -112,9 +112,9 @@ export function createBashTool(ctx: ToolContext): Tool {
 /** The bash tool's description, with what the sandbox does to commands when it is on. */
 function describe(ctx: ToolContext): string {
   if (!ctx.sandbox) return description;
-  const { workspace, tmpDir } = ctx.sandbox.policy;
+  // Not the temp directory's path: the policy (and the directory) is made on the first call, not for the description.
   return `${description}
-Commands run in a sandbox: writes outside ${workspace} and ${tmpDir} ($TMPDIR) fail with "Read-only file system"; credential files and .env files are unreadable; the network reaches only allowed hosts (a blocked host is reported in the result); processes end with the command.`;
+Commands run in a sandbox: writes outside ${ctx.workspace} and $TMPDIR (a temporary directory of the session) fail with "Read-only file system"; credential files and .env files are unreadable; the network reaches only allowed hosts (a blocked host is reported in the result); processes end with the command.`;
 }
 
 function runBash(
