@@ -1,8 +1,8 @@
-import { after, before, test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox } from "./harness.js";
 import { fakeServer } from "./mcp-helpers.js";
 import { TMUX_MISSING, TmuxKeen } from "./tmux.js";
@@ -12,15 +12,9 @@ import { TMUX_MISSING, TmuxKeen } from "./tmux.js";
  * start shows when it opens, before any prompt. Skipped without tmux.
  */
 const skip = TMUX_MISSING ?? false;
-let server: MockLLMServer;
+const server = useMockLLMServer();
 const open: TmuxKeen[] = [];
-before(async () => {
-  if (!TMUX_MISSING) server = await startMockLLMServer();
-});
-after(async () => {
-  for (const t of open) t.kill();
-  await server?.close();
-});
+after(() => open.forEach((t) => t.kill()));
 
 test("the TUI shows MCP status when it opens: the server count, an untrusted .mcp.json and how to trust it", { skip }, async () => {
   const sb = makeSandbox(server.url, { mcpServers: { fake: fakeServer() } });
