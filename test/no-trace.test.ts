@@ -8,10 +8,10 @@ import { makeTempDir, removeTempDir } from "./temp.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 // Files that make sandboxes, spawn keen (under a pseudo-terminal too), start mock servers, copy the checkout, open stores,
-// run bash in the OS sandbox (its sockets and temp dirs; a Keen killed with SIGKILL) and MCP servers in their process groups.
+// run bash in the OS sandbox (its sockets and temp dirs; Keens killed with SIGKILL) and MCP servers in their process groups.
 const PART = [
   "test/e2e/run-terminal.test.ts", "test/build/launcher.test.ts", "test/storage/level-store.test.ts", "test/tools/workspace.test.ts",
-  "test/e2e/sandbox.test.ts", "test/e2e/mcp-failures.test.ts",
+  "test/e2e/sandbox.test.ts", "test/e2e/mcp-failures.test.ts", "test/e2e/run-store-failures.test.ts",
 ];
 
 /** Processes whose environment holds `marker`: the children a run left alive. */

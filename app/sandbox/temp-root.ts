@@ -20,7 +20,12 @@ export function sandboxTempRoot(): string {
   const made = mkdtempSync(join(base, `${PREFIX}${process.pid}-`));
   root = made;
   process.env.TMPDIR = made;
-  process.on("exit", () => rmSync(made, { recursive: true, force: true }));
+  process.on("exit", () => {
+    // The library's bridges (socat on sockets in here) are children it does not end when
+    // Keen exits at once (a second Ctrl-C, process.exit): they would outlive Keen.
+    killUsers(made);
+    rmSync(made, { recursive: true, force: true });
+  });
   return made;
 }
 
