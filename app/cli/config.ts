@@ -74,7 +74,9 @@ export const UserConfigSchema = z.strictObject({
     callTimeoutMs: z.number().int().positive().optional(),
   }).optional(),
   /** Workspaces whose `.mcp.json` the user trusted (`keen mcp trust`), by path, bound to the file's content hash. */
-  mcpTrust: z.record(z.string(), z.strictObject({ sha256: z.string(), allowEnv: z.array(z.string()).optional() })).optional(),
+  mcpTrust: z.record(z.string(), z.strictObject({
+    sha256: z.string(), allowEnv: z.array(z.string()).optional(), declined: z.boolean().optional(),
+  })).optional(),
   /** README "Sandbox": confine bash (`--sandbox` wins; a project may only turn it on). */
   sandbox: z.strictObject({
     mode: SandboxModeSchema.optional(),

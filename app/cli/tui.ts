@@ -15,6 +15,7 @@ import { checkModel, createPreparer, listModels, storedSession, type PreparedSet
 import { storedRunner } from "./cli-runner-setup.js";
 import { UsageError } from "./errors.js";
 import { parseRunner, parseSandboxFlag } from "./run-flags.js";
+import { askMcpTrustOnce } from "./mcp-ask.js";
 import { findWorkspace } from "../tools/workspace.js";
 
 /** `keen [--resume <id> | --continue] [--model m] [--permission-mode m] [--theme t] [--cwd dir]` */
@@ -55,7 +56,10 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
   const meta = await sessionToOpen(store, flags, here);
   // As with keen run --session: the session's directory unless --cwd says otherwise.
   const cwd = flags.cwd ? here : (meta?.cwd ?? cassette?.replay?.demoWorkspace?.() ?? here);
-  const config = loadConfig(paths, findWorkspace(cwd));
+  const workspace = findWorkspace(cwd);
+  let config = loadConfig(paths, workspace);
+  // An untrusted .mcp.json is asked about once, before the screen opens; the answer is in the config from then on.
+  if (await askMcpTrustOnce(paths, config, workspace, process.stdin, process.stderr)) config = loadConfig(paths, workspace);
   // Replaying, as in keen run and stdio: the flag, else the replay's mode (the demo: auto), never the config's.
   const replayMode = cassette?.replay ? (cassette.replay.mode ?? "ask") : undefined;
   const prepare = createPreparer(paths, {

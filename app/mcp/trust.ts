@@ -11,6 +11,8 @@ export function projectMcpFile(workspace: string): string {
 export interface McpTrust {
   sha256: string;
   allowEnv?: string[];
+  /** The user said no when the TUI asked about this content: not trusted, and not asked again until it changes. */
+  declined?: boolean;
 }
 
 /** The content hash trust is bound to: any change to `.mcp.json` revokes it. */
@@ -32,7 +34,7 @@ export function currentTrust(trust: Record<string, McpTrust> | undefined, worksp
   const decision = trust?.[workspace];
   if (!decision) return undefined;
   const hash = bytes ? hashBytes(bytes) : hashFile(projectMcpFile(workspace));
-  return decision.sha256 === hash ? decision : undefined;
+  return decision.sha256 === hash && !decision.declined ? decision : undefined;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox } from "./harness.js";
@@ -16,13 +16,49 @@ const server = useMockLLMServer();
 const open: TmuxKeen[] = [];
 after(() => open.forEach((t) => t.kill()));
 
-test("the TUI shows MCP status when it opens: the server count, an untrusted .mcp.json and how to trust it", { skip }, async () => {
+test("the TUI asks once about an untrusted .mcp.json; no: the status says how to trust it, and it is not asked again", { skip }, async () => {
   const sb = makeSandbox(server.url, { mcpServers: { fake: fakeServer() } });
   writeFileSync(join(sb.workspace, ".mcp.json"), JSON.stringify({ mcpServers: { proj: fakeServer() } }));
   const t = new TmuxKeen(["--model", "anthropic/claude-test"], sb.env, sb.workspace, { cols: 160, rows: 30 });
   open.push(t);
+  const question = await t.waitFor("Trust them for this workspace?");
+  assert.match(question, /would start these MCP servers/);
+  assert.match(question, /proj: .*mcp-server\.mjs/);
+  t.keys(["n", "Enter"]);
   const screen = await t.waitFor(/mcp 1\/2/);
   assert.match(screen, /MCP: project server "proj" \(.*\.mcp\.json\) not started: run `keen mcp trust`/);
   t.keys(["C-d"]);
   await t.waitFor("[exit 0]");
+
+  // Asked once: the same file opens without the question.
+  const again = new TmuxKeen(["--model", "anthropic/claude-test"], sb.env, sb.workspace, { cols: 160, rows: 30 });
+  open.push(again);
+  const second = await again.waitFor(/mcp 1\/2/);
+  assert.doesNotMatch(second, /Trust them/);
+  again.keys(["C-d"]);
+  await again.waitFor("[exit 0]");
+});
+
+test("yes to the TUI's question trusts that content of .mcp.json: its servers start, and a changed file is asked about again", { skip }, async () => {
+  const sb = makeSandbox(server.url);
+  const file = join(sb.workspace, ".mcp.json");
+  writeFileSync(file, JSON.stringify({ mcpServers: { proj: fakeServer() } }));
+  const t = new TmuxKeen(["--model", "anthropic/claude-test"], sb.env, sb.workspace, { cols: 160, rows: 30 });
+  open.push(t);
+  await t.waitFor("Trust them for this workspace?");
+  t.keys(["y", "Enter"]);
+  await t.waitFor(/mcp 1\/1/);
+  t.keys(["C-d"]);
+  await t.waitFor("[exit 0]");
+  const trusted = JSON.parse(readFileSync(join(sb.home, "config.json"), "utf8")).mcpTrust[sb.workspace];
+  assert.equal(typeof trusted.sha256, "string");
+  assert.equal(trusted.declined, undefined);
+
+  writeFileSync(file, JSON.stringify({ mcpServers: { proj: fakeServer(), other: fakeServer() } }));
+  const changed = new TmuxKeen(["--model", "anthropic/claude-test"], sb.env, sb.workspace, { cols: 160, rows: 30 });
+  open.push(changed);
+  const asked = await changed.waitFor("Trust them for this workspace?");
+  assert.match(asked, /other: /);
+  changed.keys(["C-c"]);
+  await changed.waitFor("[exit");
 });
