@@ -1,6 +1,7 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { killUsers } from "../app/sandbox/temp-root.js";
 
 const made = new Set<string>();
 
@@ -24,29 +25,10 @@ export function removeTempDir(dir: string): void {
 
 function removeAll(): void {
   for (const dir of made) {
-    endUsers(dir);
+    // A test that kills Keen with SIGKILL leaves the sandbox library's bridge (socat on a socket
+    // in the sandbox's TMPDIR) behind; Keen's next run would sweep it, but a test's directory has none.
+    killUsers(dir);
     rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   }
   made.clear();
-}
-
-/**
- * Linux: SIGKILLs processes whose command line names something in `dir`. A test that
- * kills Keen with SIGKILL leaves the sandbox library's bridge (socat on a socket in the
- * sandbox's TMPDIR) behind; Keen's next run would sweep it, but a test's directory has none.
- */
-function endUsers(dir: string): void {
-  let pids: string[];
-  try {
-    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
-  } catch {
-    return;
-  }
-  for (const pid of pids) {
-    try {
-      if (Number(pid) !== process.pid && readFileSync(`/proc/${pid}/cmdline`, "latin1").includes(`${dir}/`)) process.kill(Number(pid), "SIGKILL");
-    } catch {
-      // gone, or not ours
-    }
-  }
 }

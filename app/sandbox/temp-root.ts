@@ -61,8 +61,8 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Linux: SIGKILLs our processes whose command line names something inside `dir`. */
-function killUsers(dir: string): void {
+/** Linux: SIGKILLs our processes whose command line names something inside `dir` (never this process). */
+export function killUsers(dir: string): void {
   let pids: string[];
   try {
     pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
@@ -71,7 +71,7 @@ function killUsers(dir: string): void {
   }
   for (const pid of pids) {
     try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, "latin1").includes(`${dir}/`)) continue;
+      if (Number(pid) === process.pid || !readFileSync(`/proc/${pid}/cmdline`, "latin1").includes(`${dir}/`)) continue;
       if (lstatSync(`/proc/${pid}`).uid === process.getuid?.()) process.kill(Number(pid), "SIGKILL");
     } catch {
       // gone, or not ours
