@@ -23,9 +23,8 @@ export async function main(argv: string[]): Promise<number> {
     .option("-m, --model <provider/model>", "model to use, e.g. anthropic/claude-sonnet-5-5")
     .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only")
     .option("--theme <theme>", "dark (default), light, high-contrast, or a theme file")
-    .option("--sandbox <mode>", "confine bash: auto (default: when bwrap/socat/rg are present), on or off")
-    .option("--cwd <dir>", "working directory of new sessions")
-    .option("--runner <runner>", "embedded (Keen's own loop) or cli (the claude CLI; see README)");
+    .option("--cwd <dir>", "working directory of new sessions");
+  turnOptions(program);
   mcpOption(program);
   cassetteOptions(program, "ask").action((flags) => {
     pending = async () => (await import("./tui.js")).tuiCommand(flags);
@@ -50,9 +49,8 @@ export async function main(argv: string[]): Promise<number> {
     .option("--max-turns <n>", "limit the model requests of this run")
     .option("--output-schema <file>", "JSON Schema the answer must satisfy")
     .option("--permission-mode <mode>", "auto (default), accept-edits or read-only; ask needs keen stdio or the TUI")
-    .option("--sandbox <mode>", "confine bash: auto (default: when bwrap/socat/rg are present), on or off")
-    .option("--runner <runner>", "embedded (Keen's own loop) or cli (the claude CLI; see README)")
     .addOption(new Option("--input-format <format>", "with --headless: jsonl reads commands from stdin (= keen stdio)").choices(["text", "jsonl"]));
+  turnOptions(run);
   mcpOption(run);
   cassetteOptions(run, "read-only")
     .action((message: string[], flags) => {
@@ -75,25 +73,23 @@ export async function main(argv: string[]): Promise<number> {
     .option("--disallowed-tools <list>", "comma-separated tools the model may not call")
     .option("--max-turns <n>", "limit the model requests of each turn")
     .option("--output-schema <file>", "JSON Schema every answer must satisfy")
-    .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only")
-    .option("--sandbox <mode>", "confine bash: auto (default: when bwrap/socat/rg are present), on or off")
-    .option("--runner <runner>", "embedded (Keen's own loop) or cli (the claude CLI; see README)");
+    .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only");
+  turnOptions(stdio);
   mcpOption(stdio);
   cassetteOptions(stdio, "ask")
     .action((flags) => {
       pending = async () => (await import("./stdio-entry.js")).stdioFromFlags(flags);
     });
 
-  program
+  const acp = program
     .command("acp")
     .description("speak the Agent Client Protocol on stdio, for editors such as Zed (see README)")
     .option("-m, --model <provider/model>", "model of new sessions, e.g. anthropic/claude-sonnet-5-5")
     .option("--allowed-tools <list>", "comma-separated tools the model may call")
     .option("--disallowed-tools <list>", "comma-separated tools the model may not call")
     .option("--max-turns <n>", "limit the model requests of each turn")
-    .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only")
-    .option("--runner <runner>", "embedded (Keen's own loop) or cli (the claude CLI; see README)")
-    .option("--sandbox <mode>", "confine bash: auto (default: when bwrap/socat/rg are present), on or off")
+    .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only");
+  turnOptions(acp)
     .action((flags) => {
       pending = async () => (await import("./acp.js")).acpCommand(flags);
     });
@@ -178,6 +174,13 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /** `--mcp-config <file>`, repeatable: MCP servers for this run only (README "MCP servers"). */
+/** What runs a session's turns and confines its bash: the same flags on every front end. */
+function turnOptions(command: Command): Command {
+  return command
+    .option("--sandbox <mode>", "confine bash: auto (default: when bwrap/socat/rg are present), on or off")
+    .option("--runner <runner>", "embedded (Keen's own loop) or cli (the claude CLI; see README)");
+}
+
 function mcpOption(command: Command): Command {
   return command.option("--mcp-config <file>", "MCP servers from a {\"mcpServers\": …} file (repeatable)", (file: string, all: string[] = []) => [...all, file]);
 }
