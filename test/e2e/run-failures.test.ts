@@ -99,12 +99,14 @@ test("the stall watchdog aborts a silent stream and retries it", async () => {
 test("--timeout bounds the whole run → exit 1 with 'timed out', the step and the usage the provider reported, the session's status error", async () => {
   const sb = makeSandbox(server.url);
   server.enqueue({ text: "slow", stallAfterChunks: 3 });
-  const r = await sb.run(["run", "--format", "json", "--no-stdin", "--timeout", "0.5", "hi"]);
+  // 4 s, not less: on a loaded machine start-up alone has taken over a second, and the
+  // assertions below need the request to have reached the stall before the clock runs out.
+  const r = await sb.run(["run", "--format", "json", "--no-stdin", "--timeout", "4", "hi"]);
   assert.equal(r.code, 1);
-  assert.equal(r.stderr, "keen: error: timed out after 0.5s\n");
+  assert.equal(r.stderr, "keen: error: timed out after 4.0s\n");
   // message_start and the first delta reported 10 input and 1 output token before the stall.
   const usage = { input_tokens: 10, cached_tokens: 0, cache_write_tokens: 0, output_tokens: 1, reasoning_tokens: 0, total_tokens: 11 };
-  assert.deepEqual(resultOf(r.stdout), failed(["timed out after 0.5s"], usage, 1, 0.000045));
+  assert.deepEqual(resultOf(r.stdout), failed(["timed out after 4.0s"], usage, 1, 0.000045));
   assert.deepEqual((await sb.sessions()).map((s) => s.status), ["error"]);
 });
 
