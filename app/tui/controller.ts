@@ -74,6 +74,7 @@ export class TuiController {
       reduce(this.view, event);
       if (this.view.permissions[0]?.request_id !== before) this.ui.permission = { scroll: 0 };
       if (this.view.askContinue && !this.ui.overlay) this.ui.overlay = { kind: "continue" };
+      if (event.kind === "result" && !("replay" in event && event.replay)) this.turnEnded(event.status);
       if (this.view.diffs.length !== this.lastDiffCount) {
         if (this.ui.diffFollow || this.view.diffs.length < this.lastDiffCount) this.ui.diffIndex = Math.max(0, this.view.diffs.length - 1);
         this.ui.diffScroll = 0;
@@ -116,14 +117,45 @@ export class TuiController {
     return true;
   }
 
-  /** Sends a prompt (queued by the engine when a turn runs). */
+  /** Sends a prompt, or queues it while a turn runs (see `UiState.queue`). */
   prompt(text: string): void {
+    if (this.view.running) {
+      this.ui.queue.push(text);
+      return this.deps.requestFrame(true);
+    }
     this.local({ kind: "local-prompt", text });
     this.ui.undoArmed = false;
     this.request({ kind: "prompt", text }, (r) => {
-      if (!r.ok) reduce(this.view, { kind: "local-prompt-failed" });
+      if (r.ok) return;
+      reduce(this.view, { kind: "local-prompt-failed" });
+      this.unqueue("The queued prompts were not sent: they are back in the input.");
     });
     this.ui.transcriptScroll = { follow: true, index: 0, line: 0 };
+  }
+
+  /** Takes the newest queued prompt back into an empty input to edit it (or clear it: removed). */
+  editQueued(): boolean {
+    if (!this.ui.queue.length || !this.editor.isEmpty()) return false;
+    this.editor.setText(this.ui.queue.pop()!);
+    this.deps.requestFrame(true);
+    return true;
+  }
+
+  /** A turn ended: the next queued prompt starts, unless the user stopped the turn (then the queue waits in the input). */
+  private turnEnded(status: EventOf<"result">["status"]): void {
+    if (!this.ui.queue.length || this.view.running) return;
+    if (status === "interrupted") return this.unqueue("Interrupted: the queued prompts are back in the input, not sent.");
+    // The queued prompt is the user's next instruction: it answers a pending "continue?" too.
+    if (this.ui.overlay?.kind === "continue") this.ui.overlay = undefined;
+    this.prompt(this.ui.queue.shift()!);
+  }
+
+  /** Moves every queued prompt into the input, before what is typed there, so nothing is lost or sent unasked. */
+  private unqueue(why: string): void {
+    if (!this.ui.queue.length) return;
+    const typed = this.editor.value();
+    this.editor.setText([...this.ui.queue.splice(0), ...(typed ? [typed] : [])].join("\n\n"));
+    this.notice(why, "warning");
   }
 
   interrupt(): boolean {

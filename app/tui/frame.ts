@@ -48,13 +48,18 @@ export interface UiState {
   hint: string;
   /** `/undo` showed what it would restore: the next `/undo` confirms it. */
   undoArmed?: boolean;
+  /**
+   * Prompts typed while a turn runs, oldest first. The TUI holds them (not the engine) so each
+   * can still be edited or removed; the next is sent when a turn ends, and only then enters the transcript.
+   */
+  queue: string[];
 }
 
 export function createUi(theme: Theme): UiState {
   return {
     theme, focus: "input", transcriptScroll: { ...FOLLOW }, tools: { expanded: new Set(), scroll: { ...FOLLOW } },
     diffIndex: 0, diffScroll: 0, diffFollow: true, thinkingExpanded: false, permission: { scroll: 0 },
-    hint: "Type a prompt; ? for keys, / for commands, @ for files",
+    hint: "Type a prompt; ? for keys, / for commands, @ for files", queue: [],
   };
 }
 
@@ -73,6 +78,8 @@ export interface Frame {
   tools?: PaneFrame;
   diff?: PaneFrame;
   input: PaneFrame;
+  /** The queued prompts, under the input. */
+  queue?: PaneFrame;
   status: PaneFrame;
   popup?: PaneFrame;
   overlay?: PaneFrame;
@@ -88,7 +95,7 @@ export function composeFrame(view: SessionView, ui: UiState, editor: Editor, cac
   const theme = ui.theme;
   const inputWidth = Math.max(1, cols - 2);
   const { lines: prompt, cursorRow } = promptView(editor, inputWidth, theme, ui.focus === "input" && !ui.overlay && view.permissions.length === 0, ui.hint);
-  const lay = layout(cols, rows, prompt.length);
+  const lay = layout(cols, rows, prompt.length, ui.queue.length);
   const focusable = new Set<Pane>(["transcript", "input", ...(lay.tools ? (["tools", "diff"] as Pane[]) : [])]);
   const focus = focusable.has(ui.focus) ? ui.focus : "input";
 
@@ -121,18 +128,33 @@ export function composeFrame(view: SessionView, ui: UiState, editor: Editor, cac
   const maxLines = maxInputLines(rows);
   const firstRow = Math.max(0, Math.min(cursorRow - maxLines + 1, prompt.length - maxLines));
   const shownPrompt = prompt.slice(firstRow, firstRow + maxLines);
-  const queued = view.items.filter((i) => i.type === "user" && i.state === "queued").length;
+  const queued = ui.queue.length;
   const input: PaneFrame = {
     rect: lay.input, lines: fitAll(shownPrompt, inputWidth), border: true, focused: focus === "input",
-    label: queued ? ` ${queued} queued ` : undefined,
+    label: queued ? ` ${queued} queued${editor.isEmpty() ? " · Up edits the last" : ""} ` : undefined,
   };
+  const queuePane: PaneFrame | undefined = lay.queue
+    ? { rect: lay.queue, lines: fitAll(queueLines(ui.queue, lay.queue.height, cols, theme), cols), border: false, focused: false }
+    : undefined;
   const note = ui.note && ui.note.until > now ? ui.note.text : undefined;
   const status: PaneFrame = { rect: lay.status, lines: [statusBar(view, cols, theme, now, note)], border: false, focused: false };
 
-  const frame: Frame = { transcript, tools: toolsPane, diff: diffPane, input, status, scrolls: { transcript: win.scroll, tools: toolScroll } };
+  const frame: Frame = { transcript, tools: toolsPane, diff: diffPane, input, queue: queuePane, status, scrolls: { transcript: win.scroll, tools: toolScroll } };
   frame.popup = completionPopup(ui, lay.input, cols);
   frame.overlay = overlayPane(view, ui, cols, rows);
   return frame;
+}
+
+/** One line per queued prompt (its first line), the oldest first; the last line counts what does not fit. */
+function queueLines(queue: string[], height: number, cols: number, theme: Theme): string[] {
+  const shown = queue.length > height ? queue.slice(0, height - 1) : queue;
+  const lines = shown.map((text, i) => {
+    const first = text.trim().split("\n")[0] ?? "";
+    const more = text.trim().includes("\n") ? " …" : "";
+    return paint(theme, "queued", truncate(`  ${i + 1}. queued: ${first}${more}`, cols));
+  });
+  if (shown.length < queue.length) lines.push(paint(theme, "queued", `  … and ${queue.length - shown.length} more`));
+  return lines;
 }
 
 function completionPopup(ui: UiState, input: Rect, cols: number): PaneFrame | undefined {

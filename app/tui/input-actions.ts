@@ -107,7 +107,10 @@ function act(c: TuiController, action: KeyAction, frame: Frame | undefined): voi
       if (editor.isEmpty()) return c.deps.exit();
       editor.delete();
       return changed(c);
-    case "history-prev": editor.up(); return changed(c);
+    case "history-prev":
+      if (c.editQueued()) return;
+      editor.up();
+      return changed(c);
     case "history-next": editor.down(); return changed(c);
     case "page-up": return scrollPane(c, focus === "input" ? "transcript" : focus, -page(focus), frame);
     case "page-down": return scrollPane(c, focus === "input" ? "transcript" : focus, page(focus), frame);

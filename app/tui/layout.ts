@@ -18,6 +18,8 @@ export interface Layout {
   tools?: Rect;
   diff?: Rect;
   input: Rect;
+  /** Prompts waiting for the current turn to end, between the input and the status bar. */
+  queue?: Rect;
   status: Rect;
   /** True when the transcript is drawn without a border (small terminals). */
   bare: boolean;
@@ -28,13 +30,20 @@ export function maxInputLines(rows: number): number {
   return Math.max(1, Math.min(10, Math.floor(rows / 3)));
 }
 
-export function layout(cols: number, rows: number, inputLines: number): Layout {
+/** Rows the queue of prompts may take: a few, fewer on small terminals. */
+function queueRows(rows: number, queued: number): number {
+  return Math.min(queued, Math.max(1, Math.min(4, Math.floor(rows / 8))));
+}
+
+export function layout(cols: number, rows: number, inputLines: number, queued = 0): Layout {
   cols = Math.max(1, cols);
   rows = Math.max(4, rows);
   const status: Rect = { left: 0, top: rows - 1, width: cols, height: 1 };
+  const queueHeight = queueRows(rows, queued);
+  const queue: Rect | undefined = queueHeight ? { left: 0, top: rows - 1 - queueHeight, width: cols, height: queueHeight } : undefined;
   const inputHeight = Math.min(inputLines, maxInputLines(rows)) + 2;
-  const input: Rect = { left: 0, top: rows - 1 - inputHeight, width: cols, height: inputHeight };
-  const body = rows - 1 - inputHeight;
+  const input: Rect = { left: 0, top: rows - 1 - queueHeight - inputHeight, width: cols, height: inputHeight };
+  const body = rows - 1 - queueHeight - inputHeight;
   if (cols >= 100 && body >= 16) {
     const side = Math.max(36, Math.min(72, Math.floor(cols * 0.38)));
     const main = cols - side;
@@ -43,7 +52,7 @@ export function layout(cols: number, rows: number, inputLines: number): Layout {
       transcript: { left: 0, top: 0, width: main, height: body },
       tools: { left: main, top: 0, width: side, height: toolsHeight },
       diff: { left: main, top: toolsHeight, width: side, height: body - toolsHeight },
-      input, status, bare: false,
+      input, queue, status, bare: false,
     };
   }
   if (cols >= 60 && body >= 16) {
@@ -53,8 +62,8 @@ export function layout(cols: number, rows: number, inputLines: number): Layout {
       transcript: { left: 0, top: 0, width: cols, height: body - strip },
       tools: { left: 0, top: body - strip, width: half, height: strip },
       diff: { left: half, top: body - strip, width: cols - half, height: strip },
-      input, status, bare: false,
+      input, queue, status, bare: false,
     };
   }
-  return { transcript: { left: 0, top: 0, width: cols, height: Math.max(0, body) }, input, status, bare: true };
+  return { transcript: { left: 0, top: 0, width: cols, height: Math.max(0, body) }, input, queue, status, bare: true };
 }

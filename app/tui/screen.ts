@@ -33,6 +33,27 @@ export function patchBlessed(blessed: Blessed): void {
     if (key === "Setulc") return () => "";
     return compile.call(this, info, key, str);
   };
+  // A label's resize handler runs a tick later and crashes when the label was removed in
+  // between (a pane that moves and loses its label in one frame): guard it.
+  type Labelled = {
+    _label?: { rtop: number }; _labelResize?: unknown; childBase?: number; itop: number; screen: { autoPadding: boolean; render(): void };
+    removeListener(e: string, f: unknown): void; on(e: string, f: unknown): void;
+  };
+  const element = (blessed as unknown as { Element: { prototype: Record<string, unknown> } }).Element.prototype;
+  const setLabel = element.setLabel as (this: Labelled, ...a: unknown[]) => void;
+  element.setLabel = function (this: Labelled, ...args: unknown[]) {
+    const fresh = !this._label;
+    setLabel.apply(this, args);
+    if (!fresh || !this._labelResize) return;
+    this.removeListener("resize", this._labelResize);
+    // blessed's own reposition, run only while the label still exists.
+    const reposition = () => {
+      if (!this._label) return;
+      this._label.rtop = (this.childBase ?? 0) - (this.screen.autoPadding ? this.itop : 0);
+      this.screen.render();
+    };
+    this.on("resize", (this._labelResize = () => setImmediate(reposition)));
+  };
   const unicode = (blessed as unknown as { unicode: Record<string, unknown> }).unicode;
   const chars = unicode.chars as Record<string, RegExp>;
   chars.all = new RegExp(`(${chars.swide!.source.slice(1, -1)}|${wideEmojiSource()}|${chars.wide!.source.slice(1, -1)})`, "g");
@@ -71,7 +92,7 @@ export function createBlessedSurface(blessed: Blessed, input: NodeJS.ReadableStr
     last: { content: "", rect: "", visible: false },
   });
   const panes = {
-    transcript: make(true), bare: make(false), tools: make(true), diff: make(true), input: make(true), status: make(false),
+    transcript: make(true), bare: make(false), tools: make(true), diff: make(true), input: make(true), queue: make(false), status: make(false),
     popup: make(true), overlay: make(true),
   };
 
@@ -114,6 +135,7 @@ export function createBlessedSurface(blessed: Blessed, input: NodeJS.ReadableStr
       place(panes.tools, frame.tools);
       place(panes.diff, frame.diff);
       place(panes.input, frame.input);
+      place(panes.queue, frame.queue);
       place(panes.status, frame.status);
       place(panes.popup, frame.popup);
       place(panes.overlay, frame.overlay);

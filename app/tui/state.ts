@@ -10,7 +10,8 @@ import { addUsage, emptyUsage } from "../../protocol/usage.js";
 
 /** One entry of the transcript. Items are replaced, never mutated, when they change (views cache by identity). */
 export type TranscriptItem =
-  | { type: "user"; id: number; text: string; state: "sent" | "pending" | "queued" | "dropped" | "failed" }
+  // A prompt typed during a turn is not an item: the controller holds it in its queue until its turn starts.
+  | { type: "user"; id: number; text: string; state: "sent" | "pending" | "failed" }
   | { type: "assistant"; id: number; text: string; live: boolean; streaming: boolean; attempt: number }
   | { type: "thinking"; id: number; text: string; live: boolean; streaming: boolean; attempt: number }
   | { type: "tool"; id: number; callId: string }
@@ -99,8 +100,7 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
   const live = !("replay" in event && event.replay);
   switch (event.kind) {
     case "local-prompt": {
-      const state = view.running ? "queued" : "pending";
-      push(view, { type: "user", id: 0, text: event.text, state });
+      push(view, { type: "user", id: 0, text: event.text, state: "pending" });
       view.running = true;
       view.askContinue = false;
       break;
@@ -113,9 +113,9 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
     case "local-continue-answered": view.askContinue = false; break;
     case "local-prompt-failed": {
       let i = view.items.length - 1;
-      while (i >= 0 && !(view.items[i]!.type === "user" && ["pending", "queued"].includes((view.items[i] as { state: string }).state))) i--;
+      while (i >= 0 && !(view.items[i]!.type === "user" && (view.items[i] as { state: string }).state === "pending")) i--;
       if (i >= 0) replace(view, i, { ...(view.items[i] as Extract<TranscriptItem, { type: "user" }>), state: "failed" });
-      view.running = view.items.some((it) => it.type === "user" && (it.state === "pending" || it.state === "queued"));
+      view.running = view.items.some((it) => it.type === "user" && it.state === "pending");
       break;
     }
     case "session-start":
@@ -196,7 +196,7 @@ function replace(view: SessionView, index: number, item: TranscriptItem): void {
 
 function userText(view: SessionView, text: string, live: boolean): void {
   if (live) {
-    const i = view.items.findIndex((it) => it.type === "user" && (it.state === "pending" || it.state === "queued") && it.text === text);
+    const i = view.items.findIndex((it) => it.type === "user" && it.state === "pending" && it.text === text);
     if (i >= 0) {
       replace(view, i, { ...(view.items[i] as Extract<TranscriptItem, { type: "user" }>), state: "sent" });
       view.running = true;
@@ -292,7 +292,6 @@ function turnEnded(view: SessionView, event: EventOf<"result">): void {
     const it = view.items[i]!;
     if ((it.type === "assistant" || it.type === "thinking") && it.streaming) replace(view, i, { ...it, streaming: false, live: false });
     if (it.type === "user" && it.state === "pending") replace(view, i, { ...it, state: "sent" });
-    if (it.type === "user" && it.state === "queued" && event.status === "interrupted") replace(view, i, { ...it, state: "dropped" });
   }
   for (const id of view.toolOrder) {
     const tool = view.tools.get(id)!;
@@ -304,12 +303,7 @@ function turnEnded(view: SessionView, event: EventOf<"result">): void {
     for (const text of event.errors) push(view, { type: "notice", id: 0, level: "error", text });
   }
   view.askContinue = event.status === "max_turns";
-  // The engine starts a queued prompt as soon as this turn ends.
-  view.running = view.items.some((it) => it.type === "user" && it.state === "queued");
-  if (view.running) {
-    const i = view.items.findIndex((it) => it.type === "user" && it.state === "queued");
-    replace(view, i, { ...(view.items[i] as Extract<TranscriptItem, { type: "user" }>), state: "pending" });
-  }
+  view.running = false;
 }
 
 function errorShownThisTurn(view: SessionView): boolean {

@@ -101,7 +101,7 @@ test("bracketed paste: inserted whole and never sent by its newlines; a long pas
   await quit(h);
 });
 
-test("keys: Alt-Enter and Ctrl-J add lines; Esc interrupts; a prompt during a turn is queued; Ctrl-C twice exits and the terminal is restored", async () => {
+test("keys: Alt-Enter and Ctrl-J add lines; Esc interrupts and puts the queued prompt back in the input; Ctrl-C twice exits and the terminal is restored", async () => {
   const h = await started(80, 24);
   await h.keys("a\x1b\rb\nc");
   assert.match(h.text(), /> a.*\n.* {2}b.*\n.* {2}c/);
@@ -110,15 +110,18 @@ test("keys: Alt-Enter and Ctrl-J add lines; Esc interrupts; a prompt during a tu
   h.engine.emit(d.user("a\nb\nc"));
   h.engine.emit(d.delta("working"));
   await h.keys("next one\r");
-  await h.waitFor("(queued: sent when the current turn ends)");
+  await h.waitFor("1. queued: next one");
   assert.match(h.text(), /1 queued/);
   const interrupt = h.engine.nextCommand("interrupt");
   await h.keys("\x1b");
   await interrupt;
   assert.equal(h.engine.commands("interrupt").length, 1);
   h.engine.emit(d.result({ status: "interrupted" }));
-  await h.waitFor("Interrupted.");
-  assert.match(h.text(), /\(not sent: the turn was interrupted\)/);
+  await h.waitFor("the queued prompts are back in the input");
+  assert.match(h.text(), /> next one/);
+  assert.doesNotMatch(h.text(), /queued: next one/);
+  assert.deepEqual(h.engine.commands("prompt").map((c) => c.text), ["a\nb\nc"], "nothing sent unasked");
+  await h.keys("\x03"); // clears the input
   await h.keys("\x03");
   await h.waitFor("Press Ctrl-C again to exit");
   assert.equal(h.stdin.rawMode, true);
@@ -284,5 +287,61 @@ test("PgUp and the mouse wheel scroll the transcript; new output leaves a scroll
   await h.waitFor(/Keen ─/);
   assert.ok(h.text().includes("live answer"));
   h.engine.emit(d.result());
+  await quit(h);
+});
+
+test("prompts typed while an answer streams wait under the input, enter the transcript when their turn starts, and nothing is drawn twice", async () => {
+  const h = await started(80, 24);
+  h.engine.emit(d.sessionStart());
+  await h.keys("first question\r");
+  h.engine.emit(d.user("first question"));
+  h.engine.emit(d.delta("Alpha one. "));
+  await h.waitFor("Alpha one.");
+  await h.keys("second question\r");
+  await h.keys("third question\r");
+  await h.waitFor("2. queued: third question");
+  assert.match(h.text(), /2 queued/);
+  assert.deepEqual(h.engine.commands("prompt").map((c) => c.text), ["first question"], "queued prompts wait in the TUI");
+  h.engine.emit(d.delta("Alpha two."));
+  h.engine.emit(d.contentEnd());
+  h.engine.emit(d.text("Alpha one. Alpha two."));
+  const second = h.engine.nextCommand("prompt");
+  h.engine.emit(d.result());
+  assert.equal((await second).text, "second question");
+  h.engine.emit(d.user("second question"));
+  h.engine.emit(d.delta("Beta."));
+  h.engine.emit(d.contentEnd());
+  h.engine.emit(d.text("Beta."));
+  const third = h.engine.nextCommand("prompt");
+  h.engine.emit(d.result());
+  assert.equal((await third).text, "third question");
+  h.engine.emit(d.user("third question"));
+  h.engine.emit(d.text("Gamma."));
+  h.engine.emit(d.result());
+  await h.waitFor("Gamma.");
+  const screen = h.text();
+  const order = ["> first question", "Alpha one. Alpha two.", "> second question", "Beta.", "> third question", "Gamma."].map((s) => screen.indexOf(s));
+  assert.ok(order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1]!)), `in order, each once:\n${screen}`);
+  assert.equal(screen.split("Alpha one.").length, 2, "the first answer is drawn once");
+  assert.doesNotMatch(screen, /queued/);
+  await quit(h);
+});
+
+test("Up on an empty input takes the last queued prompt back to edit; clearing it removes it from the queue", async () => {
+  const h = await started(80, 24);
+  await h.keys("go\r");
+  h.engine.emit(d.user("go"));
+  h.engine.emit(d.delta("working"));
+  await h.keys("keep me\r");
+  await h.keys("drop me\r");
+  await h.waitFor("2. queued: drop me");
+  await h.keys("\x1b[A");
+  await h.waitFor("> drop me");
+  assert.match(h.text(), /1 queued/);
+  assert.doesNotMatch(h.text(), /queued: drop me/);
+  await h.keys("\x03"); // Ctrl-C while running interrupts; clear with Ctrl-U instead
+  h.engine.emit(d.result({ status: "interrupted" }));
+  await h.waitFor("the queued prompts are back in the input");
+  assert.match(h.text(), /> keep me/);
   await quit(h);
 });

@@ -65,16 +65,13 @@ test("a denied edit drops its pending diff", () => {
   assert.equal(view.tools.get("t1")!.status, "error");
 });
 
-test("a prompt typed during a turn is queued, then sent when the engine starts it; an interrupt drops queued prompts", () => {
-  const view = viewOf([{ kind: "local-prompt", text: "one" }, d.user("one"), d.delta("x"), { kind: "local-prompt", text: "two" }]);
-  assert.deepEqual(brief(view).filter((s) => s.startsWith("user")), ["user:sent:one", "user:queued:two"]);
-  reduce(view, stamp(d.result()));
-  assert.equal(view.running, true, "the queued prompt starts next");
-  reduce(view, stamp(d.user("two")));
-  assert.deepEqual(brief(view).filter((s) => s.startsWith("user")), ["user:sent:one", "user:sent:two"]);
-  reduce(view, { kind: "local-prompt", text: "three" });
+test("the reducer keeps prompts out of the transcript until they are sent; deltas after a turn's first block stay in that answer", () => {
+  const view = viewOf([{ kind: "local-prompt", text: "one" }, d.user("one"), d.delta("first "), d.delta("answer"), d.contentEnd(), d.text("first answer"), d.result()]);
+  assert.deepEqual(brief(view).filter((s) => !s.startsWith("notice")), ["user:sent:one", "assistant:done:first answer"]);
+  assert.equal(view.running, false, "the controller, not the reducer, starts what was queued");
+  reduce(view, { kind: "local-prompt", text: "two" });
   reduce(view, stamp(d.result({ status: "interrupted" })));
-  assert.deepEqual(brief(view).slice(-2), ["user:dropped:three", "notice:warning:Interrupted."]);
+  assert.deepEqual(brief(view).slice(-2), ["user:sent:two", "notice:warning:Interrupted."]);
   assert.equal(view.running, false);
 });
 

@@ -51,8 +51,6 @@ export function renderItem(item: TranscriptItem, prev: TranscriptItem | undefine
         lines = [...lines.slice(0, USER_PREVIEW_LINES - 1), paint(theme, "dim", `[${hidden} more lines]`)];
       }
       const out = lines.map((l, i) => (i === 0 ? paint(theme, "user", "> ") : "  ") + l);
-      if (item.state === "queued") out.push(paint(theme, "queued", "  (queued: sent when the current turn ends)"));
-      if (item.state === "dropped") out.push(paint(theme, "queued", "  (not sent: the turn was interrupted)"));
       if (item.state === "failed") out.push(paint(theme, "queued", "  (not sent)"));
       return [...gap, ...out];
     }
