@@ -43,6 +43,8 @@ export const MemoryEvent = z.object({ kind: z.literal("memory"), ...assistant, c
 /** A failed attempt will be retried: discard every delta with `attempt` below the next one. */
 export const RetryEvent = z.object({
   kind: z.literal("retry"), ...assistant, attempt: z.number().int(), reason: z.string(), delay_ms: z.number().int(),
+  /** Which retry of this step this is (1 = the first), and how many the policy allows: for "retry 2/4". */
+  retry: z.number().int().optional(), max_retries: z.number().int().optional(),
 });
 /** An error the run reports (provider failure, timeout, ...). */
 export const ErrorEvent = z.object({ kind: z.literal("error"), ...base, message: z.string() });

@@ -48,7 +48,7 @@ export async function runStep(options: StepOptions): Promise<StepOutcome> {
     if (item.type === "retry") {
       attempt = base + item.attempt - 1;
       state = freshState();
-      await emit({ kind: "retry", role: "assistant", attempt, reason: item.reason, delay_ms: item.delayMs });
+      await emit({ kind: "retry", role: "assistant", attempt, reason: item.reason, delay_ms: item.delayMs, retry: item.attempt - 1, max_retries: options.retry.maxRetries });
       continue;
     }
     const event = item.event;

@@ -27,6 +27,10 @@ export function runSlash(c: TuiController, name: string, arg: string): void {
       return c.note(`copied ${c.view.lastAnswer.length} characters (OSC 52)`);
     }
     case "undo": return undo(c);
+    case "retry":
+      if (!c.view.lastPrompt) return c.note("no prompt to retry yet");
+      if (c.view.running) return c.note("a turn is running: Esc interrupts it first");
+      return c.prompt(c.view.lastPrompt);
     case "help":
       c.ui.overlay = { kind: "help", scroll: 0 };
       return;

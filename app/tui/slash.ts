@@ -16,6 +16,7 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   { name: "mode", args: "[ask|accept-edits|auto|read-only]", help: "set or cycle the permission mode" },
   { name: "theme", args: "[name]", help: "set or cycle the theme (dark, light, high-contrast)" },
   { name: "compact", args: "[instructions]", help: "summarise the conversation so far to free context" },
+  { name: "retry", help: "send the last prompt again (after a failed or interrupted turn)" },
   { name: "copy", help: "copy the last answer to the clipboard (OSC 52)" },
   { name: "undo", help: "revert the last turn's file writes and edits (shows them first; /undo again confirms)" },
   { name: "help", help: "keys and commands" },

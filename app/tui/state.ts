@@ -12,8 +12,9 @@ import { addUsage, emptyUsage } from "../../protocol/usage.js";
 export type TranscriptItem =
   // A prompt typed during a turn is not an item: the controller holds it in its queue until its turn starts.
   | { type: "user"; id: number; text: string; state: "sent" | "pending" | "failed" }
-  | { type: "assistant"; id: number; text: string; live: boolean; streaming: boolean; attempt: number }
-  | { type: "thinking"; id: number; text: string; live: boolean; streaming: boolean; attempt: number }
+  // `discarded`: a retry restarted the step; the partial text stays on screen, marked, and is never sent again.
+  | { type: "assistant"; id: number; text: string; live: boolean; streaming: boolean; attempt: number; discarded?: boolean }
+  | { type: "thinking"; id: number; text: string; live: boolean; streaming: boolean; attempt: number; discarded?: boolean }
   | { type: "tool"; id: number; callId: string }
   | { type: "notice"; id: number; level: "info" | "warning" | "error" | "setup"; text: string };
 
@@ -57,7 +58,12 @@ export interface SessionView {
   /** True from a prompt until its turn's `result`. */
   running: boolean;
   attempt: number;
-  retry?: { attempt: number; reason: string; until: number };
+  retry?: { attempt: number; reason: string; until: number; retry?: number; max?: number };
+  /** When the current phase of the turn began and when the stream last brought anything (event times, ms): the status bar's timers. */
+  phaseSince?: number;
+  lastDataAt?: number;
+  /** The last prompt sent, for `/retry`. */
+  lastPrompt?: string;
   usage: Usage;
   /** Estimated cost of this view's turns; undefined before the first, null once a turn had no price. */
   costUsd?: number | null;
@@ -98,9 +104,12 @@ export function createSessionView(init: { cwd: string; model: string; permission
  */
 export function reduce(view: SessionView, event: KeenEvent | LocalAction): SessionView {
   const live = !("replay" in event && event.replay);
+  if (live && "ts" in event && typeof event.ts === "number") stampTimers(view, event);
   switch (event.kind) {
     case "local-prompt": {
       push(view, { type: "user", id: 0, text: event.text, state: "pending" });
+      view.lastPrompt = event.text;
+      view.phaseSince = view.lastDataAt = undefined;
       view.running = true;
       view.askContinue = false;
       break;
@@ -140,8 +149,11 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
     case "content-end": endStreaming(view, "assistant", event.attempt); break;
     case "retry":
       view.attempt = event.attempt;
-      view.items = view.items.filter((i) => !((i.type === "assistant" || i.type === "thinking") && i.live && i.attempt < event.attempt));
-      view.retry = { attempt: event.attempt, reason: event.reason, until: event.ts + event.delay_ms };
+      view.items.forEach((it, i) => {
+        if ((it.type === "assistant" || it.type === "thinking") && it.live && it.attempt < event.attempt) replace(view, i, { ...it, live: false, streaming: false, discarded: true });
+      });
+      view.retry = { attempt: event.attempt, reason: event.reason, until: event.ts + event.delay_ms, retry: event.retry, max: event.max_retries };
+      view.phaseSince = event.ts + event.delay_ms;
       break;
     case "tool-use":
       view.retry = undefined;
@@ -184,6 +196,20 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
     default: break; // memory is never shown; internal kinds carry nothing to draw
   }
   return view;
+}
+
+/** A new phase (a step's first delta, a tool, a prompt) restarts the status timer; any event is data. */
+function stampTimers(view: SessionView, event: KeenEvent & { ts: number }): void {
+  const starts = ["text", "thinking-start", "tool-start", "tool-result", "content-end", "thinking-end"].includes(event.kind)
+    || (event.kind === "text-delta" && !streamingAnswer(view));
+  if (starts || view.phaseSince === undefined) view.phaseSince = event.ts;
+  view.lastDataAt = event.ts;
+}
+
+/** The answer being streamed right now, if any. */
+export function streamingAnswer(view: SessionView): boolean {
+  const last = view.items.at(-1);
+  return last?.type === "assistant" && last.streaming;
 }
 
 function push(view: SessionView, item: TranscriptItem): void {
@@ -303,7 +329,9 @@ function turnEnded(view: SessionView, event: EventOf<"result">): void {
     for (const text of event.errors) push(view, { type: "notice", id: 0, level: "error", text });
   }
   view.askContinue = event.status === "max_turns";
+  if (event.status === "error" && view.lastPrompt) push(view, { type: "notice", id: 0, level: "info", text: "/retry sends the last prompt again." });
   view.running = false;
+  view.phaseSince = view.lastDataAt = undefined;
 }
 
 function errorShownThisTurn(view: SessionView): boolean {

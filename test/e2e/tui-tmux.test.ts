@@ -100,7 +100,7 @@ test("Esc interrupts a streaming turn; resizing to 40x10 and back mid-turn keeps
   t.keys(["Enter"]);
   await t.waitFor("word3");
   t.resize(40, 10);
-  const small = await t.waitFor(/thinking/);
+  const small = await t.waitFor(/streaming/);
   assert.ok(!small.includes("Tools"), "side panes collapse at 40x10");
   assert.ok(small.split("\n").every((row) => row.length <= 40));
   t.resize(120, 40);

@@ -79,7 +79,7 @@ export const draft = {
     kind: "permission-request", role: "assistant", request_id: requestId, tool_name: name, tool_call_id: id, input: JSON.stringify(input),
     ...(diff && { diff }), ...(path && { path }),
   }),
-  retry: (attempt: number, delayMs: number, reason = "429 rate limited"): EventDraft => ({ kind: "retry", role: "assistant", attempt, reason, delay_ms: delayMs }),
+  retry: (attempt: number, delayMs: number, reason = "429 rate limited"): EventDraft => ({ kind: "retry", role: "assistant", attempt, reason, delay_ms: delayMs, retry: attempt - 1, max_retries: 4 }),
   error: (message: string): EventDraft => ({ kind: "error", message }),
   memory: (content: string): EventDraft => ({ kind: "memory", role: "assistant", content }),
   result: (over: Record<string, unknown> = {}): EventDraft => ({

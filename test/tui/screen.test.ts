@@ -29,7 +29,7 @@ test("120x40: a streamed answer, a tool call in the tool panel, its diff in the 
   h.engine.emit(d.user("fix the bug"));
   h.engine.emit(d.delta("Looking at **src/a.ts** now"));
   await h.waitFor("Looking at src/a.ts now");
-  assert.match(h.text(), / thinking +anthropic\/claude-test \| mode: ask/);
+  assert.match(h.text(), / streaming +anthropic\/claude-test \| mode: ask/);
   h.engine.emit(d.contentEnd());
   h.engine.emit(d.text("Looking at **src/a.ts** now"));
   h.engine.emit(d.toolUse("t1", "edit_file", { path: "src/a.ts" }));
@@ -207,7 +207,7 @@ test("Shift-Tab cycles the permission mode; /copy writes a bare OSC 52; a retry 
   assert.ok(h.written.join("").includes(`\x1b]52;c;${Buffer.from("the answer").toString("base64")}\x07`));
   h.engine.emit(d.user("again"));
   h.engine.emit(d.retry(2, 9000));
-  await h.waitFor(/retrying in \d+s/);
+  await h.waitFor(/retry 1\/4 in \d+s/);
   await quit(h);
 });
 
@@ -276,7 +276,7 @@ test("PgUp and the mouse wheel scroll the transcript; new output leaves a scroll
   h.engine.emit(d.user("live question"));
   h.engine.emit(d.delta("live answer"));
   // The status bar is drawn in the same frame as the transcript that took the new output.
-  await h.waitFor(" thinking ");
+  await h.waitFor(" streaming ");
   assert.equal(h.text().split("\n").slice(1, 8).join("\n"), before.split("\n").slice(1, 8).join("\n"), "the scrolled view did not move");
   await h.keys("\x1b[<65;10;5M".repeat(20));
   await h.waitFor("live answer");

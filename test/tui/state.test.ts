@@ -5,7 +5,7 @@ import { reduce } from "../../app/tui/state.js";
 import { stamp, viewOf } from "./helpers.js";
 
 const brief = (view: ReturnType<typeof viewOf>) =>
-  view.items.map((i) => (i.type === "tool" ? `tool:${view.tools.get(i.callId)!.status}` : i.type === "notice" ? `notice:${i.level}:${i.text}` : i.type === "user" ? `user:${i.state}:${i.text}` : `${i.type}:${i.live ? "live" : "done"}:${i.text}`));
+  view.items.map((i) => (i.type === "tool" ? `tool:${view.tools.get(i.callId)!.status}` : i.type === "notice" ? `notice:${i.level}:${i.text}` : i.type === "user" ? `user:${i.state}:${i.text}` : `${i.type}:${i.discarded ? "discarded" : i.live ? "live" : "done"}:${i.text}`));
 
 test("a streamed turn: deltas build a live block that the complete text settles, never a duplicate", () => {
   const view = viewOf([
@@ -27,12 +27,18 @@ test("memory is never shown", () => {
   assert.ok(!JSON.stringify(view.items).includes("README.md: notes"));
 });
 
-test("a retry voids the failed attempt's deltas and counts down", () => {
+test("a retry keeps the failed attempt's partial text on screen, marked discarded, ignores its late deltas, and counts down", () => {
   const view = viewOf([d.user("q"), d.delta("partial ans"), d.retry(2, 3000), d.delta("late leftover", 1), d.delta("fresh", 2), d.contentEnd(2), d.text("fresh")]);
-  assert.deepEqual(brief(view), ["user:sent:q", "assistant:done:fresh"]);
+  assert.deepEqual(brief(view), ["user:sent:q", "assistant:discarded:partial ans", "assistant:done:fresh"]);
   const v2 = viewOf([d.user("q"), d.delta("partial"), d.retry(2, 3000)]);
   assert.ok(v2.retry && v2.retry.until - 3000 > 0);
-  assert.deepEqual(brief(v2), ["user:sent:q"]);
+  assert.deepEqual(brief(v2), ["user:sent:q", "assistant:discarded:partial"]);
+});
+
+test("a failed turn says that /retry sends the prompt again", () => {
+  const view = viewOf([{ kind: "local-prompt", text: "q" }, d.user("q"), d.result({ status: "error", is_error: true, errors: ["503 overloaded"] })]);
+  assert.deepEqual(brief(view).slice(-2), ["notice:error:503 overloaded", "notice:info:/retry sends the last prompt again."]);
+  assert.equal(view.lastPrompt, "q");
 });
 
 test("replayed history goes through the same reducer and gives the same transcript as live", () => {

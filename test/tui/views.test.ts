@@ -81,11 +81,25 @@ test("status bar: state, model, mode, context, tokens, session; retry countdown;
   assert.deepEqual(plain([statusBar(view, 100, theme, NOW)]), [" idle  anthropic/claude-test | mode: ask | ctx 1.3k/200k 1% | 1.2k in 80 out | 0199aaaa"]);
   assert.deepEqual(plain([statusBar(view, 40, theme, NOW)]), [" idle  anthropic/claude-test"]);
   const retrying = viewOf([d.user("q"), d.delta("x"), d.retry(2, 5000)]);
-  assert.match(phase(retrying, retrying.retry!.until - 4200), /^retrying in 5s$/);
+  assert.match(phase(retrying, retrying.retry!.until - 4200), /^retry 1\/4 in 5s$/);
   const waiting = viewOf([d.toolUse("t", "bash", {}), d.permission("r", "t", "bash", {})]);
   assert.equal(phase(waiting, NOW), "waiting for you");
   const running = viewOf([d.user("q"), d.toolUse("t", "bash", {}), d.toolStart("t", "bash")]);
-  assert.equal(phase(running, NOW), "running bash");
+  assert.match(phase(running, NOW), /^running bash \d+s$/);
+});
+
+test("status bar timers: thinking counts from the step's start, streaming while text arrives, a silent stream says for how long", () => {
+  const view = viewOf([]);
+  reduce(view, { kind: "local-prompt", text: "q" });
+  reduce(view, stamp(d.user("q"), { ts: 1_000 }));
+  assert.equal(phase(view, 13_400), "thinking 12s");
+  reduce(view, stamp(d.delta("x"), { ts: 14_000 }));
+  assert.equal(phase(view, 15_000), "streaming");
+  assert.equal(phase(view, 44_000), "no data for 30s");
+  reduce(view, stamp(d.retry(2, 4000), { ts: 45_000 }));
+  assert.equal(phase(view, 45_100), "retry 1/4 in 4s");
+  const kept = view.items.find((i) => i.type === "assistant");
+  assert.deepEqual([kept?.text, kept?.type === "assistant" && kept.discarded], ["x", true], "the partial text stays, marked as discarded");
 });
 
 test("status bar: bash unconfined shows right after the model when the sandbox fell back; confined or off says nothing", () => {

@@ -1,23 +1,29 @@
 import { homedir } from "node:os";
 import type { Theme } from "../../../themes/index.js";
-import type { SessionView } from "../state.js";
+import { streamingAnswer, type SessionView } from "../state.js";
 import { paint } from "../style.js";
 import { fit, sanitize, textWidth } from "../text.js";
 
-/** What the session is doing, in words: idle, thinking, running a tool, waiting for you, retrying. */
+/** A stream silent for this long is shown as such (the engine's watchdog aborts it later). */
+const QUIET_MS = 10_000;
+
+/** What the session is doing, in words and with a timer: thinking 12s, streaming, running bash 3s, retry 2/4 in 4s, no data for 30s. */
 export function phase(view: SessionView, now: number): string {
   if (view.permissions.length) return "waiting for you";
   if (view.askContinue) return "waiting for you";
   if (view.retry) {
     const left = Math.ceil((view.retry.until - now) / 1000);
-    return left > 0 ? `retrying in ${left}s` : "retrying";
+    const which = view.retry.retry ? ` ${view.retry.retry}${view.retry.max ? `/${view.retry.max}` : ""}` : "";
+    return left > 0 ? `retry${which} in ${left}s` : `retry${which}`;
   }
   if (!view.running) return "idle";
+  const secs = (since: number | undefined) => (since === undefined ? "" : ` ${Math.max(0, Math.floor((now - since) / 1000))}s`);
   for (const id of view.toolOrder.slice(-4)) {
     const tool = view.tools.get(id)!;
-    if (tool.status === "running") return `running ${tool.name}`;
+    if (tool.status === "running") return `running ${tool.name}${secs(tool.startedAt)}`;
   }
-  return "thinking";
+  if (streamingAnswer(view)) return view.lastDataAt !== undefined && now - view.lastDataAt >= QUIET_MS ? `no data for${secs(view.lastDataAt)}` : "streaming";
+  return `thinking${secs(view.phaseSince)}`;
 }
 
 /** 12345 → "12.3k". */

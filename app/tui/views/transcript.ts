@@ -39,6 +39,11 @@ export class TranscriptCache {
   }
 }
 
+/** A partial answer a retry replaced: kept on screen, dim, and said to be discarded. */
+function discardedLines(text: string, width: number, theme: Theme): string[] {
+  return [...wrap(sanitize(text), width).map((l) => paint(theme, "dim", l)), paint(theme, "queued", "(discarded: the connection failed and the step is retried)")];
+}
+
 /** The lines of one transcript item; tool items are drawn from their call record. */
 export function renderItem(item: TranscriptItem, prev: TranscriptItem | undefined, tool: ToolCall | undefined, ctx: TranscriptContext, cache?: TranscriptCache): string[] {
   const { theme, width } = ctx;
@@ -55,6 +60,7 @@ export function renderItem(item: TranscriptItem, prev: TranscriptItem | undefine
       return [...gap, ...out];
     }
     case "assistant":
+      if (item.discarded) return [...gap, ...discardedLines(item.text, width, theme)];
       return [...gap, ...(item.streaming && cache ? streamingMarkdown(item, ctx, cache) : renderMarkdown(item.text, width, theme))];
     case "thinking": {
       const text = sanitize(item.text).trim();
