@@ -98,6 +98,12 @@ test("with a snapshot decision for this node, bin/keen starts from the snapshot;
   const ok = await answer(copy.bin);
   assert.equal(ok.code, 0, ok.stderr);
   assert.equal(ok.stdout, "Hello from the mock.\n");
+  // The build may keep no snapshot on this machine, so the e2e tests may all run the plain bundle:
+  // here the snapshot finds what lies beside it (the demo cassette, the store's native prebuild) and runs tools.
+  const sb = makeSandbox(server.url);
+  const demo = await sb.run(["run", "--replay", "demo", "--replay-speed", "0"], { bin: copy.bin, env: { PATH }, timeoutMs: 120_000 });
+  assert.equal(demo.code, 0, demo.stderr);
+  assert.match(demo.stdout, /Fixed\./);
   // Proof that the blob is what starts: a broken one now fails to load…
   writeFileSync(join(copy.dist, "keen.blob"), "not a snapshot");
   const broken = await runKeen(["--version"], { bin: copy.bin, env: { PATH } });
