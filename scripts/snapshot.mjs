@@ -37,18 +37,13 @@ export function decideStartup(dist, mode = process.env.KEEN_SNAPSHOT ?? "auto") 
   rmSync(join(dist, "startup-node"), { force: true });
   rmSync(blob, { force: true });
   const result = { node: process.execPath, version: process.version, mode, date: new Date().toISOString() };
+  // Built and measured in dist/ itself: started from a blob, the bundle finds its side files next to the blob.
   const staged = join(dist, `keen.blob.tmp-${process.pid}`);
   try {
     if (mode !== "off") {
       execFileSync(process.execPath, ["--snapshot-blob", staged, "--build-snapshot", bundle], { stdio: ["ignore", "ignore", "pipe"] });
       result.blobBytes = statSync(staged).size;
-      if (mode !== "on") {
-        // The blob must sit in dist/ to be measured: the bundle finds its side files next to it.
-        renameSync(staged, join(dist, `keen.blob.measure-${process.pid}`));
-        const measured = measure(dist, join(dist, `keen.blob.measure-${process.pid}`));
-        renameSync(join(dist, `keen.blob.measure-${process.pid}`), staged);
-        Object.assign(result, measured);
-      }
+      if (mode !== "on") Object.assign(result, measure(dist, staged));
     }
   } catch (error) {
     result.error = String(error.stderr || error.message).trim().split("\n").slice(-3).join(" ");
@@ -58,7 +53,6 @@ export function decideStartup(dist, mode = process.env.KEEN_SNAPSHOT ?? "auto") 
   const after = statSync(bundle, { bigint: true });
   if (after.ino !== before.ino || after.mtimeNs !== before.mtimeNs) {
     // A build replaced dist/ meanwhile: this blob is of the old bundle, and the new build decides itself.
-    rmSync(join(dist, `keen.blob.measure-${process.pid}`), { force: true });
     rmSync(staged, { force: true });
     return { ...result, chosen: "none", error: "the bundle changed while measuring" };
   }
