@@ -126,19 +126,33 @@ test("with a plain decision for this node, bin/keen runs the bundle as a plain s
   assert.ok(!existsSync(join(copy.dist, "snapshot.lock")));
 });
 
-test("a decision for another node binary is not used: the bundle runs as a plain script and a new decision is made in the background", async () => {
+test("a decision for another node binary that still exists is not used, and kept: the bundle runs as a plain script", async () => {
   const copy = copyCheckout();
   decide(copy.dist, "on");
   writeFileSync(join(copy.dist, "keen.blob"), "not a snapshot");
-  // Another binary on the link (the build's node replaced by a different file)…
   rmSync(join(copy.dist, "startup-node"));
   symlinkSync("/bin/sh", join(copy.dist, "startup-node"));
+  const before = readFileSync(join(copy.dist, "startup.json"), "utf8");
+  const run = await answer(copy.bin);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, "Hello from the mock.\n");
+  // Two nodes taking turns on one dist/ would otherwise re-measure at every turn.
+  assert.equal(readFileSync(join(copy.dist, "startup.json"), "utf8"), before);
+  assert.ok(!existsSync(join(copy.dist, "snapshot.lock")));
+  assert.equal(statSync(join(copy.dist, "startup-node")).ino, statSync("/bin/sh").ino, "the decision still names the other node");
+});
+
+test("a decision for a node binary that is gone is not used: the bundle runs as a plain script and a new decision is made in the background", async () => {
+  const copy = copyCheckout();
+  decide(copy.dist, "on");
+  writeFileSync(join(copy.dist, "keen.blob"), "not a snapshot");
+  rmSync(join(copy.dist, "startup-node"));
+  symlinkSync(join(copy.dist, "uninstalled-node"), join(copy.dist, "startup-node"));
   const run = await answer(copy.bin);
   assert.equal(run.code, 0, run.stderr);
   assert.equal(run.stdout, "Hello from the mock.\n");
   const made = await decision(copy.dist);
   assert.equal(made.version, process.version);
-  assert.equal(statSync(join(copy.dist, "startup-node")).ino, statSync(process.execPath).ino);
   assert.equal(existsSync(join(copy.dist, "keen.blob")), made.chosen === "snapshot");
   const next = await answer(copy.bin);
   assert.equal(next.code, 0, next.stderr);
