@@ -3,6 +3,11 @@
 // keen.blob, a V8 start-up snapshot of it (`node --build-snapshot`; the choice
 // is scripts/snapshot.mjs's). See app/cli/entry.ts for what the snapshot holds
 // and bin/keen for when it is used.
+//
+// npm runs it as `prepare` (npm install / npm ci in a checkout) and as `prepack`
+// (npm pack / publish). package.json's prepare skips it under pack and publish,
+// where prepack has just built, and wherever this file is absent: an installed
+// package has no scripts/ and no esbuild, and must never try to build.
 import { build } from "esbuild";
 import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
