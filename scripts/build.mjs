@@ -1,13 +1,19 @@
-// Builds dist/: keen.cjs, one esbuild bundle of app/cli/entry.ts, and keen.blob,
-// a V8 start-up snapshot of it (`node --build-snapshot`) that bin/keen starts
-// from. See app/cli/entry.ts for what the snapshot holds and bin/keen for when
-// it is used.
+// Builds dist/: keen.cjs, one esbuild bundle of app/cli/entry.ts, its side
+// bundles, and — where it starts faster than the plain bundle on this machine —
+// keen.blob, a V8 start-up snapshot of it (`node --build-snapshot`; the choice
+// is scripts/snapshot.mjs's). See app/cli/entry.ts for what the snapshot holds
+// and bin/keen for when it is used.
+//
+// npm runs it as `prepare` (npm install / npm ci in a checkout) and as `prepack`
+// (npm pack / publish). package.json's prepare skips it under pack and publish,
+// where prepack has just built, and wherever this file is absent: an installed
+// package has no scripts/ and no esbuild, and must never try to build.
 import { build } from "esbuild";
-import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { decideStartup } from "./snapshot.mjs";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
@@ -131,8 +137,9 @@ const dist = new URL("../dist", import.meta.url);
 const staging = new URL(`../dist.tmp-${process.pid}`, import.meta.url);
 const stagingDir = fileURLToPath(staging);
 rmSync(staging, { recursive: true, force: true });
-await build({
+const main = await build({
   ...common,
+  metafile: true,
   entryPoints: { keen: "app/cli/entry.ts" },
   outdir: stagingDir,
   outExtension: { ".js": ".cjs" },
@@ -141,6 +148,9 @@ await build({
   define: { KEEN_VERSION: JSON.stringify(pkg.version), "import.meta": "__keenImportMeta" },
   banner: { js: RUNTIME_PATHS },
 });
+// Which modules keen.cjs holds and how they import each other (static or `import()`), for
+// test/build/startup-path.test.ts: what a start evaluates. Not shipped in the package.
+writeFileSync(`${stagingDir}/keen.meta.json`, JSON.stringify(main.metafile.inputs));
 const sideEntries = Object.fromEntries(Object.entries(SIDE_BUNDLES).map(([specifier, file]) => [file, specifier]));
 await build({ ...common, entryPoints: sideEntries, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
 await build({ ...common, entryPoints: { "mcp-sdk": "app/mcp/sdk.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
@@ -162,28 +172,15 @@ await build({
   define: { "import.meta.url": "__keenWorkerUrl" },
   banner: { js: `"use strict";\nvar __keenWorkerUrl = require("node:url").pathToFileURL(__filename).href;` },
 });
-try {
-  buildSnapshot();
-} catch (error) {
-  // Keen works without the blob (bin/keen then runs keen.cjs as a plain script), only slower to start.
-  rmSync(`${stagingDir}/keen.blob`, { force: true });
-  process.stderr.write(`keen build: no start-up snapshot (${String(error.stderr || error.message).trim()}); bin/keen will start slower\n`);
-}
+// Snapshot or plain bundle: measured here, for the node that builds (scripts/snapshot.mjs, shipped in dist/
+// so that bin/keen can decide again in the background for another node or an installed package).
+copyFileSync(new URL("./snapshot.mjs", import.meta.url), `${stagingDir}/snapshot.mjs`);
+const startup = decideStartup(stagingDir);
+const figures = startup.snapshotMs ? ` (keen --version: snapshot ${startup.snapshotMs.toFixed(1)} ms, plain ${startup.plainMs.toFixed(1)} ms)` : "";
+process.stderr.write(
+  startup.error
+    ? `keen build: no start-up snapshot (${startup.error}); bin/keen runs the plain bundle\n`
+    : `keen build: starts from the ${startup.chosen === "snapshot" ? "snapshot" : "plain bundle"} with ${process.version}${figures}\n`,
+);
 rmSync(dist, { recursive: true, force: true });
 renameSync(staging, dist);
-
-function buildSnapshot() {
-  execFileSync(process.execPath, ["--snapshot-blob", `${stagingDir}/keen.blob`, "--build-snapshot", `${stagingDir}/keen.cjs`], {
-    stdio: ["ignore", "inherit", "pipe"],
-  });
-  // A blob loads only into the node binary that built it. bin/keen checks that
-  // with shell builtins alone (no process to spawn): `node` on PATH must be the
-  // file this symlink names, and still carry the modification time copied here.
-  symlinkSync(process.execPath, `${stagingDir}/blob-node`);
-  writeFileSync(`${stagingDir}/blob-node.mtime`, `the mtime of ${process.execPath} (${process.version}) when keen.blob was built\n`);
-  execFileSync("touch", ["-r", process.execPath, `${stagingDir}/blob-node.mtime`], { stdio: ["ignore", "ignore", "pipe"] });
-  if (statSync(`${stagingDir}/blob-node.mtime`, { bigint: true }).mtimeNs !== statSync(process.execPath, { bigint: true }).mtimeNs) {
-    throw new Error("could not copy the node binary's mtime to dist/blob-node.mtime");
-  }
-}
-

@@ -5,9 +5,11 @@ import { main } from "./main.js";
  * The bundle's entry. `npm run build` runs it once under `node --build-snapshot`
  * (see scripts/build.mjs): it then evaluates what `keen run` needs before its
  * first request — commander, zod schemas, the agent, storage, the SDK clients —
- * and V8 serialises that heap into dist/keen.blob. bin/keen starts node from
- * that blob, so a run skips compiling and evaluating them. Started as a plain
- * script (no usable blob), it is the same program, only slower to start.
+ * and V8 serialises that heap into dist/keen.blob. Where that starts faster
+ * than the plain bundle (scripts/snapshot.mjs measures it per node binary),
+ * bin/keen starts node from the blob and a run skips compiling and evaluating
+ * them. Started as a plain script, it is the same program: this file's static
+ * imports are all it evaluates before the command's own `import()`.
  *
  * Nothing here may touch the process's environment at build time: the argv,
  * env, cwd and stdio that a run sees are the ones it was started with.

@@ -15,7 +15,7 @@ export class TmuxKeen {
   readonly socket = `keen-test-${process.pid}-${++count}`;
   readonly name = "keen";
 
-  constructor(args: string[], env: Record<string, string | undefined>, cwd: string, size = { cols: 120, rows: 40 }) {
+  constructor(args: string[], env: Record<string, string | undefined>, cwd: string, size = { cols: 120, rows: 40 }, bin = KEEN_BIN) {
     const all = Object.entries({ ...env, NCURSES_NO_UTF8_ACS: "1", TERM: "xterm-256color" });
     // env takes its -u options before any assignment.
     const vars = [
@@ -23,7 +23,7 @@ export class TmuxKeen {
       ...all.filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${shellQuote(v!)}`),
     ].join(" ");
     // The pane outlives keen so its exit status and last words can be read.
-    const command = `cd ${shellQuote(cwd)} && env ${vars} ${shellQuote(KEEN_BIN)} ${args.map(shellQuote).join(" ")}; echo "[exit $?]"; sleep 600`;
+    const command = `cd ${shellQuote(cwd)} && env ${vars} ${shellQuote(bin)} ${args.map(shellQuote).join(" ")}; echo "[exit $?]"; sleep 600`;
     this.tmux("new-session", "-d", "-s", this.name, "-x", String(size.cols), "-y", String(size.rows), command);
   }
 

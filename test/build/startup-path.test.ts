@@ -1,0 +1,68 @@
+/**
+ * What a start of Keen evaluates, read from the build's module graph
+ * (dist/keen.meta.json, esbuild's metafile of keen.cjs): the plain bundle
+ * evaluates the static imports of app/cli/entry.ts; the snapshot also
+ * evaluates what app/cli/warm.ts loads. The features most runs never use — ACP,
+ * the MCP SDK and its sessions, cassettes, the CLI runner's backend, the
+ * sandbox library, the TUI — must be in neither: they load on first use, from
+ * side bundles or with `import()`.
+ */
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { test } from "node:test";
+
+const DIST = resolve(import.meta.dirname, "../../dist");
+type Inputs = Record<string, { imports: Array<{ path: string; kind: string; external?: boolean }> }>;
+const inputs: Inputs = JSON.parse(readFileSync(join(DIST, "keen.meta.json"), "utf8"));
+
+/** The modules evaluated once `roots` are: their static imports, transitively (not `import()`). */
+function evaluated(roots: string[]): Set<string> {
+  const seen = new Set<string>();
+  const stack = [...roots];
+  while (stack.length) {
+    const file = stack.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const i of inputs[file]?.imports ?? []) if (i.kind !== "dynamic-import" && !i.external) stack.push(i.path);
+  }
+  return seen;
+}
+
+const WARM = "app/cli/warm.ts";
+const warmed = (inputs[WARM]?.imports ?? []).filter((i) => i.kind === "dynamic-import" && !i.external).map((i) => i.path);
+const plainStart = evaluated(["app/cli/entry.ts"]);
+const snapshotStart = evaluated(["app/cli/entry.ts", WARM, ...warmed]);
+
+/** Feature code that loads on first use only. */
+const LATE = [
+  /^app\/acp\//,
+  /^app\/tui\//,
+  /^app\/mcp\/(manager|connection|tools|stdio-transport|sdk)\.ts$/,
+  /^app\/cli\/(cassette-setup|acp|tui|stdio|mcp-command)\.ts$/,
+  /^app\/providers\/(cassette-|record-fetch|replay-fetch)/,
+  /^app\/agent\/(cli-backend|cli-stream|permission-relay)/,
+  /node_modules\/(@anthropic-ai\/sandbox-runtime|@modelcontextprotocol|@agentclientprotocol|blessed|marked|ajv|undici)\//,
+];
+
+test("the build records keen.cjs's module graph", () => {
+  assert.ok(inputs["app/cli/entry.ts"], "entry.ts is in the graph");
+  assert.ok(warmed.includes("app/cli/run.ts"), `warm.ts loads run.ts: ${warmed.join(" ")}`);
+  assert.ok(snapshotStart.has("app/agent/engine.ts"), "the snapshot holds the engine");
+});
+
+test("a plain start evaluates only the CLI's entry: flags, version, errors", () => {
+  const app = [...plainStart].filter((f) => !f.startsWith("node_modules/"));
+  assert.deepEqual(app.sort(), ["app/cli/entry.ts", "app/cli/errors.ts", "app/cli/main.ts", "app/cli/version.ts", "app/headless/terminal-text.ts"]);
+});
+
+test("neither start evaluates ACP, MCP sessions, cassettes, the CLI runner's backend, the sandbox library or the TUI", () => {
+  for (const [name, modules] of [["plain", plainStart], ["snapshot", snapshotStart]] as const) {
+    const late = [...modules].filter((f) => LATE.some((pattern) => pattern.test(f)));
+    assert.deepEqual(late, [], `${name} start evaluates ${late.join(", ")}`);
+  }
+  // The pattern list names real modules, so a renamed one cannot slip past it unnoticed.
+  for (const file of ["app/acp/server.ts", "app/mcp/manager.ts", "app/cli/cassette-setup.ts", "app/agent/cli-backend.ts", "app/providers/replay-fetch.ts"]) {
+    assert.ok(inputs[file] || existsSync(resolve(import.meta.dirname, "../..", file)), `${file} exists`);
+  }
+});
