@@ -138,7 +138,8 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
         void ask(event);
         return;
       case "session-start":
-        // The engine settles the mode when it sets the session up (a project config narrows it): the client hears of any change.
+        // The mode the engine runs the session in. Today it always matches what the client was told (the setup that
+        // named it narrowed it the same way); should the engine ever settle on another, the client still hears of it.
         return modeIs(event.permission_mode as PermissionMode);
       case "result":
         lastResult = event;
