@@ -76,6 +76,9 @@ export const PermissionRequestEvent = z.object({
   diff: z.string().optional(),
   /** The file a write or edit would change. */
   path: z.string().optional(),
+  /** For writes and edits whose texts are small enough (128 KiB together): the whole text now (null: a new file) and after. */
+  old_text: z.string().nullable().optional(),
+  new_text: z.string().optional(),
 });
 /** A tool actually began to run (after any permission answer): front ends start spinners and clocks here. */
 export const ToolStartEvent = z.object({

@@ -1,5 +1,6 @@
 import type { EngineClient } from "../../protocol/client.js";
 import type { PermissionMode } from "../../protocol/commands.js";
+import type { CommandOffers } from "./commands.js";
 import type { SessionMcpServers } from "./mcp.js";
 
 /**
@@ -34,6 +35,8 @@ export interface HostedSession {
   model: string;
   /** The permission mode the session starts in. */
   mode: PermissionMode;
+  /** The slash commands its engine can serve (no undo where the editor owns the files or the CLI runs the turns). */
+  offers: CommandOffers;
   /** Interrupts a running turn and resolves once the engine has stored everything and shut down. */
   close(): Promise<void>;
 }

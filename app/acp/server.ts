@@ -1,3 +1,5 @@
+import { statSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import type { AgentCapabilities, AgentContext, FileSystemCapabilities, PermissionOption, SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import type { ClientFiles, SessionHost } from "./host.js";
 import { MCP_CAPABILITIES, mcpServersFor, type SessionMcpServers } from "./mcp.js";
@@ -102,6 +104,13 @@ export async function serveAcp(options: AcpServerOptions): Promise<AcpServer> {
     },
   });
 
+  /**
+   * The session's commands, once the answer naming the session is out: the SDK writes in call
+   * order, and the answer is queued within the microtasks that follow the handler's return.
+   */
+  const announceLater = (session: AcpSession) =>
+    void setImmediate(() => void session.announce().catch((error) => log(`could not send the commands: ${String(error)}`)));
+
   const app = acp.agent({ name: "keen" })
     .onRequest(acp.methods.agent.initialize, ({ params }) => {
       fs = params.clientCapabilities?.fs;
@@ -113,25 +122,34 @@ export async function serveAcp(options: AcpServerOptions): Promise<AcpServer> {
       };
     })
     .onRequest(acp.methods.agent.session.new, ({ params, client }) => answer(async () => {
+      checkCwd(params.cwd, true);
       const hosted = await host.open({ cwd: params.cwd, files: filesOf(client), mcpServers: mcpServersFor(params.mcpServers, log) });
       if (!hosted) throw new AcpFailure("could not start a session", INTERNAL_ERROR);
       const session = createAcpSession({ hosted, log, ...bind(hosted.id, client) });
       sessions.set(hosted.id, session);
-      return { sessionId: hosted.id, modes: session.modes(), configOptions: await session.configOptions() };
+      const configOptions = await session.configOptions();
+      announceLater(session);
+      return { sessionId: hosted.id, modes: session.modes(), configOptions };
     }))
     .onRequest(acp.methods.agent.session.load, ({ params, client }) => answer(async () => {
+      checkCwd(params.cwd, false);
       const found = await resumed(params.sessionId, params.cwd, client, mcpServersFor(params.mcpServers, log));
       if (!found) throw acp.RequestError.sessionNotFound(params.sessionId);
       // History goes out as session/update notifications before this answer, as ACP requires.
       await found.session.load(true);
-      return { modes: found.session.modes(), configOptions: await found.session.configOptions() };
+      const configOptions = await found.session.configOptions();
+      announceLater(found.session);
+      return { modes: found.session.modes(), configOptions };
     }))
     .onRequest(acp.methods.agent.session.resume, ({ params, client }) => answer(async () => {
+      checkCwd(params.cwd, false);
       const found = await resumed(params.sessionId, params.cwd, client, mcpServersFor(params.mcpServers, log));
       if (!found) throw acp.RequestError.sessionNotFound(params.sessionId);
       // Like load, without the history: the client still shows it.
       if (found.fresh) await found.session.load(false);
-      return { modes: found.session.modes(), configOptions: await found.session.configOptions() };
+      const configOptions = await found.session.configOptions();
+      announceLater(found.session);
+      return { modes: found.session.modes(), configOptions };
     }))
     .onRequest(acp.methods.agent.session.close, ({ params }) => answer(async () => {
       const session = find(params.sessionId);
@@ -171,4 +189,21 @@ export async function serveAcp(options: AcpServerOptions): Promise<AcpServer> {
     .then(() => Promise.all([...sessions.values()].map((s) => s.close().catch((error) => log(`closing session ${s.id}: ${String(error)}`)))))
     .then(() => undefined);
   return { done, stop: () => connection.close() };
+}
+
+/**
+ * ACP requires an absolute `cwd`; a relative one (or, for a new session, a directory that is
+ * not there) is the client's mistake, so invalid params. A loaded session keeps its own
+ * directory, so only the form of the client's is checked then.
+ */
+function checkCwd(cwd: string, mustExist: boolean): void {
+  if (!isAbsolute(cwd)) throw new AcpFailure(`cwd must be an absolute path, not "${cwd}"`, INVALID_PARAMS);
+  if (!mustExist) return;
+  let directory = false;
+  try {
+    directory = statSync(cwd).isDirectory();
+  } catch {
+    throw new AcpFailure(`cwd ${cwd} does not exist`, INVALID_PARAMS);
+  }
+  if (!directory) throw new AcpFailure(`cwd ${cwd} is not a directory`, INVALID_PARAMS);
 }

@@ -1,6 +1,7 @@
-import type { PermissionOption, SessionConfigOption, SessionModeState, SessionUpdate, StopReason, ToolCallUpdate } from "@agentclientprotocol/sdk";
+import type { AvailableCommand, PermissionOption, SessionConfigOption, SessionModeState, SessionUpdate, StopReason, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import type { Command, PermissionMode } from "../../protocol/commands.js";
 import type { EventOf, KeenEvent } from "../../protocol/events.js";
+import { createAcpCommands, type DistributiveOmit } from "./commands.js";
 import type { HostedSession } from "./host.js";
 import { permissionToolCall, replayUpdates, stopReasonOf, toolCallFinished, toolCallProgress, toolCallStarted } from "./updates.js";
 
@@ -40,10 +41,14 @@ export interface AcpSessionOptions {
 export interface AcpSession {
   readonly id: string;
   modes(): SessionModeState;
+  /** The slash commands this session offers. */
+  commands(): AvailableCommand[];
+  /** Sends them as `available_commands_update` (after the answer that made the session known to the client). */
+  announce(): Promise<void>;
   configOptions(): Promise<SessionConfigOption[]>;
   /** Takes up the stored session (its permission decisions too); with `replay`, sends its history as updates first. */
   load(replay: boolean): Promise<void>;
-  /** Runs one turn; resolves with the stop reason, throws AcpFailure when it could not run or failed. */
+  /** Runs one turn, or the slash command the text is; resolves with the stop reason, throws AcpFailure when it could not run or failed. */
   prompt(text: string): Promise<StopReason>;
   /** Interrupts the running turn (its prompt answers `cancelled`) and withdraws open permission requests. */
   cancel(): void;
@@ -132,6 +137,10 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
         // Not awaited: the answer comes back as a command, and the bus must keep flowing meanwhile.
         void ask(event);
         return;
+      case "session-start":
+        // The mode the engine runs the session in. Today it always matches what the client was told (the setup that
+        // named it narrowed it the same way); should the engine ever settle on another, the client still hears of it.
+        return modeIs(event.permission_mode as PermissionMode);
       case "result":
         lastResult = event;
         for (const toolCallId of open) await notify({ sessionUpdate: "tool_call_update", toolCallId, status: "failed" });
@@ -166,6 +175,30 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
     await call({ kind: "permission-response", request_id: event.request_id, decision, ...(message ? { message } : {}) });
   }
 
+  /** Records the engine's mode and tells the client when it is not what the client last heard. */
+  async function modeIs(next: PermissionMode): Promise<void> {
+    if (next === mode) return;
+    mode = next;
+    await notify({ sessionUpdate: "current_mode_update", currentModeId: next });
+  }
+
+  async function setMode(next: string): Promise<void> {
+    const known = MODES.find((m) => m.id === next);
+    if (!known) throw new AcpFailure(`unknown mode "${next}"; modes: ${MODES.map((m) => m.id).join(", ")}`, INVALID_PARAMS);
+    const answer = await call({ kind: "set-permission-mode", mode: known.id });
+    if (!answer.ok) throw new AcpFailure(answer.error ?? "could not change the mode", INVALID_PARAMS);
+  }
+
+  const slash = createAcpCommands({
+    offers: hosted.offers, call, modes: MODES.map((m) => m.id), currentMode: () => mode, cancelled: () => cancelled,
+    say: (text) => notify({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } }),
+    // A change made on Keen's side (a /mode prompt): the client is told, as for any change it did not ask for.
+    setMode: async (next) => {
+      await setMode(next);
+      await modeIs(next as PermissionMode);
+    },
+  });
+
   async function configOptions(): Promise<SessionConfigOption[]> {
     const answer = await call({ kind: "list-models" });
     const listed = (answer.ok && Array.isArray(answer.data) ? answer.data : []) as { model: string; available: boolean }[];
@@ -179,6 +212,8 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
   return {
     id: hosted.id,
     modes: () => ({ currentModeId: mode, availableModes: MODES }),
+    commands: () => slash.list(),
+    announce: () => notify({ sessionUpdate: "available_commands_update", availableCommands: slash.list() }),
     configOptions,
     async load(replay) {
       const answer = await call({ kind: "resume-session", session: hosted.id, replay });
@@ -187,6 +222,12 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
     async prompt(text) {
       cancelled = false;
       lastResult = undefined;
+      const command = slash.match(text);
+      if (command) {
+        prompts++;
+        return slash.run(command.name, command.arg).finally(() => prompts--);
+      }
+      slash.disarm();
       prompts++;
       const answer = await call({ kind: "prompt", text }).finally(() => prompts--);
       if (!answer.ok) {
@@ -203,15 +244,17 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
       hosted.client.send({ kind: "interrupt" });
     },
     async setMode(next) {
-      const known = MODES.find((m) => m.id === next);
-      if (!known) throw new AcpFailure(`unknown mode "${next}"; modes: ${MODES.map((m) => m.id).join(", ")}`, INVALID_PARAMS);
-      const answer = await call({ kind: "set-permission-mode", mode: known.id });
-      if (!answer.ok) throw new AcpFailure(answer.error ?? "could not change the mode", INVALID_PARAMS);
-      mode = known.id;
+      // The client asked for it: no current_mode_update back.
+      await setMode(next);
+      mode = next as PermissionMode;
     },
     async setConfigOption(configId, value) {
       if (configId !== "model") throw new AcpFailure(`unknown config option "${configId}"; options: model`, INVALID_PARAMS);
       if (typeof value !== "string") throw new AcpFailure("the model option takes a provider/model value", INVALID_PARAMS);
+      // Only what the select offered: a client must not reach models the user cannot pick in its menu.
+      const [offered] = await configOptions();
+      const values = offered?.type === "select" ? (offered.options as { value: string }[]).map((o) => o.value) : [];
+      if (!values.includes(value)) throw new AcpFailure(`model "${value}" is not among the options: ${values.join(", ")}`, INVALID_PARAMS);
       const answer = await call({ kind: "set-model", model: value });
       if (!answer.ok) throw new AcpFailure(answer.error ?? "could not change the model", INVALID_PARAMS);
       model = (answer.data as { model?: string } | undefined)?.model ?? value;
@@ -225,8 +268,6 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
     },
   };
 }
-
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -54,12 +54,19 @@ export function toolCallStarted(event: EventOf<"tool-use">, cwd: string): Sessio
   };
 }
 
-/** The tool call a permission request shows: what would run, and for writes and edits the diff it would make. */
+/**
+ * The tool call a permission request shows: what would run, and for writes and edits the
+ * change it would make, as the finished call will show it (a `diff` item with the whole old
+ * and new text; the unified diff as text when they were too large to send).
+ */
 export function permissionToolCall(event: EventOf<"permission-request">, cwd: string): ToolCallUpdate {
   const view = toolView(event.tool_name, event.input, cwd);
+  const content: ToolCallContent[] | undefined = event.path && event.new_text !== undefined
+    ? [{ type: "diff", path: event.path, oldText: event.old_text ?? null, newText: event.new_text }]
+    : event.diff ? [text(fenced(event.diff, "diff"))] : undefined;
   return {
     toolCallId: event.tool_call_id, name: event.tool_name, status: "pending", title: view.title, kind: view.kind, locations: view.locations,
-    ...(event.diff ? { content: [text(fenced(event.diff, "diff"))] } : {}),
+    ...(content ? { content } : {}),
   };
 }
 

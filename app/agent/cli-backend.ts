@@ -9,6 +9,7 @@ import { createCliTranslator, type CliResult } from "./cli-stream.js";
 import { selectMaxStepsPrompt } from "./max-steps.js";
 import { relayServerPath, startPermissionRelay, type PermissionRelay } from "./permission-relay.js";
 import type { TurnOutcome } from "./turn.js";
+import type { ChangePreview } from "../permissions/requester.js";
 
 /** How to run the external agent CLI (`agents.defaults.cli` in the user's config). */
 export interface CliRunnerOptions {
@@ -29,7 +30,7 @@ export interface CliRunnerOptions {
   disallowedTools?: string[];
   env?: NodeJS.ProcessEnv;
   /** The diff a Write or Edit ask of the CLI would make, for the permission prompt (relayed asks only). */
-  preview?(tool: string, input: Record<string, unknown>): Promise<{ path: string; diff: string } | undefined>;
+  preview?(tool: string, input: Record<string, unknown>): Promise<ChangePreview | undefined>;
   /** Tells the user something they should know (stderr). */
   notice?: (line: string) => void;
   /** Where skipped lines are reported (`KEEN_DEBUG`). */

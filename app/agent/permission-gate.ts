@@ -102,6 +102,7 @@ export function createPermissionGate(options: {
       kind: "permission-request", role: "assistant", request_id: requestId, tool_name: req.tool,
       tool_call_id: req.callId ?? "", input: JSON.stringify(req.input ?? {}),
       ...(req.preview ? { diff: req.preview.diff, path: req.preview.path } : {}),
+      ...(req.preview?.new_text !== undefined ? { old_text: req.preview.old_text ?? null, new_text: req.preview.new_text } : {}),
     });
     const answer = await reply;
     if (!answer) return { allow: false, reason: "Not executed: the run was interrupted." };

@@ -3,7 +3,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { PermissionRequester } from "../permissions/requester.js";
+import type { ChangePreview, PermissionRequester } from "../permissions/requester.js";
 import { RELAY_SERVER, RELAY_TOOL, type RelayAnswer, type RelayAsk } from "./permission-relay-wire.js";
 
 /** A running relay: the CLI arguments that make claude ask Keen, and how to stop it. */
@@ -23,7 +23,7 @@ export interface RelayOptions {
   /** After the answer, before the CLI hears it. */
   after?(ask: RelayAsk, allow: boolean): Promise<void>;
   /** The change a Write or Edit ask would make, for the person deciding (nothing when it cannot be shown). */
-  preview?(tool: string, input: Record<string, unknown>): Promise<{ path: string; diff: string } | undefined>;
+  preview?(tool: string, input: Record<string, unknown>): Promise<ChangePreview | undefined>;
 }
 
 /** The relay's MCP server bundle (dist/permission-relay.cjs): beside the running bundle, else the repo's dist/ (tests run from source). */

@@ -1,6 +1,6 @@
 import type { ContentBlock } from "../../protocol/messages.js";
 import type { EventDraft } from "../../protocol/events.js";
-import type { Tool, ToolResult } from "../tools/tool.js";
+import type { Tool, ToolPreview, ToolResult } from "../tools/tool.js";
 import type { PermissionRequester } from "../permissions/requester.js";
 
 /** A tool call the model made in one step. */
@@ -83,7 +83,7 @@ async function runOne(call: ToolCall, options: ToolRunnerOptions): Promise<ToolR
 }
 
 /** The change a write or edit would make, for a permission prompt; nothing when the tool cannot say. */
-async function previewOf(tool: Tool, input: unknown): Promise<{ path: string; diff: string } | undefined> {
+async function previewOf(tool: Tool, input: unknown): Promise<ToolPreview | undefined> {
   try {
     const preview = await tool.preview?.(input);
     return preview && typeof preview === "object" ? preview : undefined;

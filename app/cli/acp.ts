@@ -102,6 +102,8 @@ function createHost(paths: KeenPaths, store: SessionStore, frontEnd: FrontEndSet
       });
       return {
         client: engine, id, cwd, model: setup.modelRef, mode: setup.permissionMode ?? "ask",
+        // What the engine's setup supports: its file restorer (absent when the editor owns the files), Keen's own loop (compaction).
+        offers: { undo: Boolean(setup.checkFile && setup.restoreFile), compact: !setup.backend },
         async close() {
           engine.stop("shutdown");
           await engine.close();

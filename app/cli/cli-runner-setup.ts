@@ -4,6 +4,7 @@ import type { PermissionMode } from "../../protocol/commands.js";
 import type { Provider } from "../../protocol/provider.js";
 import type { SessionStore } from "../../storage/store.js";
 import type { TurnBackend } from "../agent/backend.js";
+import type { ChangePreview } from "../permissions/requester.js";
 import type { Tool } from "../tools/tool.js";
 import { modelInfo, parseModelRef } from "../providers/registry.js";
 import type { ResolvedConfig } from "./config.js";
@@ -79,7 +80,7 @@ export function cliSetup(config: ResolvedConfig, options: {
  */
 export function cliPreview(tools: Tool[]) {
   const find = (name: string) => tools.find((t) => t.definition.name === name);
-  return async (tool: string, input: Record<string, unknown>): Promise<{ path: string; diff: string } | undefined> => {
+  return async (tool: string, input: Record<string, unknown>): Promise<ChangePreview | undefined> => {
     const path = input.file_path;
     if (typeof path !== "string") return undefined;
     const [target, args] = tool === "Write"

@@ -10,9 +10,20 @@ export interface PermissionRequest {
   /** The model's id for the call (permission-request events carry it). */
   callId?: string;
   /** For writes and edits: the change the call would make, for the person deciding. */
-  preview?: { path: string; diff: string };
+  preview?: ChangePreview;
   /** A sandboxed command's connection to a host outside the allowlist (`tool` is `network:<host>[:<port>]`). */
   network?: boolean;
+}
+
+/**
+ * What a write or edit would change: the unified diff, plus the whole old text (null: a new
+ * file) and new text when they are small enough to send (ACP clients diff those themselves).
+ */
+export interface ChangePreview {
+  path: string;
+  diff: string;
+  old_text?: string | null;
+  new_text?: string;
 }
 
 /** The answer: run it, or refuse with a reason written for the model. */

@@ -2,7 +2,7 @@ import { closeSync } from "node:fs";
 import * as z from "zod";
 import { openGuarded, readAll, replaceContent, type GuardedFile } from "../permissions/guarded-open.js";
 import { defineTool, fail, pathHelpers, toolInput, type PathHelpers } from "./define.js";
-import { changeDetails, decodeExact, isCrlf, markerRefusal, toCrlf, unifiedDiff } from "./file-text.js";
+import { changeDetails, decodeExact, isCrlf, markerRefusal, toCrlf } from "./file-text.js";
 import { clientFailure, currentText, writeSource, type FileText } from "./file-source.js";
 import type { Tool, ToolContext, ToolPreview, ToolResult } from "./tool.js";
 
@@ -154,7 +154,7 @@ async function previewEdit(ctx: ToolContext, paths: PathHelpers, raw: unknown): 
   try {
     const shown = paths.show(file.path);
     const planned = planEdit(await currentText(writeSource(ctx.files), file), input, shown);
-    return typeof planned === "string" ? planned : { path: file.path, diff: unifiedDiff(shown, planned.before, planned.after) };
+    return typeof planned === "string" ? planned : changeDetails(file.path, shown, planned.before, planned.after);
   } catch (error) {
     return `Cannot read ${paths.show(file.path)}: ${error instanceof Error ? error.message : String(error)}`;
   } finally {

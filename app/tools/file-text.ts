@@ -13,8 +13,11 @@ export function unifiedDiff(shownPath: string, before: string, after: string): s
 // ACP clients show a change as the whole old and new text; past this (old + new) they get only the unified diff.
 const CHANGE_TEXT_MAX_CHARS = 128 * 1024;
 
-/** The details of a write or edit: the unified diff, plus the whole old (null: a new file) and new text when small enough. */
-export function changeDetails(path: string, shown: string, before: string | null, after: string): Record<string, unknown> {
+/** A write's or edit's change: the unified diff, plus the whole old (null: a new file) and new text when small enough. */
+export type FileChange = { path: string; diff: string; old_text?: string | null; new_text?: string };
+
+/** The details of a write or edit (and the preview its permission request shows): see FileChange. */
+export function changeDetails(path: string, shown: string, before: string | null, after: string): FileChange {
   const details = { path, diff: unifiedDiff(shown, before ?? "", after) };
   return (before ?? "").length + after.length > CHANGE_TEXT_MAX_CHARS ? details : { ...details, old_text: before, new_text: after };
 }

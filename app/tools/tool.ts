@@ -2,6 +2,7 @@ import type { ToolDefinition } from "../../protocol/provider.js";
 import type { FileGuard } from "../permissions/guard.js";
 import type { ToolClass } from "../permissions/policy.js";
 import type { Redactor } from "../permissions/redact.js";
+import type { ChangePreview } from "../permissions/requester.js";
 import type { CommandSandbox, NetworkAsk } from "../sandbox/runtime.js";
 
 /** What a tool result carries: `content` for the model, `details` for UIs (e.g. `{ path, diff }`). */
@@ -58,10 +59,7 @@ export interface ToolCallContext {
 }
 
 /** What a write or edit would change, shown before it is allowed (`permission-request`). */
-export interface ToolPreview {
-  path: string;
-  diff: string;
-}
+export type ToolPreview = ChangePreview;
 
 /**
  * A tool. Contract: `run` may throw; the runner turns a throw into an error

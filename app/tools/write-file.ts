@@ -2,7 +2,7 @@ import { closeSync } from "node:fs";
 import * as z from "zod";
 import { openGuarded, readAll, replaceContent, type GuardedFile } from "../permissions/guarded-open.js";
 import { countLines, defineTool, fail, pathHelpers, plural, toolInput, type PathHelpers } from "./define.js";
-import { changeDetails, decodeExact, isCrlf, markerRefusal, toCrlf, unifiedDiff } from "./file-text.js";
+import { changeDetails, decodeExact, isCrlf, markerRefusal, toCrlf } from "./file-text.js";
 import { clientFailure, currentText, writeSource, type FileText } from "./file-source.js";
 import type { Tool, ToolContext, ToolPreview, ToolResult } from "./tool.js";
 
@@ -114,7 +114,7 @@ async function previewWrite(ctx: ToolContext, paths: PathHelpers, raw: unknown):
   try {
     const shown = paths.show(file.path);
     const planned = plan(input, shown, file.ok ? await currentText(writeSource(ctx.files), file) : undefined);
-    return typeof planned === "string" ? planned : { path: file.path, diff: unifiedDiff(shown, planned.before, planned.after) };
+    return typeof planned === "string" ? planned : changeDetails(file.path, shown, file.ok ? planned.before : null, planned.after);
   } catch (error) {
     return `Cannot read ${paths.show(file.path)}: ${error instanceof Error ? error.message : String(error)}`;
   } finally {

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fenced, promptText, replayUpdates, stopReasonOf, toolCallFinished, toolView, UnsupportedContentError } from "../../app/acp/updates.js";
+import { fenced, permissionToolCall, promptText, replayUpdates, stopReasonOf, toolCallFinished, toolView, UnsupportedContentError } from "../../app/acp/updates.js";
 
 const base = { conversation_id: "s", ts: 0, role: "assistant" as const };
 
@@ -54,4 +54,13 @@ test("prompt text: links and embedded text resources inline; images are refused"
   assert.equal(promptText([{ type: "text", text: "see" }, { type: "resource_link", name: "a b.ts", uri: "file:///w/a%20b.ts" }]), "see\n\n[a b.ts](/w/a b.ts)");
   assert.throws(() => promptText([{ type: "image", data: "", mimeType: "image/png" }]), UnsupportedContentError);
   assert.throws(() => promptText([{ type: "resource", resource: { uri: "file:///x.bin", blob: "AAAA" } }]), /binary resource/);
+});
+
+test("permission previews: a diff item when the old and new text came along, the unified diff as text when only it did, nothing for bash", () => {
+  const ask = (extra: Record<string, unknown>) => ({
+    ...base, kind: "permission-request" as const, request_id: "r", tool_name: "write_file", tool_call_id: "c", input: JSON.stringify({ path: "a" }), ...extra,
+  });
+  assert.deepEqual(permissionToolCall(ask({ path: "/w/a", diff: "@@", old_text: null, new_text: "x\n" }), "/w").content, [{ type: "diff", path: "/w/a", oldText: null, newText: "x\n" }]);
+  assert.deepEqual(permissionToolCall(ask({ path: "/w/a", diff: "@@ -1 +1 @@" }), "/w").content, [{ type: "content", content: { type: "text", text: "```diff\n@@ -1 +1 @@\n```" } }]);
+  assert.equal(permissionToolCall({ ...ask({}), tool_name: "bash", input: "{}" }, "/w").content, undefined);
 });

@@ -33,6 +33,8 @@ export interface AcpClient {
   stall(path: string): Promise<void>;
   /** Every stdout line as written (to check that stdout carries only JSON-RPC). */
   raw: string[];
+  /** Every line the SDK's client wrote to keen's stdin (test/e2e/acp-schema.ts checks both ways). */
+  sent: string[];
   stderr(): string;
   /** Connects, runs `initialize`, then `op`; closes keen's stdin (as an editor does) when `op` settles. */
   run<T>(op: (ctx: ClientContext, init: InitializeResponse) => Promise<T>, capabilities?: ClientCapabilities): Promise<T>;
@@ -110,8 +112,24 @@ export function startAcp(args: string[], env: Record<string, string | undefined>
       buffers.set(params.path, params.content);
       return {};
     });
+  // A tap on the client's side of the wire: every line it sends, as sent.
+  const sent: string[] = [];
+  let unsent = "";
+  const tap = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      unsent += chunk.toString("utf8");
+      const lines = unsent.split("\n");
+      unsent = lines.pop()!;
+      sent.push(...lines.filter(Boolean));
+      child.stdin!.write(chunk, (error) => done(error ?? null));
+    },
+    final(done) {
+      child.stdin!.end();
+      done();
+    },
+  });
   const stream = ndJsonStream(
-    Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
+    Writable.toWeb(tap) as WritableStream<Uint8Array>,
     Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>,
   );
   let closed = false;
@@ -121,7 +139,7 @@ export function startAcp(args: string[], env: Record<string, string | undefined>
   });
 
   return {
-    child, updates, permissions, raw, buffers, fsRequests, failing,
+    child, updates, permissions, raw, sent, buffers, fsRequests, failing,
     stall: (path) => new Promise<void>((resolve) => stalled.set(path, resolve)),
     answer(...more) {
       answers.push(...more);
@@ -162,8 +180,8 @@ export function chunkText(updates: SessionNotification[], kind: "agent_message_c
     .map((u) => (u.sessionUpdate === kind && u.content.type === "text" ? u.content.text : "")).join("");
 }
 
-/** A fresh sandbox (test/e2e/harness.ts) talking to `serverUrl`, and `keen acp …` started in its workspace. */
-export function openAcp(serverUrl: string, args: string[]) {
-  const sb = makeSandbox(serverUrl);
+/** A fresh sandbox (test/e2e/harness.ts) talking to `serverUrl`, with `config` in its config file, and `keen acp …` started in its workspace. */
+export function openAcp(serverUrl: string, args: string[], config: Record<string, unknown> = {}) {
+  const sb = makeSandbox(serverUrl, config);
   return { sb, acp: startAcp(args, sb.env, sb.workspace) };
 }

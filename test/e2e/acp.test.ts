@@ -65,6 +65,8 @@ test("a prompt streams thought and message chunks, tool calls with kinds and loc
   assert.equal((await acp.exited).code, 0, acp.stderr());
   const updates = of(acp.updates, sessionId);
   assert.deepEqual(updateKinds(updates), [
+    // Announced once session/new has answered (test/e2e/acp-contract.test.ts checks what it lists).
+    "available_commands_update",
     "agent_thought_chunk", "agent_message_chunk",
     "tool_call", "tool_call_update:in_progress", "tool_call_update:completed",
     "tool_call", "tool_call_update:in_progress", "tool_call_update:completed",
@@ -165,11 +167,11 @@ test("session/load replays a session made by keen run (tool calls with their dif
   server.enqueue({ text: "Still empty." });
   await acp.run(async (ctx) => {
     const loaded = await ctx.request(methods.agent.session.load, { sessionId, cwd: sb.workspace, mcpServers: [] });
-    // Everything was replayed before the answer.
-    assert.deepEqual(updateKinds(of(acp.updates, sessionId)), [
+    // Everything was replayed before the answer (the commands follow it).
+    assert.deepEqual(updateKinds(of(acp.updates, sessionId).filter((n) => n.update.sessionUpdate !== "available_commands_update")), [
       "user_message_chunk", "agent_message_chunk", "tool_call", "tool_call_update:completed", "tool_call", "tool_call_update:completed", "agent_message_chunk",
     ]);
-    const replayed = of(acp.updates, sessionId).map((n) => n.update);
+    const replayed = of(acp.updates, sessionId).map((n) => n.update).filter((u) => u.sessionUpdate !== "available_commands_update");
     assert.deepEqual(replayed.filter((u) => u.sessionUpdate === "tool_call").map((u) => u.sessionUpdate === "tool_call" && [u.title, u.kind]), [["List .", "read"], ["Write notes.txt", "edit"]]);
     assert.deepEqual(replayed.at(-2), {
       sessionUpdate: "tool_call_update", toolCallId: (replayed.at(-3) as { toolCallId: string }).toolCallId, status: "completed",
@@ -229,16 +231,16 @@ test("session/set_mode changes the permission mode (auto runs bash unasked); unk
     await ctx.request(methods.agent.session.setMode, { sessionId, modeId: "auto" });
     await assert.rejects(ctx.request(methods.agent.session.setMode, { sessionId, modeId: "yolo" }), (e: { code: number; message: string }) => e.code === -32602 && /unknown mode "yolo"/.test(e.message));
     assert.equal((await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "run it" }] })).stopReason, "end_turn");
-    const changed = await ctx.request(methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "anthropic/claude-other" });
+    const changed = await ctx.request(methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "anthropic/claude-haiku-4-5" });
     const [model] = changed.configOptions;
-    assert.equal(model?.type === "select" && model.currentValue, "anthropic/claude-other");
+    assert.equal(model?.type === "select" && model.currentValue, "anthropic/claude-haiku-4-5");
     await assert.rejects(ctx.request(methods.agent.session.setConfigOption, { sessionId, configId: "colour", value: "blue" }), (e: { code: number }) => e.code === -32602);
     await assert.rejects(ctx.request(methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "nosuchprovider/x" }), (e: { code: number }) => e.code === -32602);
     assert.equal((await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] })).stopReason, "end_turn");
   });
   assert.equal((await acp.exited).code, 0, acp.stderr());
   assert.equal(acp.permissions.length, 0);
-  assert.deepEqual(server.requests.map((r) => r.body.model), ["claude-test", "claude-test", "claude-other"]);
+  assert.deepEqual(server.requests.map((r) => r.body.model), ["claude-test", "claude-test", "claude-haiku-4-5"]);
 });
 
 test("malformed input gets JSON-RPC errors and never ends the process", async () => {
@@ -264,9 +266,9 @@ test("malformed input gets JSON-RPC errors and never ends the process", async ()
     const errors = acp.raw.slice(before).map((line) => JSON.parse(line)).filter((m) => m.error).map((m) => [m.id, m.error.code]);
     // Parse errors come back in order; requests are handled concurrently, so their answers may not.
     assert.deepEqual(errors.slice(0, 3), [[null, -32700], [null, -32600], [null, -32600]]);
-    assert.deepEqual(errors.slice(3, 6).sort(), [[901, -32602], [902, -32601], [903, -32603]]);
+    assert.deepEqual(errors.slice(3, 6).sort(), [[901, -32602], [902, -32601], [903, -32602]]);
     const missing = acp.raw.map((line) => JSON.parse(line)).find((m) => m.id === 903);
-    assert.match(missing.error.message, /missing-dir does not exist/);
+    assert.match(missing.error.message, /cwd .*missing-dir does not exist/);
   });
   assert.equal((await acp.exited).code, 0, acp.stderr());
 });

@@ -168,6 +168,9 @@ test("keen acp --runner cli: the CLI's ask is the editor's permission request; i
   assert.equal(acp.permissions[0]!.toolCall.toolCallId, "toolu_395138d655d37187c8d5e47b");
   assert.equal(chunkText(acp.updates, "agent_message_chunk"), "The command printed: hi");
   assert.deepEqual(box.runs()[0]!.asks, [{ behavior: "allow", updatedInput: { command: "echo hi" } }]);
+  // The CLI runs its own turns: Keen offers neither /compact nor /undo for them.
+  const offered = acp.updates.map((n) => n.update).find((u) => u.sessionUpdate === "available_commands_update");
+  assert.deepEqual(offered?.sessionUpdate === "available_commands_update" && offered.availableCommands.map((c) => c.name), ["mode"]);
 });
 
 test("the TUI with --runner cli (tmux): the CLI's ask is the TUI's permission modal; y runs the call; --resume goes on with the CLI session", { skip: TMUX_MISSING ?? false }, async () => {

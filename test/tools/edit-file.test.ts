@@ -144,7 +144,9 @@ test("a file with more than one hard link is not edited", async () => {
 test("preview returns the diff the edit would make and writes nothing", async () => {
   t.write({ "pv.ts": "let a = 1;\r\n" });
   const p = await edit.preview!({ path: "pv.ts", old_string: "a = 1", new_string: "a = 2" });
-  assert.deepEqual(p, { path: join(t.ws, "pv.ts"), diff: unifiedDiff("pv.ts", "let a = 1;\r\n", "let a = 2;\r\n") });
+  assert.deepEqual(p, {
+    path: join(t.ws, "pv.ts"), diff: unifiedDiff("pv.ts", "let a = 1;\r\n", "let a = 2;\r\n"), old_text: "let a = 1;\r\n", new_text: "let a = 2;\r\n",
+  });
   assert.equal(file("pv.ts"), "let a = 1;\r\n");
   assert.match(String(await edit.preview!({ path: "pv.ts", old_string: "nope", new_string: "x" })), /^old_string was not found in pv\.ts/);
   assert.match(String(await edit.preview!({ path: "../x.ts", old_string: "a", new_string: "b" })), /^Refused: writing outside the workspace/);

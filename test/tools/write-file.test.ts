@@ -102,10 +102,12 @@ test("a file with more than one hard link is not written", async () => {
 
 test("preview: the diff of a new or replaced file, and nothing is created", async () => {
   const fresh = await write.preview!({ path: "pv/new/file.ts", content: "one\n" });
-  assert.deepEqual(fresh, { path: join(t.ws, "pv/new/file.ts"), diff: unifiedDiff("pv/new/file.ts", "", "one\n") });
+  assert.deepEqual(fresh, { path: join(t.ws, "pv/new/file.ts"), diff: unifiedDiff("pv/new/file.ts", "", "one\n"), old_text: null, new_text: "one\n" });
   assert.equal(existsSync(join(t.ws, "pv")), false);
   t.write({ "pv.txt": "old\n" });
-  assert.deepEqual(await write.preview!({ path: "pv.txt", content: "new\n" }), { path: join(t.ws, "pv.txt"), diff: unifiedDiff("pv.txt", "old\n", "new\n") });
+  assert.deepEqual(await write.preview!({ path: "pv.txt", content: "new\n" }), {
+    path: join(t.ws, "pv.txt"), diff: unifiedDiff("pv.txt", "old\n", "new\n"), old_text: "old\n", new_text: "new\n",
+  });
   assert.equal(readFileSync(join(t.ws, "pv.txt"), "utf8"), "old\n");
   assert.match(String(await write.preview!({ path: ".env", content: "A=1" })), /^Refused: .*\.env is an environment file/);
   assert.match(String(await write.preview!({ path: "x.ts", content: "[redacted]" })), /^Refused: content contains \[redacted\]/);

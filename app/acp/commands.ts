@@ -1,0 +1,120 @@
+import type { AvailableCommand, StopReason } from "@agentclientprotocol/sdk";
+import type { Command } from "../../protocol/commands.js";
+import type { EventOf } from "../../protocol/events.js";
+
+/*
+ * Keen's slash commands in an editor. ACP sends a command as prompt text that
+ * starts with `/name`; the agent lists what it offers in `available_commands_update`.
+ * Offered are the TUI's commands an editor has no control of its own for:
+ * `compact`, `undo` (only where the engine can undo: not when the editor owns
+ * the files, nor for the CLI runner) and `mode` (for editors without a mode
+ * picker). New session, model, theme, copy, help and exit are the editor's own.
+ * A command's outcome, refusals included, is told as an agent message and the
+ * prompt ends `end_turn`, as the TUI shows them as notices; only a cancel
+ * changes that.
+ */
+
+/** What the session's engine can do, decided by its setup (see HostedSession.offers). */
+export interface CommandOffers {
+  compact: boolean;
+  undo: boolean;
+}
+
+/** What the commands need from their session. */
+export interface CommandDeps {
+  offers: CommandOffers;
+  /** Sends an engine command and waits for its response. */
+  call(command: DistributiveOmit<Command, "id">): Promise<EventOf<"response">>;
+  /** Tells the user something, as an agent message chunk. */
+  say(text: string): Promise<void>;
+  /** Changes the permission mode as session/set_mode does, and tells the client (current_mode_update); throws with a message. */
+  setMode(mode: string): Promise<void>;
+  modes: string[];
+  currentMode(): string;
+  /** True once the running command was cancelled (session/cancel). */
+  cancelled(): boolean;
+}
+
+/** The slash commands of one session. */
+export interface AcpCommands {
+  /** For `available_commands_update`. */
+  list(): AvailableCommand[];
+  /** The command a prompt is, or undefined when it is a prompt for the model (unknown `/words` included). */
+  match(text: string): { name: string; arg: string } | undefined;
+  /** Runs one; resolves with the prompt's stop reason. Contract: never throws. */
+  run(name: string, arg: string): Promise<StopReason>;
+  /** Any other prompt: a pending `/undo` is no longer confirmed by the next `/undo`. */
+  disarm(): void;
+}
+
+export function createAcpCommands(deps: CommandDeps): AcpCommands {
+  const { offers } = deps;
+  const all: AvailableCommand[] = [
+    ...(offers.compact ? [{
+      name: "compact", description: "Summarise the conversation so far to free context",
+      input: { hint: "what the summary should keep (optional)" },
+    }] : []),
+    ...(offers.undo ? [{
+      name: "undo", description: "Revert the last turn's file writes and edits (shows them first; /undo again does it)",
+    }] : []),
+    { name: "mode", description: "Show or set the permission mode", input: { hint: deps.modes.join(" | ") } },
+  ];
+  // The first /undo showed what it would do; the next /undo, right after, does it.
+  let undoArmed = false;
+
+  async function undo(): Promise<void> {
+    const confirm = undoArmed;
+    undoArmed = false;
+    const answer = await deps.call({ kind: "undo", ...(confirm ? { confirm: true } : {}) });
+    if (!answer.ok) return deps.say(`Nothing was undone: ${answer.error ?? "undo failed"}.`);
+    const files = ((answer.data as { files?: { path: string; action: string }[] } | undefined)?.files ?? [])
+      .map((f) => `${f.action === "remove" ? "remove" : "restore"} ${f.path}`).join(", ");
+    if (confirm) return deps.say(`Undone: ${files}.`);
+    undoArmed = true;
+    return deps.say(`/undo will ${files}. Send /undo again to do it.`);
+  }
+
+  async function compact(instructions: string): Promise<void> {
+    await deps.say("Compacting the conversation…\n");
+    const answer = await deps.call({ kind: "compact", ...(instructions ? { instructions } : {}) });
+    if (!answer.ok) return deps.say(`Not compacted: ${answer.error ?? "compaction failed"}.`);
+    const data = answer.data as { tokens_before?: number; tokens_after?: number } | undefined;
+    return deps.say(`Compacted: about ${data?.tokens_before ?? "?"} tokens of conversation are now ${data?.tokens_after ?? "?"}.`);
+  }
+
+  async function mode(arg: string): Promise<void> {
+    if (!arg) return deps.say(`The permission mode is ${deps.currentMode()} (modes: ${deps.modes.join(", ")}).`);
+    try {
+      await deps.setMode(arg);
+      return deps.say(`Permission mode: ${arg}.`);
+    } catch (error) {
+      return deps.say(`The mode stays ${deps.currentMode()}: ${error instanceof Error ? error.message : String(error)}.`);
+    }
+  }
+
+  return {
+    list: () => all,
+    match(text) {
+      const m = /^\/([a-z-]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
+      if (!m || !all.some((c) => c.name === m[1])) return undefined;
+      return { name: m[1]!, arg: (m[2] ?? "").trim() };
+    },
+    async run(name, arg) {
+      if (name !== "undo") undoArmed = false;
+      try {
+        if (name === "undo") await undo();
+        else if (name === "compact") await compact(arg);
+        else await mode(arg);
+      } catch {
+        // A failed notification: the outcome could not be shown, the command still ran.
+      }
+      return deps.cancelled() ? "cancelled" : "end_turn";
+    },
+    disarm() {
+      undoArmed = false;
+    },
+  };
+}
+
+/** Omit over each member of a union. */
+export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

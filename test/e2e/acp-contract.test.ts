@@ -1,0 +1,179 @@
+/**
+ * What an integrator relies on in `keen acp` (issue 30, items 7–9), through the
+ * real process and the SDK's own client: permission requests show the native
+ * diff, bad `cwd`s and models are invalid params, and Keen tells the editor
+ * its commands and mode changes (and serves the commands sent as prompts).
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { methods, type SessionNotification, type ToolCallUpdate } from "@agentclientprotocol/sdk";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
+import { chunkText, openAcp } from "./acp-client.js";
+
+const MODEL = "anthropic/claude-test";
+const server = useMockLLMServer();
+const open = (args: string[] = [], config: Record<string, unknown> = {}) => openAcp(server.url, ["--model", MODEL, ...args], config);
+
+type Update = SessionNotification["update"];
+const finished = (updates: SessionNotification[]) =>
+  updates.map((n) => n.update).filter((u): u is Extract<Update, { sessionUpdate: "tool_call_update" }> =>
+    u.sessionUpdate === "tool_call_update" && (u.status === "completed" || u.status === "failed"));
+/** The agent's message chunks from update `from` on. */
+const said = (updates: SessionNotification[], from: number) => chunkText(updates.slice(from), "agent_message_chunk");
+
+test("a permission request shows the change as the finished call does: a diff item with the whole old and new text; past 128 KiB the unified diff", async () => {
+  const { sb, acp } = open();
+  const app = join(sb.workspace, "app.txt");
+  const big = join(sb.workspace, "big.txt");
+  writeFileSync(app, "alpha\nbeta\n");
+  writeFileSync(big, Array.from({ length: 9000 }, (_, i) => `line ${i}`).join("\n") + "\n");
+  server.enqueue(
+    { toolCalls: [{ name: "write_file", input: { path: "notes.txt", content: "one\ntwo\n" } }] },
+    { toolCalls: [{ name: "edit_file", input: { path: "app.txt", old_string: "beta", new_string: "gamma" } }] },
+    { toolCalls: [{ name: "edit_file", input: { path: "big.txt", old_string: "line 4321\n", new_string: "LINE 4321\n" } }] },
+    { text: "Done." },
+  );
+  acp.answer("allow-once", "allow-once", "allow-once");
+  await acp.run(async (ctx) => {
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
+    assert.equal((await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "change things" }] })).stopReason, "end_turn");
+  });
+  assert.equal((await acp.exited).code, 0, acp.stderr());
+  const asked = acp.permissions.map((p) => (p.toolCall as ToolCallUpdate).content);
+  assert.deepEqual(asked.slice(0, 2), [
+    [{ type: "diff", path: join(sb.workspace, "notes.txt"), oldText: null, newText: "one\ntwo\n" }],
+    [{ type: "diff", path: app, oldText: "alpha\nbeta\n", newText: "alpha\ngamma\n" }],
+  ]);
+  const large = JSON.stringify(asked[2]);
+  assert.match(large, /```diff\\n.*-line 4321\\n\+LINE 4321/, large.slice(0, 300));
+  assert.doesNotMatch(large, /"type":"diff"/);
+  // Each prompt showed what the finished call then showed.
+  assert.deepEqual(asked, finished(acp.updates).map((u) => u.content));
+});
+
+test("session/new with a relative, missing or non-directory cwd, or none, is invalid params with a message; so is a model set_config_option did not offer", async () => {
+  const { sb, acp } = open();
+  server.enqueue({ text: "Fine." });
+  const invalid = (pattern: RegExp) => (e: { code: number; message: string }) => e.code === -32602 && pattern.test(e.message);
+  await acp.run(async (ctx) => {
+    const create = (cwd: string) => ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
+    await assert.rejects(create("ws"), invalid(/cwd must be an absolute path, not "ws"/));
+    await assert.rejects(create(join(sb.root, "nowhere")), invalid(/cwd .*nowhere does not exist/));
+    writeFileSync(join(sb.root, "plain.txt"), "");
+    await assert.rejects(create(join(sb.root, "plain.txt")), invalid(/plain\.txt is not a directory/));
+    await assert.rejects(ctx.request(methods.agent.session.load, { sessionId: "x", cwd: "ws", mcpServers: [] }), invalid(/absolute/));
+    // No cwd at all: the SDK's own params check answers.
+    const before = acp.raw.length;
+    acp.child.stdin!.write(JSON.stringify({ jsonrpc: "2.0", id: 911, method: "session/new", params: { mcpServers: [] } }) + "\n");
+    const { sessionId } = await create(sb.workspace);
+    const missing = acp.raw.slice(before).map((line) => JSON.parse(line)).find((m) => m.id === 911);
+    assert.equal(missing?.error?.code, -32602, JSON.stringify(missing));
+
+    await assert.rejects(
+      ctx.request(methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "anthropic/claude-unlisted" }),
+      invalid(/model "anthropic\/claude-unlisted" is not among the options: anthropic\/claude-test, /),
+    );
+    // The refused model changed nothing.
+    assert.equal((await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] })).stopReason, "end_turn");
+  });
+  assert.equal((await acp.exited).code, 0, acp.stderr());
+  assert.deepEqual(server.requests.map((r) => r.body.model), ["claude-test"]);
+  assert.doesNotMatch(acp.stderr(), /\n\s+at /, "no stack traces");
+});
+
+test("available_commands_update follows session/new: compact, undo and mode; undo is not offered where the editor owns the files", async () => {
+  const commandsOf = async (fs: boolean) => {
+    const { sb, acp } = open();
+    await acp.run(async (ctx) => {
+      const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
+      await acp.waitFor((n) => n.sessionId === sessionId && n.update.sessionUpdate === "available_commands_update");
+      // The session was known to the client before its commands arrived.
+      const lines = acp.raw.map((line) => JSON.parse(line));
+      assert.ok(lines.findIndex((m) => m.result?.sessionId === sessionId) < lines.findIndex((m) => m.params?.update?.sessionUpdate === "available_commands_update"));
+    }, fs ? { fs: { readTextFile: true, writeTextFile: true } } : {});
+    assert.equal((await acp.exited).code, 0, acp.stderr());
+    const update = acp.updates.find((n) => n.update.sessionUpdate === "available_commands_update")!.update;
+    return update.sessionUpdate === "available_commands_update" ? update.availableCommands : [];
+  };
+  const plain = await commandsOf(false);
+  assert.deepEqual(plain.map((c) => [c.name, c.input?.hint]), [
+    ["compact", "what the summary should keep (optional)"],
+    ["undo", undefined],
+    ["mode", "ask | accept-edits | auto | read-only"],
+  ]);
+  assert.ok(plain.every((c) => c.description.length > 10));
+  assert.deepEqual((await commandsOf(true)).map((c) => c.name), ["compact", "mode"]);
+});
+
+test("/mode, /undo and unknown /words sent as prompts: the mode change reaches the editor as current_mode_update, undo shows then reverts the last turn, other words go to the model", async () => {
+  const { sb, acp } = open();
+  const notes = join(sb.workspace, "notes.txt");
+  server.enqueue(
+    { toolCalls: [{ name: "write_file", input: { path: "notes.txt", content: "one\n" } }] }, { text: "Wrote it." },
+    { text: "No such command here." },
+  );
+  await acp.run(async (ctx) => {
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
+    const prompt = async (text: string) => {
+      const from = acp.updates.length;
+      const { stopReason } = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+      assert.equal(stopReason, "end_turn");
+      return { from, text: said(acp.updates, from) };
+    };
+    const mode = await prompt("/mode auto");
+    assert.equal(mode.text, "Permission mode: auto.");
+    assert.ok(acp.updates.slice(mode.from).some((n) => n.update.sessionUpdate === "current_mode_update" && n.update.currentModeId === "auto"));
+    // Auto: the write runs unasked.
+    await prompt("write notes");
+    assert.ok(existsSync(notes));
+    assert.equal((await prompt("/undo")).text, `/undo will remove ${notes}. Send /undo again to do it.`);
+    assert.ok(existsSync(notes), "the first /undo only shows");
+    assert.equal((await prompt("/undo")).text, `Undone: remove ${notes}.`);
+    assert.equal(existsSync(notes), false);
+    assert.match((await prompt("/undo")).text, /^Nothing was undone: /);
+    const refused = await prompt("/mode yolo");
+    assert.match(refused.text, /^The mode stays auto: unknown mode "yolo"/);
+    assert.equal((await prompt("/mode")).text, "The permission mode is auto (modes: ask, accept-edits, auto, read-only).");
+    await prompt("/frobnicate now");
+    assert.ok(!acp.updates.slice(refused.from).some((n) => n.update.sessionUpdate === "current_mode_update"));
+    // The editor's own set_mode is not echoed back.
+    const before = acp.updates.length;
+    await ctx.request(methods.agent.session.setMode, { sessionId, modeId: "ask" });
+    assert.equal((await prompt("/mode")).text, "The permission mode is ask (modes: ask, accept-edits, auto, read-only).");
+    assert.ok(!acp.updates.slice(before).some((n) => n.update.sessionUpdate === "current_mode_update"));
+  });
+  assert.equal((await acp.exited).code, 0, acp.stderr());
+  assert.equal(acp.permissions.length, 0);
+  // Only the turn and the unknown word reached the model; the commands did not.
+  assert.equal(server.requests.length, 3);
+  assert.match(JSON.stringify(server.requests[2]!.body.messages.at(-1)), /\/frobnicate now/);
+  assert.deepEqual(server.unexpected, []);
+});
+
+test("/compact sent as a prompt compacts the conversation with the given instructions; the next turn starts from the summary", async () => {
+  const { sb, acp } = open([], { compaction: { keepTokens: 10 } });
+  const long = (tag: string) => `${tag} ${"lorem ipsum dolor ".repeat(60)}`;
+  server.enqueue({ text: "first answer" }, { text: "second answer" }, { text: "MANUAL SUMMARY" }, { text: "after" });
+  await acp.run(async (ctx) => {
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
+    const prompt = async (text: string) => {
+      const from = acp.updates.length;
+      const { stopReason } = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+      assert.equal(stopReason, "end_turn");
+      return said(acp.updates, from);
+    };
+    assert.match(await prompt("/compact"), /Not compacted: the session has no conversation to compact yet\.$/);
+    await prompt(long("prompt-1"));
+    await prompt(long("prompt-2"));
+    assert.match(await prompt("/compact keep the lorem"), /^Compacting the conversation…\nCompacted: about \d+ tokens of conversation are now \d+\.$/);
+    assert.match(JSON.stringify(server.requests.at(-1)!.body), /keep the lorem/);
+    await prompt("next");
+  });
+  assert.equal((await acp.exited).code, 0, acp.stderr());
+  const sent = JSON.stringify(server.requests.at(-1)!.body.messages);
+  assert.match(sent, /MANUAL SUMMARY/);
+  assert.doesNotMatch(sent, /prompt-1 /);
+  assert.equal(server.requests.length, 4);
+});
