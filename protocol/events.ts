@@ -37,6 +37,8 @@ export const ToolUseEvent = z.object({
 export const ToolResultEvent = z.object({
   kind: z.literal("tool-result"), ...assistant, tool_name: z.string(), tool_call_id: z.string(),
   result: z.string(), is_error: z.boolean(), details: z.record(z.string(), z.unknown()).optional(),
+  /** The run was interrupted before or while this call ran (it did not fail on its own). */
+  interrupted: z.literal(true).optional(),
 });
 /** The inner text of the turn's `<keen_memory>` block, hidden from visible text. */
 export const MemoryEvent = z.object({ kind: z.literal("memory"), ...assistant, content: z.string() });

@@ -36,9 +36,12 @@ export async function runToolCalls(calls: ToolCall[], options: ToolRunnerOptions
     const result = options.signal.aborted
       ? { content: "Not executed: the run was interrupted.", is_error: true }
       : await runOne(call, options);
+    // An error result once the run is aborted is the interrupt's doing, not the tool's failure.
+    const interrupted = result.is_error && options.signal.aborted;
     await options.emit({
       kind: "tool-result", role: "assistant", tool_name: call.name, tool_call_id: call.id,
       result: result.content, is_error: result.is_error, ...(result.details ? { details: result.details } : {}),
+      ...(interrupted ? { interrupted: true as const } : {}),
     });
     blocks.push({
       type: "tool_result", tool_call_id: call.id, content: result.content, is_error: result.is_error,

@@ -88,7 +88,7 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
 
   const { startTui } = await import("../tui/start.js");
   let signal: NodeJS.Signals | undefined;
-  await startTui({
+  const started = startTui({
     client: showMcpEarly(engine, bus, setup, id), stdin: process.stdin, stdout: process.stdout, theme: flags.theme ?? config.theme,
     initial: { cwd, model: setup?.modelRef ?? model ?? config.model ?? "no model", sessionId: meta?.id, permissionMode, resume: Boolean(meta), problem: providerProblem,
       unconfined: Boolean(setup?.sandbox?.fallback),
@@ -100,6 +100,14 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
       if (signal) engine.stop(signal === "SIGINT" ? "sigint" : signal === "SIGHUP" ? "sighup" : "sigterm");
     },
   });
+  try {
+    await started;
+  } catch (error) {
+    // The theme is loaded before the screen opens: a bad one is the user's input, not Keen's failure.
+    if ((error as Error | undefined)?.name !== "ThemeError") throw error;
+    await engine.close().then(() => prepare.close());
+    throw new UsageError(`${flags.theme ? "--theme" : "theme in the config"}: ${(error as Error).message}`);
+  }
   // The engine stores what the last turn produced before the process ends; bounded, a hung tool must not keep it alive.
   await Promise.race([engine.close().then(() => prepare.close()), new Promise((r) => setTimeout(r, 5000).unref())]);
   return signal ? (EXIT_FOR_SIGNAL[signal] ?? 1) : 0;

@@ -17,7 +17,11 @@ const parsers = new Map<string, Parse>();
 /** Loads marked, marked-terminal and the code highlighter; safe to call more than once. */
 export async function loadMarkdown(): Promise<void> {
   if (factory) return;
-  const [{ Marked }, { markedTerminal }, chalk] = await Promise.all([import("marked"), import("marked-terminal"), import("chalk")]);
+  // cli-highlight is marked-terminal's own highlighter (its dependency): asked first whether it knows a fence's
+  // language, because for an unknown one highlight.js writes a warning to the terminal behind the screen.
+  const [{ Marked }, { markedTerminal }, chalk, { supportsLanguage }] = await Promise.all([
+    import("marked"), import("marked-terminal"), import("chalk"), import("cli-highlight"),
+  ]);
   // marked-terminal skips highlighting when chalk finds no colour terminal (tests, pipes);
   // colour is decided by the theme here, so chalk's own guess must not switch it off.
   chalk.default.level = 3;
@@ -42,6 +46,9 @@ export async function loadMarkdown(): Promise<void> {
         { theme: highlightTheme(theme), ignoreIllegals: true },
       ),
       {
+        walkTokens(token) {
+          if (token.type === "code" && token.lang && !supportsLanguage(token.lang)) token.lang = undefined;
+        },
         renderer: {
           // Always "text (url)": an OSC 8 hyperlink would be stripped before blessed and lose the url.
           link(token) {

@@ -23,7 +23,7 @@ export interface ToolCall {
   callId: string;
   name: string;
   input: string;
-  status: "pending" | "waiting" | "running" | "ok" | "error" | "cancelled";
+  status: "pending" | "waiting" | "running" | "ok" | "error" | "cancelled" | "interrupted";
   requestedAt: number;
   startedAt?: number;
   endedAt?: number;
@@ -292,7 +292,7 @@ function toolResult(view: SessionView, event: EventOf<"tool-result">): void {
     view.tools.set(event.tool_call_id, { callId: event.tool_call_id, name: event.tool_name, input: "{}", status: "pending", requestedAt: event.ts, output: "" });
     view.toolOrder.push(event.tool_call_id);
   }
-  updateTool(view, event.tool_call_id, { status: event.is_error ? "error" : "ok", endedAt: event.ts, output: event.result });
+  updateTool(view, event.tool_call_id, { status: event.interrupted ? "interrupted" : event.is_error ? "error" : "ok", endedAt: event.ts, output: event.result });
   const pending = view.diffs.findIndex((d) => d.callId === event.tool_call_id && d.pending);
   const diff = typeof event.details?.diff === "string" ? event.details.diff : undefined;
   const path = typeof event.details?.path === "string" ? event.details.path : undefined;

@@ -162,6 +162,7 @@ test("SIGINT during a bash tool call kills the command's process group and store
   const { events } = await sb.show(meta!.id);
   const result = events.find((e) => e.kind === "tool-result")!;
   assert.deepEqual([result.is_error, result.result], [true, "started\n\n\n[aborted; the command and its child processes were killed]"]);
+  assert.equal(result.interrupted, true, "stopped by the interrupt, not failed on its own");
   assert.deepEqual([meta!.status, events.at(-1)!.kind, events.at(-1)!.status], ["interrupted", "result", "interrupted"]);
 });
 

@@ -162,3 +162,10 @@ test("keen --replay demo: the recorded prompt is typed in; Enter replays the who
   t.keys(["C-d"]);
   await t.waitFor("[exit 0]");
 });
+
+test("an unknown --theme is a usage error: one line naming the built-in themes, exit 2, no stack", { skip }, async () => {
+  const { t } = keen(["--theme", "zebra"]);
+  const screen = await t.waitFor("[exit 2]");
+  assert.match(screen, /keen: --theme: unknown theme "zebra"; built-in themes: dark, light, high-contrast/);
+  assert.doesNotMatch(screen, /\n\s+at /);
+});

@@ -120,3 +120,10 @@ test("a compaction's end shows what it did, or that it failed and changed nothin
     ["error", "compaction (manual) failed: provider down; the session is unchanged"],
   ]);
 });
+
+test("a tool stopped by an interrupt reads as interrupted, not failed", () => {
+  const view = viewOf([d.user("q"), d.toolUse("t1", "bash", { command: "sleep 9" }), d.toolStart("t1", "bash"), { ...d.toolResult("t1", "bash", "[aborted]", true), interrupted: true } as never]);
+  assert.equal(view.tools.get("t1")!.status, "interrupted");
+  const failed = viewOf([d.user("q"), d.toolUse("t1", "bash", {}), d.toolResult("t1", "bash", "exit 1", true)]);
+  assert.equal(failed.tools.get("t1")!.status, "error");
+});

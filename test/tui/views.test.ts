@@ -220,3 +220,19 @@ test("a streaming answer renders each settled paragraph once; it reads the same 
   assert.deepEqual(plain(lines), plain(settled));
   assert.equal(cache.streams.size, 0, "the streaming cache is dropped once the message settles");
 });
+
+test("a code fence in a language the highlighter does not know renders plainly and writes nothing behind the screen", async () => {
+  await loadMarkdown();
+  const written: string[] = [];
+  const original = { warn: console.warn, error: console.error, log: console.log, write: process.stderr.write };
+  console.warn = console.error = console.log = (...a: unknown[]) => void written.push(a.join(" "));
+  process.stderr.write = ((chunk: string) => (written.push(String(chunk)), true)) as typeof process.stderr.write;
+  try {
+    const lines = plain(renderMarkdown("```zebra\nx = 1\n```\n", 60, theme));
+    assert.ok(lines.some((l) => l.includes("x = 1")), lines.join("\n"));
+  } finally {
+    Object.assign(console, { warn: original.warn, error: original.error, log: original.log });
+    process.stderr.write = original.write;
+  }
+  assert.deepEqual(written, []);
+});

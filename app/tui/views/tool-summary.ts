@@ -39,6 +39,7 @@ export function statusMark(tool: ToolCall, now: number): string {
     case "ok": return "✓";
     case "error": return "✗";
     case "cancelled": return "-";
+    case "interrupted": return "-";
   }
 }
 
@@ -51,12 +52,13 @@ export function statusWord(tool: ToolCall): string {
     case "ok": return "ok";
     case "error": return "failed";
     case "cancelled": return "cancelled";
+    case "interrupted": return "interrupted";
   }
 }
 
 /** How long a call took, or has run so far: `850ms`, `3.2s`, `2m05s`. */
 export function duration(tool: ToolCall, now: number): string {
-  const start = tool.startedAt ?? (tool.status === "ok" || tool.status === "error" ? tool.requestedAt : undefined);
+  const start = tool.startedAt ?? (tool.status === "ok" || tool.status === "error" || tool.status === "interrupted" ? tool.requestedAt : undefined);
   if (start === undefined) return "";
   return formatMs((tool.endedAt ?? now) - start);
 }
