@@ -109,7 +109,7 @@ export function createStressTools(server, counts) {
   server.registerTool("flood", { description: "Sends list_changed notifications", inputSchema: { count: z.number(), add: z.boolean().optional() } }, async ({ count, add }) => {
     const one = async (i) => {
       if (add && i === Math.floor(count / 2)) server.registerTool("added", { description: "Added during a flood" }, async () => text("added works"));
-      await server.sendToolListChanged();
+      await server.server.sendToolListChanged();
       // Let the server read its stdin now and then: a flood must not stop it answering.
       if (i % 100 === 99) await new Promise((resolve) => setImmediate(resolve));
     };
