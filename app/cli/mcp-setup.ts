@@ -2,7 +2,7 @@ import { join, resolve } from "node:path";
 import type { EventDraft } from "../../protocol/events.js";
 import { secretValues, type McpServerConfig, type McpServerSpec } from "../mcp/config.js";
 import type { Confine, McpHandle, McpNotice } from "../mcp/manager.js";
-import { collectMcpServers, McpConfigError, type McpSources } from "../mcp/sources.js";
+import { collectMcpServers, isInlineJson, McpConfigError, type McpSources } from "../mcp/sources.js";
 import { isSecretEnvName, toolEnv } from "../tools/index.js";
 import { terminalText } from "../headless/terminal-text.js";
 import { secretsRedactor } from "./secrets.js";
@@ -16,7 +16,7 @@ export function mcpSources(
 ): McpSources {
   try {
     return collectMcpServers({
-      user: config.mcpServers, userFile: paths.configFile, flagFiles: flagFiles.map((f) => resolve(f)), client, workspace, trust: config.mcpTrust, env,
+      user: config.mcpServers, userFile: paths.configFile, flagFiles: flagFiles.map((f) => (isInlineJson(f) ? f : resolve(f))), client, workspace, trust: config.mcpTrust, env,
       providerKeyNames: Object.values(config.providers).flatMap((p) => (p.apiKeyEnv ? [p.apiKeyEnv] : [])), isSecretName: isSecretEnvName,
     });
   } catch (error) {
