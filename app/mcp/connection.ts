@@ -239,8 +239,9 @@ export function createConnection(options: ConnectionOptions) {
       if ((state as McpServerState) === "disconnected") throw new McpCallError(`MCP server "${spec.name}" exited during the call; it was not repeated.`);
       throw new McpCallError(`MCP tool ${tool} on "${spec.name}" failed: ${messageOf(failure)}`);
     } finally {
-      // A call that changed the tool list: the next request sees the new list.
-      await settle();
+      // A call that changed the tool list: the next request sees the new list. An interrupted
+      // call does not wait (a refresh may take up to the connect timeout; Ctrl-C must not).
+      if (!signal.aborted) await settle();
     }
   }
 
