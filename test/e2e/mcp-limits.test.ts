@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, parseLines } from "./harness.js";
+import { startStdio } from "./stdio-client.js";
 import { fakeServer } from "./mcp-helpers.js";
 
 const server = useMockLLMServer();
@@ -53,6 +54,36 @@ test("Ctrl-C in the middle of a large transfer ends the run as interrupted while
   const lines = parseLines(r.stdout);
   assert.deepEqual(results(lines), [["s", true, "Interrupted: the call was cancelled."]]);
   assert.equal(lines.at(-1)!.status, "interrupted");
+});
+
+test("keen stdio: `interrupt` in the middle of a large transfer ends the turn; the same session and server go on", async () => {
+  const sb = makeSandbox(server.url, { mcpServers: { fake: stress() } });
+  const marks = join(sb.root, "marks");
+  const client = startStdio(["--permission-mode", "auto"], { ...sb.env, MCP_FAKE_MARKS: marks }, sb.workspace, 120_000);
+  try {
+    server.enqueue(
+      { toolCalls: [{ id: "s", name: "mcp__fake__stream", input: { fast_bytes: 32 * MiB } }] },
+      { toolCalls: [{ id: "e", name: "mcp__fake__echo", input: { text: "after" } }] },
+      { text: "done" },
+    );
+    client.send({ kind: "prompt", id: "1", text: "go" });
+    await client.next((l) => l.kind === "tool-start");
+    for (let waited = 0; !(existsSync(marks) && readFileSync(marks, "utf8").includes("sent")); waited += 20) {
+      assert.ok(waited < 100_000, "the server never sent 32 MiB");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    client.send({ kind: "interrupt", id: "stop" });
+    const first = await client.next((l) => l.kind === "result");
+    assert.equal(first.status, "interrupted");
+    client.send({ kind: "prompt", id: "2", text: "again" });
+    assert.equal((await client.response("2")).data.status, "success");
+    assert.deepEqual(client.lines.filter((l) => l.kind === "tool-result").map((l) => [l.tool_call_id, l.result]), [
+      ["s", "Interrupted: the call was cancelled."], ["e", "echo: after"],
+    ]);
+  } finally {
+    const end = await client.end();
+    assert.equal(end.code, 0, end.stderr);
+  }
 });
 
 test("a message over 64 MiB (a server that never sends a newline): that call fails saying so, the server is restarted, the next call works", async () => {
