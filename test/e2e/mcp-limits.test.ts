@@ -56,7 +56,7 @@ test("Ctrl-C in the middle of a large transfer ends the run as interrupted while
   assert.equal(lines.at(-1)!.status, "interrupted");
 });
 
-test("keen stdio: `interrupt` in the middle of a large transfer ends the turn; the same session and server go on", async () => {
+test("keen stdio: `interrupt` in the middle of a large transfer ends the turn; the session goes on", async () => {
   const sb = makeSandbox(server.url, { mcpServers: { fake: stress() } });
   const marks = join(sb.root, "marks");
   const client = startStdio(["--permission-mode", "auto"], { ...sb.env, MCP_FAKE_MARKS: marks }, sb.workspace, 120_000);
