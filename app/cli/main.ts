@@ -132,7 +132,7 @@ export async function main(argv: string[]): Promise<number> {
     .action((flags) => {
       pending = async () => (await import("./sessions.js")).pruneSessions(flags);
     });
-  const mcp = listByDefault(program.command("mcp").description("MCP servers: list, inspect, trust a project's .mcp.json (see README)"));
+  const mcp = listByDefault(program.command("mcp").description("MCP servers: list, inspect, add, remove, trust a project's .mcp.json (see README)"));
   mcp.command("list", { isDefault: true }).description("each server: source, trust, status, tool count (connects to each one)")
     .option("--json", "print JSON").option("--cwd <dir>", "the workspace of this directory instead of the current one");
   mcpOption(mcp.commands.at(-1)!).action((flags) => {
@@ -143,6 +143,22 @@ export async function main(argv: string[]): Promise<number> {
   mcpOption(mcp.commands.at(-1)!).action((name: string, flags) => {
     pending = async () => (await import("./mcp-command.js")).mcpGet(name, flags);
   });
+  mcp.command("add").description("add a server: keen mcp add <name> [-e KEY=VALUE…] -- <command> [args…], or --transport http|sse <name> <url>")
+    .argument("[name]", "server name").argument("[commandOrUrl]", "the command (after --), or the URL with --transport http|sse").argument("[args...]", "the command's arguments")
+    .option("-s, --scope <scope>", "user (your config, the default) or project (the workspace's .mcp.json); Claude Code's local is refused")
+    .option("-t, --transport <transport>", "stdio (default), http or sse")
+    .option("-e, --env <KEY=VALUE...>", "a stdio server's environment")
+    .option("-H, --header <header...>", "an http or sse server's header, \"Name: value\"")
+    .option("--cwd <dir>", "the workspace of this directory instead of the current one")
+    .action((name: string | undefined, target: string | undefined, args: string[], flags) => {
+      pending = async () => (await import("./mcp-edit.js")).mcpAdd(name, target, args, flags);
+    });
+  mcp.command("remove").description("remove a server from your config or the workspace's .mcp.json").argument("<name>", "server name")
+    .option("-s, --scope <scope>", "user or project (default: whichever has it)")
+    .option("--cwd <dir>", "the workspace of this directory instead of the current one")
+    .action((name: string, flags) => {
+      pending = async () => (await import("./mcp-edit.js")).mcpRemove(name, flags);
+    });
   mcp.command("trust").description("use this workspace's .mcp.json (its servers run commands of the repository's choosing)")
     .option("--allow-env <names>", "comma-separated secret-looking variables the file may read with ${VAR}")
     .option("--cwd <dir>", "the workspace of this directory instead of the current one")
@@ -173,7 +189,6 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** `--mcp-config <file>`, repeatable: MCP servers for this run only (README "MCP servers"). */
 /** What runs a session's turns and confines its bash: the same flags on every front end. */
 function turnOptions(command: Command): Command {
   return command
@@ -181,8 +196,9 @@ function turnOptions(command: Command): Command {
     .option("--runner <runner>", "embedded (Keen's own loop) or cli (the claude CLI; see README)");
 }
 
+/** `--mcp-config <file or JSON>`, repeatable: MCP servers for this run only (README "MCP servers"). */
 function mcpOption(command: Command): Command {
-  return command.option("--mcp-config <file>", "MCP servers from a {\"mcpServers\": …} file (repeatable)", (file: string, all: string[] = []) => [...all, file]);
+  return command.option("--mcp-config <file or JSON>", "MCP servers from a {\"mcpServers\": …} file or JSON string (repeatable)", (file: string, all: string[] = []) => [...all, file]);
 }
 
 /** `--record` / `--replay` and their companions (docs/CASSETTES.md), the same on every front end. */

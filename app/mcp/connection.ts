@@ -2,6 +2,7 @@ import { join, resolve } from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerSpec, McpSettings } from "./config.js";
+import type { LogFilter } from "./server-log.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";
 
 type Sdk = typeof import("./sdk.js");
@@ -29,6 +30,10 @@ export interface ConnectionOptions {
   cwd: string;
   /** Per-server stderr logs go here. */
   logDir: string;
+  /** How those logs are cleaned (secrets, control characters). */
+  log?: LogFilter;
+  /** Most bytes of one message from a stdio server (default MAX_MESSAGE_BYTES). */
+  maxMessageBytes?: number;
   clientVersion: string;
   /** How a `sandbox: true` stdio server's command is confined (the manager refuses such a server without it). */
   confine?: (command: string, args: string[]) => Promise<{ command: string; args: string[] }>;
@@ -49,7 +54,13 @@ const REQUEST_TIMEOUT = -32001;
  * One MCP server: connect (bounded by the connect timeout), its tool list,
  * calls. A server that died is reconnected once, by the next call; if that
  * fails the call fails and the server stays `failed`. A call in flight when
- * the server dies fails and is not repeated (it may have had effects).
+ * the server dies fails and is not repeated (it may have had effects). A
+ * stdio server Keen stopped for a message over the cap is restarted at once.
+ *
+ * `list_changed` only marks the list stale: at most one refresh runs at a
+ * time, at most one starts per model request (`nextRequest`) and one at the
+ * end of each call, so a server that floods notifications costs a bounded
+ * number of `tools/list` requests and cannot hold a turn.
  */
 export function createConnection(options: ConnectionOptions) {
   const { spec } = options;
@@ -59,9 +70,12 @@ export function createConnection(options: ConnectionOptions) {
   let state: McpServerState = "connecting";
   let error: string | undefined;
   let tools: McpToolInfo[] = [];
-  let refreshing: Promise<void> | undefined;
   let closing = false;
   let reconnectTried = false;
+  let reopening: Promise<void> | undefined;
+  let stale = false;
+  let inflight: Promise<void> | undefined;
+  let refreshBudget = 1;
 
   const logFile = join(options.logDir, `${spec.name}.log`);
 
@@ -75,8 +89,8 @@ export function createConnection(options: ConnectionOptions) {
       if (config.sandbox && !options.confine) throw new Error("sandbox: true, but no sandbox is available");
       const run = config.sandbox ? await options.confine!(plain.command, plain.args) : plain;
       client = await attempt(sdk, () => new ProcessGroupTransport({
-        command: run.command, args: run.args, cwd: resolve(options.cwd, config.cwd ?? "."), logFile,
-        env: { ...options.baseEnv, ...config.env },
+        command: run.command, args: run.args, cwd: resolve(options.cwd, config.cwd ?? "."), logFile, log: options.log,
+        maxMessageBytes: options.maxMessageBytes, env: { ...options.baseEnv, ...config.env },
       }), deadline);
     } else {
       const url = new URL(config.url);
@@ -95,9 +109,35 @@ export function createConnection(options: ConnectionOptions) {
         }
       }
     }
+    if (closing) {
+      // Closed while this (re)start was under way: the new server goes too.
+      await client?.close().catch(() => {});
+      return;
+    }
     state = "connected";
     error = undefined;
     reconnectTried = false;
+    stale = false;
+  }
+
+  /** Starts the server again (once at a time); on failure it stays `failed` and its tools are withdrawn. */
+  function reconnect(): Promise<void> {
+    reopening ??= (async () => {
+      reconnectTried = true;
+      const before = names(tools);
+      try {
+        await open();
+        if (names(tools) !== before) options.onToolsChanged();
+      } catch (failure) {
+        state = "failed";
+        error = messageOf(failure);
+        tools = [];
+        options.onToolsChanged();
+      } finally {
+        reopening = undefined;
+      }
+    })();
+    return reopening;
   }
 
   /** Connects one client over one transport and reads the tool list before `deadline`; closes it on failure. */
@@ -129,43 +169,64 @@ export function createConnection(options: ConnectionOptions) {
       clearTimeout(timer);
     }
     c.setNotificationHandler(sdk.ToolListChangedNotificationSchema, async () => {
-      refreshing = refresh(c);
+      stale = true;
+      refreshSoon();
     });
     c.onclose = () => {
       if (closing || client !== c) return;
       state = "disconnected";
-      error = "the server exited";
-      options.onDisconnect(`server "${spec.name}" disconnected; the next call reconnects once (log: ${logFile})`);
+      const failure = made instanceof ProcessGroupTransport ? made.failure : undefined;
+      error = failure ?? "the server exited";
+      if (failure) {
+        options.onDisconnect(`server "${spec.name}": ${failure} and starts it again (log: ${logFile})`);
+        void reconnect();
+      } else options.onDisconnect(`server "${spec.name}" disconnected; the next call reconnects once (log: ${logFile})`);
     };
     return c;
   }
 
-  async function refresh(c: SdkClient): Promise<void> {
-    try {
-      const before = names(tools);
-      tools = await listTools(c, connectTimeoutMs);
-      if (names(tools) !== before) options.onToolsChanged();
-    } catch {
-      // The old list stays; a call to a tool that is gone fails with the server's own error.
-    }
+  /** Starts a refresh when the list is stale, none is running and this request's budget allows one. */
+  function refreshSoon(): void {
+    if (!stale || inflight || refreshBudget < 1 || !client || state !== "connected") return;
+    refreshBudget--;
+    startRefresh(client);
+  }
+
+  function startRefresh(c: SdkClient): Promise<void> {
+    stale = false;
+    const run = (async () => {
+      try {
+        const before = names(tools);
+        const next = await listTools(c, connectTimeoutMs);
+        if (client !== c) return;
+        tools = next;
+        if (names(tools) !== before) options.onToolsChanged();
+      } catch {
+        // The old list stays; a call to a tool that is gone fails with the server's own error.
+      }
+    })();
+    inflight = run.finally(() => {
+      inflight = undefined;
+      refreshSoon();
+    });
+    return inflight;
+  }
+
+  /** At the end of a call: the list as it is after the call (the refresh under way, then at most one more). */
+  async function settle(): Promise<void> {
+    if (inflight) await inflight;
+    if (inflight) await inflight;
+    else if (stale && client && state === "connected") await startRefresh(client);
   }
 
   async function call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
-    if (state === "disconnected" && !reconnectTried) {
-      reconnectTried = true;
-      const before = names(tools);
-      try {
-        await open();
-      } catch (failure) {
-        state = "failed";
-        error = messageOf(failure);
-        tools = [];
-        options.onToolsChanged();
-        throw new McpCallError(`MCP server "${spec.name}" exited and could not be restarted: ${error}`);
-      }
-      if (names(tools) !== before) options.onToolsChanged();
+    if (reopening) await reopening;
+    else if (state === "disconnected" && !reconnectTried) {
+      await reconnect();
+      if ((state as McpServerState) === "failed") throw new McpCallError(`MCP server "${spec.name}" exited and could not be restarted: ${error}`);
     }
     if (state !== "connected" || !client) throw new McpCallError(`MCP server "${spec.name}" is not connected (${error ?? state})`);
+    const transport = client.transport;
     try {
       return (await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: callTimeoutMs })) as CallToolResult;
     } catch (failure) {
@@ -173,11 +234,14 @@ export function createConnection(options: ConnectionOptions) {
       if ((failure as { code?: number }).code === REQUEST_TIMEOUT) {
         throw new McpCallError(`MCP tool ${tool} on "${spec.name}" timed out after ${seconds(callTimeoutMs)} (callTimeoutMs); the call was cancelled.`);
       }
+      const stopped = transport instanceof ProcessGroupTransport ? transport.failure : undefined;
+      if (stopped) throw new McpCallError(`MCP tool ${tool} on "${spec.name}" failed: ${stopped} and starts it again. Ask for less at a time.`);
       if ((state as McpServerState) === "disconnected") throw new McpCallError(`MCP server "${spec.name}" exited during the call; it was not repeated.`);
       throw new McpCallError(`MCP tool ${tool} on "${spec.name}" failed: ${messageOf(failure)}`);
     } finally {
-      // A call that changed the tool list: the next request sees the new list.
-      await refreshing;
+      // A call that changed the tool list: the next request sees the new list. An interrupted
+      // call does not wait (a refresh may take up to the connect timeout; Ctrl-C must not).
+      if (!signal.aborted) await settle();
     }
   }
 
@@ -203,6 +267,11 @@ export function createConnection(options: ConnectionOptions) {
       }
     },
     call,
+    /** A new model request is being built: one more refresh may run if the list is stale. */
+    nextRequest(): void {
+      refreshBudget = 1;
+      refreshSoon();
+    },
     async close(): Promise<void> {
       closing = true;
       state = "closed";

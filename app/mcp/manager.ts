@@ -1,6 +1,7 @@
 import type { Tool } from "../tools/tool.js";
 import { DEFAULT_MCP_SETTINGS, type McpServerSpec, type McpSettings, type McpSource } from "./config.js";
 import { createConnection, type McpConnection, type McpServerState } from "./connection.js";
+import type { LogFilter } from "./server-log.js";
 import { adaptTools } from "./tools.js";
 
 /** What a front end learns about a server as it happens (the bus event `mcp-server` carries it). */
@@ -31,6 +32,10 @@ export interface McpStartOptions {
   env: NodeJS.ProcessEnv;
   /** Per-server stderr logs go here. */
   logDir: string;
+  /** How those logs are cleaned: the session's redactor, and the rule that makes control characters visible. */
+  log?: LogFilter;
+  /** Most bytes of one message from a stdio server (default 64 MiB); tests lower it. */
+  maxMessageBytes?: number;
   settings?: Partial<McpSettings>;
   clientVersion: string;
   /** Loads the SDK (the side bundle); tests may pass their own. */
@@ -50,7 +55,7 @@ export type Confine = (command: string, args: string[]) => Promise<{ command: st
 
 /** A session's MCP servers. Contract: no method throws; a server's failure is a notice, never the session's. */
 export interface McpHandle {
-  /** The tools of every connected server, current (a list_changed refreshes it). */
+  /** The tools of every connected server, current. Called once per model request: it lets a stale list (list_changed) refresh once. */
   tools(): Tool[];
   status(): McpServerStatus[];
   /** Delivers notices: first every one so far, then each as it happens. A later call replaces the listener. */
@@ -82,7 +87,8 @@ export async function startMcp(servers: McpServerSpec[], options: McpStartOption
       ? { ...raw, error: `"sandbox": true, but ${options.confine ?? "this session has no sandbox"}; the server is not started unconfined` }
       : raw;
     const connection: McpConnection = createConnection({
-      spec, settings, confine, baseEnv: options.env, cwd: options.cwd, logDir: options.logDir, clientVersion: options.clientVersion, loadSdk,
+      spec, settings, confine, baseEnv: options.env, cwd: options.cwd, logDir: options.logDir, log: options.log, maxMessageBytes: options.maxMessageBytes,
+      clientVersion: options.clientVersion, loadSdk,
       onToolsChanged: () => notify({ server: spec.name, status: "tools-changed", tools: toolNames(connection) }),
       onDisconnect: (message) => notify({ server: spec.name, status: "disconnected", tools: toolNames(connection), message }),
     });
@@ -101,7 +107,10 @@ export async function startMcp(servers: McpServerSpec[], options: McpStartOption
   }));
 
   return {
-    tools: () => connections.flatMap((c) => (c.state === "connected" || c.state === "disconnected" ? adaptTools(c) : [])),
+    tools: () => connections.flatMap((c) => {
+      c.nextRequest();
+      return c.state === "connected" || c.state === "disconnected" ? adaptTools(c) : [];
+    }),
     status: () => [
       ...connections.map((c) => ({
         name: c.spec.name, source: c.spec.source, state: c.state, tools: toolNames(c),

@@ -10,7 +10,7 @@ export interface McpSourcesInput {
   /** `mcpServers` of the user config (already validated with it). */
   user?: Record<string, McpServerConfig>;
   userFile: string;
-  /** `--mcp-config` files, absolute. */
+  /** `--mcp-config` values: absolute file paths, or JSON text (see isInlineJson). */
   flagFiles?: string[];
   /** Servers a front end's client gave for this session (ACP `session/new`); they win over every file. */
   client?: Record<string, McpServerConfig>;
@@ -66,13 +66,22 @@ export function collectMcpServers(input: McpSourcesInput): McpSources {
     }
   }
   for (const file of input.flagFiles ?? []) {
-    if (!existsSync(file)) throw new McpConfigError(`--mcp-config ${file}: no such file`);
-    const parsed = parseMcpFile(file);
+    const inline = isInlineJson(file);
+    if (!inline && !existsSync(file)) throw new McpConfigError(`--mcp-config ${file}: no such file`);
+    const parsed = inline ? parseMcpFile(INLINE, Buffer.from(file, "utf8")) : parseMcpFile(file);
     if ("error" in parsed) throw new McpConfigError(`--mcp-config ${parsed.error}`);
-    for (const [name, config] of Object.entries(parsed.servers)) add(name, config, "flag", file);
+    for (const [name, config] of Object.entries(parsed.servers)) add(name, config, "flag", inline ? INLINE : file);
   }
   for (const [name, config] of Object.entries(input.client ?? {})) add(name, config, "client", "(client)");
   return { servers: [...byName.values()], untrusted, warnings };
+}
+
+/** How an inline `--mcp-config` is named in messages and in a server's `file`. */
+const INLINE = "(inline JSON)";
+
+/** A `--mcp-config` value that is JSON text rather than a file name: it starts with `{` (as Claude Code's does). */
+export function isInlineJson(value: string): boolean {
+  return value.trimStart().startsWith("{");
 }
 
 function readBytes(file: string): Buffer | undefined {

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, mkdirSync, openSync } from "node:fs";
-import { dirname } from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { createLineFramer, MAX_MESSAGE_BYTES } from "./line-framer.js";
+import { createServerLog, type LogFilter } from "./server-log.js";
 
 /** What a stdio server is started with. */
 export interface StdioSpawn {
@@ -10,8 +10,11 @@ export interface StdioSpawn {
   args: string[];
   env: NodeJS.ProcessEnv;
   cwd: string;
-  /** The server's stderr goes here (appended). */
+  /** The server's stderr goes here (appended, cleaned and rotated: see createServerLog). */
   logFile: string;
+  log?: LogFilter;
+  /** Most bytes of one message from the server (default MAX_MESSAGE_BYTES). */
+  maxMessageBytes?: number;
 }
 
 /** Process groups of every live server: killed when Keen exits, however it exits (short of SIGKILL). */
@@ -55,7 +58,9 @@ const TERM_GRACE_MS = 2000;
  * on stdin/stdout. Unlike the SDK's StdioClientTransport, the child leads its
  * own process group (a server's own children, `npx` and the shells it runs,
  * are killed with it), its stderr goes to a log file instead of Keen's
- * terminal, and close kills the whole group.
+ * terminal, and close kills the whole group. Messages are framed in linear
+ * time and capped: a message past the cap (a huge result, a server that never
+ * sends a newline) stops the server, with `failure` saying why.
  */
 export class ProcessGroupTransport implements Transport {
   onclose?: () => void;
@@ -64,25 +69,33 @@ export class ProcessGroupTransport implements Transport {
   private child?: ChildProcess;
   /** How the server ended, once it has ("code 3", "signal SIGKILL"). */
   exit?: string;
-  private buffer = "";
+  /** Why Keen stopped the server (its message was too large), once it has. */
+  failure?: string;
   private exited?: Promise<void>;
 
   constructor(private readonly spec: StdioSpawn) {}
 
   start(): Promise<void> {
-    mkdirSync(dirname(this.spec.logFile), { recursive: true });
-    const log = openSync(this.spec.logFile, "a");
+    const log = createServerLog(this.spec.logFile, this.spec.log);
+    const limit = this.spec.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+    const framer = createLineFramer({
+      maxBytes: limit,
+      onLine: (line) => this.deliver(line),
+      onOverflow: () => {
+        this.failure = `the server sent a message over ${mebibytes(limit)} (the limit for one message); Keen stopped it`;
+        void this.close(true);
+      },
+    });
     return new Promise((resolve, reject) => {
       let child: ChildProcess;
       try {
         child = spawn(this.spec.command, this.spec.args, {
-          cwd: this.spec.cwd, env: this.spec.env, detached: true, stdio: ["pipe", "pipe", log], windowsHide: true,
+          cwd: this.spec.cwd, env: this.spec.env, detached: true, stdio: ["pipe", "pipe", "pipe"], windowsHide: true,
         });
       } catch (error) {
-        closeSync(log);
+        log.end();
         return reject(error);
       }
-      closeSync(log);
       this.child = child;
       // "exit", not "close": a grandchild that keeps stdout open must not keep the server looking alive.
       this.exited = new Promise((done) => child.once("exit", () => done()));
@@ -101,27 +114,27 @@ export class ProcessGroupTransport implements Transport {
           killGroup(child.pid, "SIGKILL");
           live.delete(child.pid);
         }
+        framer.stop();
         this.onclose?.();
       });
       child.stdin!.on("error", (error) => this.onerror?.(error));
-      child.stdout!.setEncoding("utf8").on("data", (chunk: string) => this.read(chunk));
+      child.stdout!.on("data", (chunk: Buffer) => framer.push(chunk));
+      child.stderr!.setEncoding("utf8").on("data", (chunk: string) => log.push(chunk));
+      // A grandchild may hold stderr open past the server: the log ends with the pipe, or with an error on it.
+      child.stderr!.once("close", () => log.end());
     });
   }
 
-  private read(chunk: string): void {
-    this.buffer += chunk;
-    let newline: number;
-    while ((newline = this.buffer.indexOf("\n")) >= 0) {
-      const line = this.buffer.slice(0, newline).replace(/\r$/, "");
-      this.buffer = this.buffer.slice(newline + 1);
-      if (!line.trim()) continue;
-      try {
-        this.onmessage?.(JSON.parse(line) as JSONRPCMessage);
-      } catch (error) {
-        // A server that prints logs on stdout: the line is dropped, the connection stays.
-        this.onerror?.(new Error(`not a JSON-RPC line on stdout: ${line.slice(0, 200)}`, { cause: error }));
-      }
+  private deliver(line: string): void {
+    let message: JSONRPCMessage;
+    try {
+      message = JSON.parse(line) as JSONRPCMessage;
+    } catch (error) {
+      // A server that prints logs on stdout: the line is dropped, the connection stays.
+      this.onerror?.(new Error(`not a JSON-RPC line on stdout: ${line.slice(0, 200)}`, { cause: error }));
+      return;
     }
+    this.onmessage?.(message);
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -135,20 +148,26 @@ export class ProcessGroupTransport implements Transport {
   /**
    * Ends the whole process group as MCP's stdio shutdown says: close stdin (a
    * server reads what was sent before, e.g. a cancellation, then exits), then
-   * SIGTERM, then SIGKILL. Resolves once the child is gone.
+   * SIGTERM, then SIGKILL. Resolves once the child is gone. `now`: SIGTERM at
+   * once (a server that floods stdout would not read its stdin closing).
    */
-  async close(): Promise<void> {
+  async close(now = false): Promise<void> {
     const child = this.child;
     if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
     child.stdin?.end();
-    const term = setTimeout(() => killGroup(child.pid!, "SIGTERM"), EOF_GRACE_MS);
-    const kill = setTimeout(() => killGroup(child.pid!, "SIGKILL"), EOF_GRACE_MS + TERM_GRACE_MS);
+    const grace = now ? 0 : EOF_GRACE_MS;
+    const term = setTimeout(() => killGroup(child.pid!, "SIGTERM"), grace);
+    const kill = setTimeout(() => killGroup(child.pid!, "SIGKILL"), grace + TERM_GRACE_MS);
     await this.exited;
     clearTimeout(term);
     clearTimeout(kill);
     // The leader may be gone while members that ignored SIGTERM live on.
     killGroup(child.pid, "SIGKILL");
   }
+}
+
+function mebibytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
 }
 
 function spawnMessage(command: string, error: Error & { code?: string }): string {

@@ -3,7 +3,9 @@ import type { Tool, ToolResult } from "../tools/tool.js";
 import { McpCallError, type McpConnection, type McpToolInfo } from "./connection.js";
 
 /** Most characters of one result the model gets; the rest is cut with a note. */
-const MAX_RESULT_CHARS = 100_000;
+export const MAX_RESULT_CHARS = 100_000;
+/** Larger images are described, not sent (providers refuse them, and the conversation would carry them on every request). */
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 /** Providers accept tool names of at most 64 characters from [A-Za-z0-9_-]. */
 const MAX_NAME = 64;
 
@@ -61,9 +63,11 @@ export function cleanSchema(schema: Record<string, unknown> | undefined): Record
 /**
  * An MCP result as a Keen tool result: text blocks as text; images described
  * in the text and attached (`images`: providers that take images in tool
- * results get them), audio and binary resources described; `isError`
- * as an error result; `structuredContent` kept in `details.structured` (and as
- * the text when the server sent no text).
+ * results get them; over MAX_IMAGE_BYTES only described), audio and binary
+ * resources described; `isError` as an error result; `structuredContent`
+ * kept in `details.structured` (and as the text when the server sent no
+ * text). The text is cut at MAX_RESULT_CHARS with a note, and a structured
+ * result larger than that is left out of `details` (its size is kept).
  */
 export function toToolResult(result: CallToolResult, server: string, tool: string): ToolResult {
   const parts: string[] = [];
@@ -74,22 +78,25 @@ export function toToolResult(result: CallToolResult, server: string, tool: strin
     else if (block.type === "image" || block.type === "audio") {
       const bytes = Math.floor((block.data.length * 3) / 4);
       media.push({ type: block.type, mimeType: block.mimeType, bytes });
-      if (block.type === "image") images.push({ media_type: block.mimeType, data: block.data });
-      parts.push(`[${block.type} ${block.mimeType}, ${bytes} bytes]`);
+      const send = block.type === "image" && bytes <= MAX_IMAGE_BYTES;
+      if (send) images.push({ media_type: block.mimeType, data: block.data });
+      parts.push(`[${block.type} ${block.mimeType}, ${bytes} bytes${block.type === "image" && !send ? "; too large to send" : ""}]`);
     } else if (block.type === "resource") {
       const resource = block.resource as { uri: string; text?: string; mimeType?: string };
       parts.push(typeof resource.text === "string" ? resource.text : `[resource ${resource.uri}${resource.mimeType ? ` (${resource.mimeType})` : ""}]`);
     } else if (block.type === "resource_link") parts.push(`[resource ${block.uri}${block.name ? ` (${block.name})` : ""}]`);
   }
   const structured = result.structuredContent;
-  if (!parts.length && structured) parts.push(JSON.stringify(structured));
+  const structuredText = structured ? JSON.stringify(structured) : "";
+  if (!parts.length && structured) parts.push(structuredText);
   let content = parts.join("\n");
   if (content.length > MAX_RESULT_CHARS) {
     content = `${content.slice(0, MAX_RESULT_CHARS)}\n[cut: the result had ${content.length} characters; the first ${MAX_RESULT_CHARS} are shown]`;
   }
   if (!content) content = result.isError ? "The tool failed without a message." : "(no output)";
   const details: Record<string, unknown> = { server, tool };
-  if (structured) details.structured = structured;
+  if (structured && structuredText.length <= MAX_RESULT_CHARS) details.structured = structured;
+  else if (structured) details.structured_chars = structuredText.length;
   if (media.length) details.media = media;
   return { content, is_error: result.isError === true, details, ...(images.length ? { images } : {}) };
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { readJsonObject, writeJsonAtomic } from "./config-file.js";
 
 /** The file a workspace's project servers come from. */
 export function projectMcpFile(workspace: string): string {
@@ -43,14 +44,11 @@ export function currentTrust(trust: Record<string, McpTrust> | undefined, worksp
  * The file is replaced by a rename, so a reader never sees half of it.
  */
 export function writeTrust(configFile: string, workspace: string, decision: McpTrust | undefined): void {
-  const raw: Record<string, unknown> = existsSync(configFile) ? JSON.parse(readFileSync(configFile, "utf8")) : {};
+  const raw = readJsonObject(configFile);
   const all = { ...(raw.mcpTrust as Record<string, McpTrust> | undefined) };
   if (decision) all[workspace] = decision;
   else delete all[workspace];
   if (Object.keys(all).length) raw.mcpTrust = all;
   else delete raw.mcpTrust;
-  mkdirSync(dirname(configFile), { recursive: true });
-  const temp = `${configFile}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(raw, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temp, configFile);
+  writeJsonAtomic(configFile, raw, 0o600);
 }

@@ -22,7 +22,7 @@ test("keen sessions --help describes every subcommand", async () => {
 });
 
 test("an unknown subcommand of sessions or mcp is named as one (exit 2, one line), not passed to their default list", async () => {
-  for (const [group, names] of [["sessions", "list, show, compact, export, rm, prune"], ["mcp", "list, get, trust, untrust"]]) {
+  for (const [group, names] of [["sessions", "list, show, compact, export, rm, prune"], ["mcp", "list, get, add, remove, trust, untrust"]]) {
     const r = await runKeen([group!, "nope"]);
     assert.deepEqual([r.code, r.stdout], [2, ""]);
     assert.equal(r.stderr, `keen: unknown command 'nope' for 'keen ${group}' (commands: ${names}) (see --help)\n`);

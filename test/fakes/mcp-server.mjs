@@ -7,6 +7,7 @@
  *   --hang          never answer (a server stuck at connect; appends "pid <pid>" to $MCP_FAKE_MARKS)
  *   --exit-at-start write "boom" to stderr and exit 3 before answering
  *   --once <file>   serve the first time (creating <file>), exit at start when it exists
+ *   --stress        serve the tools below plus the stress tools (see createStressTools)
  * In-process (HTTP): `await startHttpMcpServer({ legacySse })` serves the same
  * tools over Streamable HTTP (or, with legacySse, only the old SSE transport)
  * and resolves to `{ url, requests, close }`.
@@ -72,6 +73,58 @@ export function createFakeServer() {
   return server;
 }
 
+/**
+ * Tools that misbehave on purpose, for the transport's limits: big {bytes}
+ * (a text result of that many characters), stream {fast_bytes} (starts a
+ * result, sends fast_bytes bytes of it as fast as the pipe takes them, appends
+ * "sent <n>" to $MCP_FAKE_MARKS, then trickles 64 KiB every 50 ms forever:
+ * never a newline), stderr {text} (writes text to stderr), flood {count, add}
+ * (sends count tools/list_changed notifications, count 0: forever, in the
+ * background; with add, registers `added` halfway), stats (how many
+ * tools/list requests the server has answered).
+ */
+export function createStressTools(server, counts) {
+  const text = (t) => ({ content: [{ type: "text", text: t }] });
+  server.registerTool("big", { description: "A text result of `bytes` characters", inputSchema: { bytes: z.number() } }, async ({ bytes }) =>
+    text("x".repeat(bytes)));
+  server.registerTool("stream", { description: "A result that never ends", inputSchema: { fast_bytes: z.number() } }, async ({ fast_bytes }, extra) => {
+    const write = (data) => (process.stdout.write(data) ? undefined : new Promise((resolve) => process.stdout.once("drain", resolve)));
+    await write(`{"jsonrpc":"2.0","id":${JSON.stringify(extra.requestId)},"result":{"content":[{"type":"text","text":"`);
+    const chunk = Buffer.alloc(65536, "x");
+    let sent = 0;
+    while (sent < fast_bytes) {
+      await write(chunk);
+      sent += chunk.length;
+    }
+    if (process.env.MCP_FAKE_MARKS) appendFileSync(process.env.MCP_FAKE_MARKS, `sent ${sent}\n`);
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await write(chunk);
+    }
+  });
+  server.registerTool("stderr", { description: "Writes text to stderr", inputSchema: { text: z.string() } }, async ({ text: t }) => {
+    process.stderr.write(t);
+    return text("written");
+  });
+  server.registerTool("flood", { description: "Sends list_changed notifications", inputSchema: { count: z.number(), add: z.boolean().optional() } }, async ({ count, add }) => {
+    const one = async (i) => {
+      if (add && i === Math.floor(count / 2)) server.registerTool("added", { description: "Added during a flood" }, async () => text("added works"));
+      await server.server.sendToolListChanged();
+      // Let the server read its stdin now and then: a flood must not stop it answering.
+      if (i % 100 === 99) await new Promise((resolve) => setImmediate(resolve));
+    };
+    if (count === 0) {
+      void (async () => {
+        for (let i = 0; ; i++) await one(i);
+      })();
+      return text("flooding");
+    }
+    for (let i = 0; i < count; i++) await one(i);
+    return text(`sent ${count}`);
+  });
+  server.registerTool("stats", { description: "Requests served" }, async () => text(`tools/list requests: ${counts.list}`));
+}
+
 /** Serves the tools over HTTP on 127.0.0.1 (a free port). */
 export async function startHttpMcpServer({ legacySse = false } = {}) {
   const requests = [];
@@ -132,6 +185,15 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     setInterval(() => {}, 1 << 30);
   } else {
     if (mode === "--once") writeFileSync(process.argv[3], "started\n");
-    await createFakeServer().connect(new StdioServerTransport());
+    const server = createFakeServer();
+    const counts = { list: 0 };
+    if (mode === "--stress") createStressTools(server, counts);
+    const transport = new StdioServerTransport();
+    await server.connect(transport);
+    const received = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      if (message.method === "tools/list") counts.list++;
+      received(message, extra);
+    };
   }
 }

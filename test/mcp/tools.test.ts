@@ -20,6 +20,11 @@ test("schemas are cleaned up for the providers: an object at the top, no top-lev
 });
 
 test("results: text, described media, resources, isError, structured content, the cut", () => {
+  const huge = "A".repeat(Math.ceil(((5 * 1024 * 1024 + 3) * 4) / 3));
+  const tooBig = toToolResult({ content: [{ type: "image", data: huge, mimeType: "image/png" }] }, "s", "t");
+  assert.deepEqual([tooBig.content, tooBig.images], [`[image image/png, ${Math.floor((huge.length * 3) / 4)} bytes; too large to send]`, undefined]);
+  const bigStructured = toToolResult({ content: [{ type: "text", text: "see details" }], structuredContent: { rows: "r".repeat(200_000) } }, "s", "t");
+  assert.deepEqual(bigStructured.details, { server: "s", tool: "t", structured_chars: 200_011 });
   assert.deepEqual(toToolResult({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] }, "s", "t"), {
     content: "a\nb", is_error: false, details: { server: "s", tool: "t" },
   });

@@ -1,0 +1,152 @@
+/**
+ * The commands Claude Code users type: `keen mcp add` (stdio with -e and `--`,
+ * http and sse with --header, --scope user|project), `keen mcp remove`,
+ * `--mcp-config` with inline JSON; a `.mcp.json` written by `claude mcp add
+ * --scope project` works unchanged. Writes keep every other key and leave no
+ * temporary file; bad input is one line on stderr and exit 2.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
+import { startHttpMcpServer } from "../fakes/mcp-server.mjs";
+import { makeSandbox, parseLines } from "./harness.js";
+import { FAKE_MCP, mcpNames } from "./mcp-helpers.js";
+
+const server = useMockLLMServer();
+type Sandbox = ReturnType<typeof makeSandbox>;
+
+/** The MCP tools a run offers, and the results of the calls the model makes in it. */
+async function runWith(sb: Sandbox, calls: { id: string; name: string; input: Record<string, unknown> }[] = [], args: string[] = []) {
+  server.reset();
+  server.enqueue(...(calls.length ? [{ toolCalls: calls }] : []), { text: "done" });
+  const r = await sb.run(["run", "--headless", "--no-stdin", ...args, "go"]);
+  assert.equal(r.code, 0, r.stderr);
+  const lines = parseLines(r.stdout);
+  return {
+    stderr: r.stderr,
+    tools: (lines[0]!.tools as string[]).filter((t) => t.startsWith("mcp__")),
+    results: lines.filter((l) => l.kind === "tool-result").map((l) => l.result),
+  };
+}
+
+const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8"));
+
+test("keen mcp add (stdio with -e and --, http with --header) and remove, in the user config: other keys kept, the servers run", async () => {
+  const sb = makeSandbox(server.url);
+  const config = join(sb.home, "config.json");
+  const http = await startHttpMcpServer();
+  try {
+    const add = await sb.run(["mcp", "add", "fake", "-e", "GIVEN=v1", "-e", "OTHER=a=b", "--", process.execPath, FAKE_MCP]);
+    assert.deepEqual([add.code, add.stderr], [0, ""]);
+    assert.equal(add.stdout, `Added stdio MCP server "fake" to ${config}: ${process.execPath} ${FAKE_MCP}\n`);
+    const web = await sb.run(["mcp", "add", "--transport", "http", "web", http.url, "--header", "X-Test: from-keen"]);
+    assert.deepEqual([web.code, web.stdout, web.stderr], [0, `Added http MCP server "web" to ${config}: ${http.url}\n`, ""]);
+    const stored = readJson(config);
+    assert.equal(stored.stdinGraceMs, 300, "the rest of the config is kept");
+    assert.deepEqual(stored.mcpServers, {
+      fake: { type: "stdio", command: process.execPath, args: [FAKE_MCP], env: { GIVEN: "v1", OTHER: "a=b" } },
+      web: { type: "http", url: http.url, headers: { "X-Test": "from-keen" } },
+    });
+    assert.deepEqual(readdirSync(sb.home).filter((f) => f.includes("tmp")), [], "no temporary file left");
+
+    const run = await runWith(sb, [{ id: "e", name: "mcp__fake__env", input: { name: "GIVEN" } }]);
+    assert.deepEqual(run.tools, [...mcpNames("fake"), ...mcpNames("web")]);
+    assert.deepEqual(run.results, ["v1"]);
+    assert.ok(http.requests.every((req) => req.headers["x-test"] === "from-keen"));
+
+    const remove = await sb.run(["mcp", "remove", "fake"]);
+    assert.deepEqual([remove.code, remove.stdout, remove.stderr], [0, `Removed MCP server "fake" from ${config}\n`, ""]);
+    assert.deepEqual(Object.keys(readJson(config).mcpServers), ["web"]);
+    assert.equal(readJson(config).stdinGraceMs, 300);
+  } finally {
+    await http.close();
+  }
+});
+
+test("keen mcp add --scope project writes .mcp.json as Claude Code does; a trusted file stays trusted after your own change", async () => {
+  const sb = makeSandbox(server.url);
+  const file = join(sb.workspace, ".mcp.json");
+  const first = await sb.run(["mcp", "add", "--scope", "project", "one", "--", process.execPath, FAKE_MCP]);
+  assert.equal(first.code, 0, first.stderr);
+  assert.equal(first.stderr, "keen: this workspace's .mcp.json is not trusted: its servers start once you run `keen mcp trust`\n");
+  assert.deepEqual(readJson(file), { mcpServers: { one: { type: "stdio", command: process.execPath, args: [FAKE_MCP], env: {} } } });
+  assert.deepEqual((await runWith(sb)).tools, [], "not trusted yet");
+
+  assert.equal((await sb.run(["mcp", "trust"])).code, 0);
+  const second = await sb.run(["mcp", "add", "--scope", "project", "two", "--", process.execPath, FAKE_MCP]);
+  assert.deepEqual([second.code, second.stderr], [0, "keen: .mcp.json was trusted and stays trusted (the change is yours)\n"]);
+  assert.deepEqual((await runWith(sb)).tools, [...mcpNames("one"), ...mcpNames("two")]);
+
+  const removed = await sb.run(["mcp", "remove", "one", "--scope", "project"]);
+  assert.equal(removed.code, 0, removed.stderr);
+  assert.deepEqual((await runWith(sb)).tools, mcpNames("two"));
+  // A file changed by someone else is a new decision.
+  writeFileSync(file, JSON.stringify({ mcpServers: { two: { command: process.execPath, args: [FAKE_MCP] }, three: { command: "x" } } }));
+  const third = await sb.run(["mcp", "remove", "three"]);
+  assert.match(third.stderr, /not trusted: its servers start once you run `keen mcp trust`/);
+});
+
+test("a .mcp.json written by `claude mcp add --scope project` (stdio with env, http with headers) works unchanged", async () => {
+  const sb = makeSandbox(server.url);
+  const http = await startHttpMcpServer();
+  try {
+    // Written by Claude Code 2.1.197; only the server's path and the URL are this machine's.
+    const fixture = readFileSync(resolve(import.meta.dirname, "../fixtures/claude-mcp-json/mcp.json"), "utf8");
+    writeFileSync(join(sb.workspace, ".mcp.json"), fixture.replace("/FAKE/mcp-server.mjs", FAKE_MCP).replace("http://127.0.0.1:9/mcp", http.url));
+    assert.equal((await sb.run(["mcp", "trust"])).code, 0);
+    const run = await runWith(sb, [{ id: "e", name: "mcp__fake__env", input: { name: "FAKE_VALUE" } }, { id: "w", name: "mcp__web__echo", input: { text: "hi" } }]);
+    assert.equal(run.stderr, "");
+    assert.deepEqual(run.tools, [...mcpNames("fake"), ...mcpNames("web")]);
+    // Env values are secrets: the model sees the value redacted, and the server had it.
+    assert.deepEqual(run.results, ["[redacted]", "echo: hi"]);
+    assert.ok(http.requests.length > 0 && http.requests.every((req) => req.headers["x-test"] === "from-claude-header"));
+    const list = await sb.run(["mcp", "list", "--json"]);
+    assert.deepEqual(JSON.parse(list.stdout).map((s: any) => [s.name, s.transport, s.status]), [["fake", "stdio", "connected"], ["web", "http", "connected"]]);
+  } finally {
+    await http.close();
+  }
+});
+
+test("--mcp-config takes inline JSON as well as a file; bad JSON is one line and exit 2", async () => {
+  const sb = makeSandbox(server.url);
+  const inline = JSON.stringify({ mcpServers: { inl: { command: process.execPath, args: [FAKE_MCP] } } });
+  assert.deepEqual((await runWith(sb, [], ["--mcp-config", inline])).tools, mcpNames("inl"));
+  const bad = await sb.run(["run", "--headless", "--no-stdin", "--mcp-config", '{"mcpServers": {', "go"]);
+  assert.deepEqual([bad.code, bad.stdout], [2, ""]);
+  assert.match(bad.stderr, /^keen: --mcp-config \(inline JSON\): not valid JSON \([^\n]*\)\n$/);
+  const wrong = await sb.run(["run", "--headless", "--no-stdin", "--mcp-config", '{"mcpServers": {"x": {"args": []}}}', "go"]);
+  assert.deepEqual([wrong.code, wrong.stderr], [2, 'keen: --mcp-config (inline JSON): mcpServers.x: an MCP server needs "command" (stdio) or "url" (http, sse)\n']);
+});
+
+test("bad input to keen mcp add and remove: one line, exit 2, the config untouched", async () => {
+  const sb = makeSandbox(server.url, { mcpServers: { have: { command: "x" } } });
+  const config = join(sb.home, "config.json");
+  const before = readFileSync(config, "utf8");
+  const cases: [string[], string][] = [
+    [["add"], "missing the server name: keen mcp add <name> …"],
+    [["add", "-e", "A=1", "name", "--", "cmd"], "-e name: expected KEY=VALUE (put the server name before -e, or end the list with --)"],
+    [["add", "n"], "missing the command: keen mcp add <name> [-e KEY=VALUE…] -- <command> [args…]"],
+    [["add", "bad name", "--", "x"], "server name bad name: letters, digits, _ and - (at most 40)"],
+    [["add", "have", "--", "x"], `server "have" is already in ${config}; keen mcp remove have --scope user first`],
+    [["add", "n", "https://example.com/mcp"], "https://example.com/mcp is a URL: add --transport http (or sse)"],
+    [["add", "--transport", "ws", "n", "x"], "--transport ws: expected stdio, http or sse"],
+    [["add", "--transport", "http", "n", "not a url"], "not a url: not a URL"],
+    [["add", "--transport", "sse", "n", "http://h/sse", "-e", "A=1"], "-e is for stdio servers; an http or sse server takes --header"],
+    [["add", "n", "-H", "no colon", "--", "x"], '--header no colon: expected "Name: value"'],
+    [["add", "--scope", "local", "n", "--", "x"], "--scope local: Keen has no per-project private MCP config; use --scope user (your config, every workspace) or --scope project (.mcp.json, shared with the repository)"],
+    [["add", "--scope", "team", "n", "--", "x"], "--scope team: expected user or project"],
+    [["remove", "nothere"], `no MCP server "nothere" in ${config} or ${join(sb.workspace, ".mcp.json")}`],
+  ];
+  for (const [args, message] of cases) {
+    const r = await sb.run(["mcp", ...args]);
+    assert.deepEqual([r.code, r.stdout, r.stderr], [2, "", `keen: ${message}\n`], args.join(" "));
+  }
+  assert.equal(readFileSync(config, "utf8"), before);
+  writeFileSync(config, "{ not json");
+  const broken = await sb.run(["mcp", "add", "n", "--", "x"]);
+  assert.equal(broken.code, 2);
+  assert.match(broken.stderr, /^keen: .*config\.json: not valid JSON \(.*\); fix it first\n$/);
+  assert.equal(readFileSync(config, "utf8"), "{ not json");
+});

@@ -1,0 +1,157 @@
+/**
+ * MCP servers that push the stdio transport's limits, end to end through
+ * `bin/keen run --headless` (the fake server's --stress tools): a large result
+ * (framed in linear time, cut for the model), Ctrl-C in the middle of a
+ * transfer, a message past the 64 MiB cap (the call fails, the server is
+ * restarted), a flood of list_changed, and what a server's stderr log keeps.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
+import { makeSandbox, parseLines } from "./harness.js";
+import { startStdio } from "./stdio-client.js";
+import { fakeServer } from "./mcp-helpers.js";
+
+const server = useMockLLMServer();
+const MiB = 1024 * 1024;
+const stress = () => fakeServer("--stress");
+
+const results = (lines: Record<string, any>[]) => lines.filter((l) => l.kind === "tool-result").map((l) => [l.tool_call_id, l.is_error, l.result]);
+
+test("a 16 MiB tool result arrives whole and goes to the model cut to 100,000 characters with a note", async () => {
+  const sb = makeSandbox(server.url, { mcpServers: { fake: stress() } });
+  server.enqueue({ toolCalls: [{ id: "b", name: "mcp__fake__big", input: { bytes: 16 * MiB } }] }, { text: "done" });
+  const r = await sb.run(["run", "--headless", "--no-stdin", "go"], { timeoutMs: 120_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const lines = parseLines(r.stdout);
+  const note = `\n[cut: the result had ${16 * MiB} characters; the first 100000 are shown]`;
+  assert.deepEqual(results(lines), [["b", false, `${"x".repeat(100_000)}${note}`]]);
+  const sent = server.requests[1]!.body.messages.at(-1).content[0];
+  assert.equal(sent.content, `${"x".repeat(100_000)}${note}`, "the model got the cut result, not 16 MiB");
+  assert.equal(lines.at(-1)!.status, "success");
+});
+
+test("Ctrl-C in the middle of a large transfer ends the run as interrupted while the server is still sending", async () => {
+  const sb = makeSandbox(server.url, { mcpServers: { fake: stress() } });
+  const marks = join(sb.root, "marks");
+  server.enqueue({ toolCalls: [{ id: "s", name: "mcp__fake__stream", input: { fast_bytes: 32 * MiB } }] });
+  const r = await sb.run(["run", "--headless", "--no-stdin", "go"], {
+    env: { MCP_FAKE_MARKS: marks },
+    timeoutMs: 120_000,
+    onSpawn: (child) => {
+      // The server marks when Keen has taken 32 MiB of a message that never ends: interrupt then.
+      const poll = setInterval(() => {
+        if (!existsSync(marks) || !readFileSync(marks, "utf8").includes("sent")) return;
+        clearInterval(poll);
+        child.kill("SIGINT");
+      }, 20);
+      child.once("close", () => clearInterval(poll));
+    },
+  });
+  assert.equal(r.code, 130, r.stderr);
+  const lines = parseLines(r.stdout);
+  assert.deepEqual(results(lines), [["s", true, "Interrupted: the call was cancelled."]]);
+  assert.equal(lines.at(-1)!.status, "interrupted");
+});
+
+test("keen stdio: `interrupt` in the middle of a large transfer ends the turn; the session goes on", async () => {
+  const sb = makeSandbox(server.url, { mcpServers: { fake: stress() } });
+  const marks = join(sb.root, "marks");
+  const client = startStdio(["--permission-mode", "auto"], { ...sb.env, MCP_FAKE_MARKS: marks }, sb.workspace, 120_000);
+  try {
+    server.enqueue(
+      { toolCalls: [{ id: "s", name: "mcp__fake__stream", input: { fast_bytes: 32 * MiB } }] },
+      { toolCalls: [{ id: "e", name: "mcp__fake__echo", input: { text: "after" } }] },
+      { text: "done" },
+    );
+    client.send({ kind: "prompt", id: "1", text: "go" });
+    await client.next((l) => l.kind === "tool-start");
+    for (let waited = 0; !(existsSync(marks) && readFileSync(marks, "utf8").includes("sent")); waited += 20) {
+      assert.ok(waited < 100_000, "the server never sent 32 MiB");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    client.send({ kind: "interrupt", id: "stop" });
+    const first = await client.next((l) => l.kind === "result");
+    assert.equal(first.status, "interrupted");
+    client.send({ kind: "prompt", id: "2", text: "again" });
+    assert.equal((await client.response("2")).data.status, "success");
+    assert.deepEqual(client.lines.filter((l) => l.kind === "tool-result").map((l) => [l.tool_call_id, l.result]), [
+      ["s", "Interrupted: the call was cancelled."], ["e", "echo: after"],
+    ]);
+  } finally {
+    const end = await client.end();
+    assert.equal(end.code, 0, end.stderr);
+  }
+});
+
+test("a message over 64 MiB (a server that never sends a newline): that call fails saying so, the server is restarted, the next call works", async () => {
+  const sb = makeSandbox(server.url, { mcpServers: { fake: stress() } });
+  server.enqueue(
+    { toolCalls: [{ id: "s", name: "mcp__fake__stream", input: { fast_bytes: 80 * MiB } }] },
+    { toolCalls: [{ id: "e", name: "mcp__fake__echo", input: { text: "back" } }] },
+    { text: "done" },
+  );
+  const r = await sb.run(["run", "--headless", "--no-stdin", "go"], { timeoutMs: 120_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const lines = parseLines(r.stdout);
+  const log = join(sb.home, "mcp-logs", "fake.log");
+  const why = "the server sent a message over 64 MiB (the limit for one message); Keen stopped it and starts it again";
+  assert.deepEqual(results(lines), [
+    ["s", true, `MCP tool stream on "fake" failed: ${why}. Ask for less at a time.`],
+    ["e", false, "echo: back"],
+  ]);
+  const notices = lines.filter((l) => l.kind === "mcp-server" && l.status !== "connected").map((l) => [l.status, l.message]);
+  assert.deepEqual(notices, [["disconnected", `server "fake": ${why} (log: ${log})`]]);
+  assert.equal(r.stderr, `keen: mcp: server "fake": ${why} (log: ${log})\n`);
+  assert.equal(lines.at(-1)!.status, "success");
+});
+
+test("a flood of list_changed costs a few tools/list requests, not one each; the tool it added is offered; a flood that never stops does not hold the turn", async () => {
+  const sb = makeSandbox(server.url, { mcpServers: { fake: stress() } });
+  server.enqueue(
+    { toolCalls: [{ id: "f", name: "mcp__fake__flood", input: { count: 5000, add: true } }] },
+    { toolCalls: [{ id: "n", name: "mcp__fake__added", input: {} }, { id: "c", name: "mcp__fake__stats", input: {} }] },
+    { text: "done" },
+  );
+  const r = await sb.run(["run", "--headless", "--no-stdin", "go"], { timeoutMs: 120_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const lines = parseLines(r.stdout);
+  const [flood, added, stats] = results(lines);
+  assert.deepEqual([flood, added], [["f", false, "sent 5000"], ["n", false, "added works"]]);
+  assert.ok(server.requests[1]!.body.tools.some((t: any) => t.name === "mcp__fake__added"), "the next request offers the new tool");
+  // One list at connect, then at most one refresh while the call ran and one at its end.
+  const count = Number(/tools\/list requests: (\d+)/.exec(stats![2])![1]);
+  assert.ok(count >= 2 && count <= 3, `tools/list requests: ${count}`);
+  assert.deepEqual(lines.filter((l) => l.kind === "mcp-server" && l.status === "tools-changed").length, 1);
+
+  server.reset();
+  const sb2 = makeSandbox(server.url, { mcpServers: { fake: stress() } });
+  server.enqueue(
+    { toolCalls: [{ id: "f", name: "mcp__fake__flood", input: { count: 0 } }] },
+    { toolCalls: [{ id: "e", name: "mcp__fake__echo", input: { text: "still here" } }, { id: "c", name: "mcp__fake__stats", input: {} }] },
+    { text: "done" },
+  );
+  const r2 = await sb2.run(["run", "--headless", "--no-stdin", "go"], { timeoutMs: 120_000 });
+  assert.equal(r2.code, 0, r2.stderr);
+  const lines2 = parseLines(r2.stdout);
+  const [, echo, stats2] = results(lines2);
+  assert.deepEqual(echo, ["e", false, "echo: still here"]);
+  // Per model request one refresh, per call at most two: bounded however long the flood goes on.
+  const count2 = Number(/tools\/list requests: (\d+)/.exec(stats2![2])![1]);
+  assert.ok(count2 <= 6, `tools/list requests: ${count2}`);
+  assert.equal(lines2.at(-1)!.status, "success");
+});
+
+test("a server's stderr log: its env values, provider keys and secret-looking variables redacted, control characters made visible", async () => {
+  const sb = makeSandbox(server.url, { mcpServers: { fake: fakeServer("--stress", { env: { SERVICE_PASSWORD: "pw-in-server-env-42" } }) } });
+  const text = "env pw-in-server-env-42, key test-key, token ghp_from_keen_env_9\n\x1b]52;c;aGk=\x07\x1b[31mred\x1b[0m\n";
+  server.enqueue({ toolCalls: [{ id: "l", name: "mcp__fake__stderr", input: { text } }] }, { text: "done" });
+  const r = await sb.run(["run", "--headless", "--no-stdin", "go"], { env: { GITHUB_TOKEN: "ghp_from_keen_env_9" } });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(
+    readFileSync(join(sb.home, "mcp-logs", "fake.log"), "utf8"),
+    "env [redacted], key [redacted], token [redacted]\n␛]52;c;aGk=␇␛[31mred␛[0m\n",
+  );
+});
