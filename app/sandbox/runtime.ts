@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { join } from "node:path";
+import { terminateInside } from "./inner-signal.js";
 import type { SandboxPolicy } from "./policy.js";
+import { protectedPaths, removeCreated, type AbsentPath } from "./protected-paths.js";
 import { sandboxTempRoot } from "./temp-root.js";
 
 // The ONE place that knows @anthropic-ai/sandbox-runtime (a preview release): everything
@@ -21,8 +23,17 @@ export type NetworkAsk = (host: string, port: number | undefined) => Promise<Net
 export interface WrappedCommand {
   /** Spawn `bash -c <script>` (in its own process group, as bash.ts does). */
   script: string;
-  /** Call once the command has exited: ends its network grants; returns what the sandbox blocked, if anything. */
+  /**
+   * Call once the command has exited: ends its network grants, removes the protected paths
+   * it created; returns what the sandbox blocked or removed, if anything.
+   */
   finish(): string | undefined;
+  /**
+   * The first signal of a stop (interrupt, timeout): SIGTERM to the command's processes
+   * inside the sandbox, which bubblewrap does not pass on. `pid` is the spawned `bash -c`.
+   * Returns false when there was no process to signal inside (yet): then signal the group.
+   */
+  terminate(pid: number): boolean;
 }
 
 /** Confines commands; built once per session from its policy. */
@@ -82,7 +93,20 @@ export function createCommandSandbox(policyOf: SandboxPolicy | (() => SandboxPol
       // The library reads the TMPDIR it gives commands from here, at wrap time.
       process.env.CLAUDE_CODE_TMPDIR = policy.tmpDir;
       const { filesystem } = runtimeConfig(policy);
-      const script = await sandbox.wrapWithSandbox(command, undefined, { filesystem }, undefined, { commandId: id, commandText: command });
+      let audit: Audit | undefined;
+      let script: string;
+      if (process.platform === "linux") {
+        // No placeholders: what is there is made read-only, what is not is audited after.
+        const found = await protectedPaths(policy.workspace, policy.denyWrite);
+        filesystem.denyWrite = found.existing;
+        audit = { workspace: policy.workspace, absent: found.absent };
+        // A TERM trap keeps the command's top shell, whose end ends its PID namespace, until its children had their grace.
+        const graceful = `trap 'wait; exit 143' TERM; ${command}`;
+        script = await outsideWorkspace(() => sandbox.wrapWithSandbox(graceful, undefined, { filesystem }, undefined, { commandId: id, commandText: command }));
+        pending.add(audit);
+      } else {
+        script = await sandbox.wrapWithSandbox(command, undefined, { filesystem }, undefined, { commandId: id, commandText: command });
+      }
       asking = ask;
       let finished = false;
       return {
@@ -91,12 +115,73 @@ export function createCommandSandbox(policyOf: SandboxPolicy | (() => SandboxPol
           if (finished) return undefined;
           finished = true;
           if (asking === ask) asking = undefined;
-          const report = sandbox.annotateStderrWithSandboxFailures(id, "").trim();
+          const report = [sandbox.annotateStderrWithSandboxFailures(id, "").trim(), audit ? runAudit(audit) : ""].filter(Boolean).join("\n");
           return report || undefined;
         },
+        terminate: (pid) => process.platform === "linux" && terminateInside(pid),
       };
     },
   };
+}
+
+/** A command's absent protected paths, to remove once it has ended. */
+interface Audit {
+  workspace: string;
+  absent: AbsentPath[];
+}
+
+// Audits of commands still running: a Keen that exits at once (a second Ctrl-C) runs them on its way out.
+const pending = new Set<Audit>();
+let exitAuditInstalled = false;
+
+function runAudit(audit: Audit): string {
+  if (!pending.delete(audit)) return "";
+  const removed = removeCreated(audit.workspace, audit.absent);
+  if (!removed.length) return "";
+  return `<sandbox_removed>${removed.join(", ")}: sandboxed commands may not create ${removed.length === 1 ? "this" : "these"} (settings that other programs run code from, outside the sandbox), so Keen removed ${removed.length === 1 ? "it" : "them"} after the command; write such files with the file tools, which ask first</sandbox_removed>`;
+}
+
+let redirects = 0;
+let home: string | undefined;
+
+/**
+ * Runs one wrap with the process in an empty directory the sandbox cannot write. The
+ * library write-protects the dotfiles and git hooks of its process's working directory,
+ * and for one that does not exist it binds a placeholder there, which bubblewrap makes on
+ * the host: twelve empty files in the user's repository, for as long as the command runs
+ * (for good after a kill -9). Keen protects the workspace itself (protectedPaths). The
+ * directory is kept while any wrap is in flight: the library starts a wrap over when the
+ * working directory changes under it. Keen resolves its paths against the workspace, never
+ * process.cwd(), once started.
+ */
+async function outsideWorkspace<T>(wrap: () => Promise<T>): Promise<T> {
+  if (redirects++ === 0) {
+    const empty = join(sandboxTempRoot(), "cwd");
+    mkdirSync(empty, { recursive: true });
+    if (!exitAuditInstalled) {
+      exitAuditInstalled = true;
+      process.on("exit", () => {
+        for (const audit of [...pending]) runAudit(audit);
+      });
+    }
+    try {
+      home = process.cwd();
+    } catch {
+      home = undefined;
+    }
+    process.chdir(empty);
+  }
+  try {
+    return await wrap();
+  } finally {
+    if (--redirects === 0 && home) {
+      try {
+        process.chdir(home);
+      } catch {
+        // The directory Keen started in is gone: staying in the empty one harms nothing.
+      }
+    }
+  }
 }
 
 /**
