@@ -39,8 +39,12 @@ export interface WrappedCommand {
 /** Confines commands; built once per session from its policy. */
 export interface CommandSandbox {
   readonly policy: SandboxPolicy;
-  /** Wraps a bash command line. `ask` decides hosts outside the allowlist while it runs (absent: denied). */
-  wrap(command: string, ask?: NetworkAsk): Promise<WrappedCommand>;
+  /**
+   * Wraps a bash command line. `ask` decides hosts outside the allowlist while it runs
+   * (absent: denied). `audit: false` skips the check after it (see `finish`), for a
+   * long-lived process whose end says nothing about who made what meanwhile.
+   */
+  wrap(command: string, ask?: NetworkAsk, options?: { audit?: boolean }): Promise<WrappedCommand>;
 }
 
 let manager: Promise<Manager> | undefined;
@@ -85,7 +89,7 @@ export function createCommandSandbox(policyOf: SandboxPolicy | (() => SandboxPol
     get policy() {
       return current();
     },
-    async wrap(command, ask) {
+    async wrap(command, ask, options) {
       const policy = current();
       const sandbox = await load(policy);
       // Tied to the proxy's records of this command; unguessable, as the library requires.
@@ -99,11 +103,9 @@ export function createCommandSandbox(policyOf: SandboxPolicy | (() => SandboxPol
         // No placeholders: what is there is made read-only, what is not is audited after.
         const found = await protectedPaths(policy.workspace, policy.denyWrite);
         filesystem.denyWrite = found.existing;
-        audit = { workspace: policy.workspace, absent: found.absent };
-        // A TERM trap keeps the command's top shell, whose end ends its PID namespace, until its children had their grace.
-        const graceful = `trap 'wait; exit 143' TERM; ${command}`;
-        script = await outsideWorkspace(() => sandbox.wrapWithSandbox(graceful, undefined, { filesystem }, undefined, { commandId: id, commandText: command }));
-        pending.add(audit);
+        if (options?.audit !== false) audit = { workspace: policy.workspace, absent: found.absent };
+        script = await outsideWorkspace(() => sandbox.wrapWithSandbox(keeper(command), undefined, { filesystem }, undefined, { commandId: id, commandText: command }));
+        if (audit) pending.add(audit);
       } else {
         script = await sandbox.wrapWithSandbox(command, undefined, { filesystem }, undefined, { commandId: id, commandText: command });
       }
@@ -122,6 +124,29 @@ export function createCommandSandbox(policyOf: SandboxPolicy | (() => SandboxPol
       };
     },
   };
+}
+
+/**
+ * The command under a silent keeper shell. The seccomp helper's PID namespace ends (every
+ * process in it SIGKILLed) when its first process does, so a stopped command's shell, which
+ * dies of its SIGTERM at once, would take the TERM handlers of its children down with it.
+ * The keeper outlives a TERM (its trap), and then stays until no other process of that
+ * namespace is left (Keen's SIGKILL ends the wait after the grace); its own stderr is
+ * /dev/null, where bash's "Terminated" for its child goes. Without a TERM it exits with the
+ * command, background jobs ending with the namespace as before.
+ */
+function keeper(command: string): string {
+  // Other processes of the innermost PID namespace: NSpid lists one pid per namespace.
+  const others = `keen_others() { local f l n=0; for f in /proc/[0-9]*/status; do while read -r l; do case $l in NSpid:*) set -- $l; [ "$#" -ge 3 ] && [ "$3" != 1 ] && [ "$3" != "$$" ] && n=$((n + 1)); break;; esac; done < "$f"; done; [ "$n" -gt 0 ]; }`;
+  return [
+    "exec 3>&2 2>/dev/null",
+    others,
+    "trap 'keen_term=1' TERM",
+    `bash -c ${shellQuote(command)} 2>&3 3>&-`,
+    "keen_rc=$?",
+    'if [ -n "$keen_term" ]; then while keen_others; do sleep 0.05; done; fi',
+    "exit $keen_rc",
+  ].join("\n");
 }
 
 /** A command's absent protected paths, to remove once it has ended. */
@@ -212,6 +237,8 @@ function shellQuote(word: string): string {
  * process group when the server stops: the sandbox and everything in it end with it.
  */
 export async function sandboxedSpawnArgs(command: string, args: string[], policy: SandboxPolicy): Promise<{ command: string; args: string[] }> {
-  const wrapped = await createCommandSandbox(policy).wrap([command, ...args].map(shellQuote).join(" "));
+  // Not audited: what a server that runs all session creates cannot be told from what the
+  // user or the file tools wrote meanwhile. The names that exist stay read-only for it.
+  const wrapped = await createCommandSandbox(policy).wrap([command, ...args].map(shellQuote).join(" "), undefined, { audit: false });
   return { command: "bash", args: ["-c", wrapped.script] };
 }

@@ -114,7 +114,7 @@ function describe(ctx: ToolContext): string {
   if (!ctx.sandbox) return description;
   // Not the temp directory's path: the policy (and the directory) is made on the first call, not for the description.
   return `${description}
-Commands run in a sandbox: writes outside ${ctx.workspace} and $TMPDIR (a temporary directory of the session) fail with "Read-only file system"; credential files and .env files are unreadable; the network reaches only allowed hosts (a blocked host is reported in the result); processes end with the command.`;
+Commands run in a sandbox: writes outside ${ctx.workspace} and $TMPDIR (a temporary directory of the session) fail with "Read-only file system"; credential files and .env files are unreadable; files other programs run code from (.bashrc and other shell profiles, .gitconfig, .git/hooks, .git/config, .vscode, .idea, .mcp.json, .keen) cannot be written, and one the command creates is removed after it; the network reaches only allowed hosts (a blocked host is reported in the result); processes end with the command.`;
 }
 
 function runBash(

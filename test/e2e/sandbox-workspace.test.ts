@@ -89,7 +89,7 @@ test("SIGTERM to Keen during a sandboxed command: the command gets SIGTERM and i
     // shell's own end must not end it before its grace.
     writeFileSync(join(sb.workspace, "handler.sh"), "trap 'sleep 0.3; echo cleaned > cleanup.txt; echo cleaned; exit 0' TERM\necho checked\nwhile :; do sleep 0.1; done\n");
     server.enqueue({ toolCalls: [{ name: "bash", input: { command: "true && bash handler.sh; echo not-reached" } }] });
-    const r = await sb.run(["run", "--headless", "--stream-deltas", "--no-stdin", "--sandbox", mode, "go"], {
+    const r = await sb.run(["run", "--headless", "--stream-deltas", "--no-stdin", "--sandbox", mode, "run handler.sh, which writes cleanup.txt"], {
       onSpawn: (child) => void waitForStdout(child, (out) => /"tool-update".*checked/.test(out)).then(() => child.kill("SIGTERM"), () => {}),
     });
     assert.equal(r.code, 143, r.stderr);
