@@ -1,5 +1,5 @@
-import { execFile } from "node:child_process";
 import { lstatSync, readdirSync, rmdirSync, rmSync } from "node:fs";
+import { readdir } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 
 // The names the sandbox library write-protects in and below its working directory: its
@@ -28,7 +28,7 @@ export interface AbsentPath {
  * The paths of `workspace` a sandboxed command may not write, as the library would compute
  * them for its working directory: the protected names at the top, the repository's hooks
  * and config, and the same names (and nested repositories' hooks and config) down to
- * three levels, found by one ripgrep run. `extra` (Keen's `.keen`) joins them.
+ * three levels. `extra` (Keen's `.keen`) joins them.
  */
 export async function protectedPaths(workspace: string, extra: string[] = []): Promise<ProtectedPaths> {
   const paths = new Set([...PROTECTED_FILES, ...PROTECTED_DIRS].map((name) => join(workspace, name)));
@@ -65,19 +65,47 @@ function firstMissing(workspace: string, path: string): string {
   return top;
 }
 
-/** ripgrep's list of protected names below `workspace`; what it listed counts however it ended. */
-function listMatches(workspace: string): Promise<string[]> {
-  const globs = [
-    ...PROTECTED_FILES.flatMap((name) => ["--iglob", name]),
-    ...PROTECTED_DIRS.flatMap((name) => ["--iglob", `**/${name}/**`]),
-    "--iglob", "**/.git/hooks/**", "--iglob", "**/.git/HEAD", "--iglob", "**/.git/config",
-  ];
-  const args = ["--files", "--hidden", "--no-ignore", "--no-config", "--max-depth", String(SEARCH_DEPTH + 1), ...globs, "-g", "!**/node_modules/**"];
-  return new Promise((done) => {
-    execFile("rg", args, { cwd: workspace, timeout: 10_000, maxBuffer: 16 * 1024 * 1024 }, (_error, stdout) => {
-      done(String(stdout ?? "").split("\n").filter(Boolean));
-    });
-  });
+/**
+ * The files below `workspace` that the library's ripgrep scan lists (its globs, case
+ * folded; files up to one level below the search depth; not in node_modules, not through
+ * symlinks), walked here: a spawn costs more than the walk of a usual tree. Inside a
+ * `.git` only what can match is looked at.
+ */
+async function listMatches(workspace: string): Promise<string[]> {
+  const files = new Set(PROTECTED_FILES.map((name) => name.toLowerCase()));
+  const dirs = PROTECTED_DIRS.map((name) => name.toLowerCase().split("/"));
+  const found: string[] = [];
+  const matches = (parts: string[]) => {
+    const lower = parts.map((part) => part.toLowerCase());
+    const name = lower[lower.length - 1]!;
+    if (files.has(name)) return true;
+    const dirParts = lower.slice(0, -1);
+    if (dirs.some((dir) => dirParts.some((_, i) => dir.every((part, k) => dirParts[i + k] === part)))) return true;
+    const git = lower.lastIndexOf(".git");
+    return git >= 0 && (lower[git + 1] === "hooks" ? git + 2 < lower.length : git + 2 === lower.length && (name === "head" || name === "config"));
+  };
+  const walk = async (parts: string[]): Promise<void> => {
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = await readdir(join(workspace, ...parts), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    const inGit = parts.length > 0 && parts[parts.length - 1]!.toLowerCase() === ".git";
+    const below: Promise<void>[] = [];
+    for (const entry of entries) {
+      const path = [...parts, entry.name];
+      if (entry.isDirectory()) {
+        if (entry.name === "node_modules" || path.length > SEARCH_DEPTH || (inGit && entry.name.toLowerCase() !== "hooks")) continue;
+        below.push(walk(path));
+      } else if (entry.isFile() && matches(path)) {
+        found.push(path.join(sep));
+      }
+    }
+    await Promise.all(below);
+  };
+  await walk([]);
+  return found;
 }
 
 /** The library's reading of a match: the protected directory that holds it, else the file; a repository's HEAD stands for its hooks. */
