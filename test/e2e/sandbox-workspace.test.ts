@@ -98,3 +98,18 @@ test("SIGTERM to Keen during a sandboxed command: the command gets SIGTERM and i
     assert.doesNotMatch(result(r), /not-reached/, mode);
   }
 });
+
+test("a Keen ended by a second SIGINT mid-command still removes the protected paths the command created", { skip }, async () => {
+  const { sb, git } = gitSandbox();
+  // The command ignores TERM, so the first SIGINT's stop waits out the grace; the second exits at once.
+  let interrupts = 0;
+  const r = await runCommand(sb, { command: `trap '' TERM; echo '{}' > .mcp.json; mkdir .vscode; ${CHECK}; sleep 60` }, (child) => {
+    child.kill("SIGINT");
+    interrupts++;
+    setTimeout(() => child.kill("SIGINT"), 100);
+  });
+  assert.equal(interrupts, 1);
+  assert.equal(r.code, 130, r.stderr);
+  assert.deepEqual(readdirSync(sb.workspace), [".git"]);
+  assert.equal(git("status", "--porcelain", "--untracked-files=all"), "");
+});
