@@ -32,8 +32,8 @@ export function sandboxPolicy(opts: {
     workspace: opts.workspace,
     tmpDir: opts.tmpDir,
     denyRead: [...new Set([...credentials, ...keenOwn, ...extra, ...sandboxDeniedSystemPaths(), ...names])],
-    // Like the guard: the project config chooses the next run's model and tools. (On Linux a path
-    // that does not exist yet cannot be bound read-only: a command may still create `.keen`.)
+    // Like the guard: the project config chooses the next run's model and tools. (On Linux one
+    // that does not exist yet is not mounted: a `.keen` a command creates is removed after it.)
     denyWrite: opts.guard.allowProjectConfigEdits ? [] : [join(opts.workspace, ".keen")],
     allowedDomains: opts.allowedDomains ?? [],
   };

@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { join } from "node:path";
+import { terminateInside } from "./inner-signal.js";
 import type { SandboxPolicy } from "./policy.js";
+import { protectedPaths, removeCreated, type AbsentPath } from "./protected-paths.js";
 import { sandboxTempRoot } from "./temp-root.js";
 
 // The ONE place that knows @anthropic-ai/sandbox-runtime (a preview release): everything
@@ -21,15 +23,28 @@ export type NetworkAsk = (host: string, port: number | undefined) => Promise<Net
 export interface WrappedCommand {
   /** Spawn `bash -c <script>` (in its own process group, as bash.ts does). */
   script: string;
-  /** Call once the command has exited: ends its network grants; returns what the sandbox blocked, if anything. */
+  /**
+   * Call once the command has exited: ends its network grants, removes the protected paths
+   * it created; returns what the sandbox blocked or removed, if anything.
+   */
   finish(): string | undefined;
+  /**
+   * The first signal of a stop (interrupt, timeout): SIGTERM to the command's processes
+   * inside the sandbox, which bubblewrap does not pass on. `pid` is the spawned `bash -c`.
+   * Returns false when there was no process to signal inside (yet): then signal the group.
+   */
+  terminate(pid: number): boolean;
 }
 
 /** Confines commands; built once per session from its policy. */
 export interface CommandSandbox {
   readonly policy: SandboxPolicy;
-  /** Wraps a bash command line. `ask` decides hosts outside the allowlist while it runs (absent: denied). */
-  wrap(command: string, ask?: NetworkAsk): Promise<WrappedCommand>;
+  /**
+   * Wraps a bash command line. `ask` decides hosts outside the allowlist while it runs
+   * (absent: denied). `audit: false` skips the check after it (see `finish`), for a
+   * long-lived process whose end says nothing about who made what meanwhile.
+   */
+  wrap(command: string, ask?: NetworkAsk, options?: { audit?: boolean }): Promise<WrappedCommand>;
 }
 
 let manager: Promise<Manager> | undefined;
@@ -74,7 +89,7 @@ export function createCommandSandbox(policyOf: SandboxPolicy | (() => SandboxPol
     get policy() {
       return current();
     },
-    async wrap(command, ask) {
+    async wrap(command, ask, options) {
       const policy = current();
       const sandbox = await load(policy);
       // Tied to the proxy's records of this command; unguessable, as the library requires.
@@ -82,7 +97,18 @@ export function createCommandSandbox(policyOf: SandboxPolicy | (() => SandboxPol
       // The library reads the TMPDIR it gives commands from here, at wrap time.
       process.env.CLAUDE_CODE_TMPDIR = policy.tmpDir;
       const { filesystem } = runtimeConfig(policy);
-      const script = await sandbox.wrapWithSandbox(command, undefined, { filesystem }, undefined, { commandId: id, commandText: command });
+      let audit: Audit | undefined;
+      let script: string;
+      if (process.platform === "linux") {
+        // No placeholders: what is there is made read-only, what is not is audited after.
+        const found = await protectedPaths(policy.workspace, policy.denyWrite);
+        filesystem.denyWrite = found.existing;
+        if (options?.audit !== false) audit = { workspace: policy.workspace, absent: found.absent };
+        script = await outsideWorkspace(() => sandbox.wrapWithSandbox(keeper(command), undefined, { filesystem }, undefined, { commandId: id, commandText: command }));
+        if (audit) pending.add(audit);
+      } else {
+        script = await sandbox.wrapWithSandbox(command, undefined, { filesystem }, undefined, { commandId: id, commandText: command });
+      }
       asking = ask;
       let finished = false;
       return {
@@ -91,12 +117,96 @@ export function createCommandSandbox(policyOf: SandboxPolicy | (() => SandboxPol
           if (finished) return undefined;
           finished = true;
           if (asking === ask) asking = undefined;
-          const report = sandbox.annotateStderrWithSandboxFailures(id, "").trim();
+          const report = [sandbox.annotateStderrWithSandboxFailures(id, "").trim(), audit ? runAudit(audit) : ""].filter(Boolean).join("\n");
           return report || undefined;
         },
+        terminate: (pid) => process.platform === "linux" && terminateInside(pid),
       };
     },
   };
+}
+
+/**
+ * The command under a silent keeper shell. The seccomp helper's PID namespace ends (every
+ * process in it SIGKILLed) when its first process does, so a stopped command's shell, which
+ * dies of its SIGTERM at once, would take the TERM handlers of its children down with it.
+ * The keeper outlives a TERM (its trap), and then stays until no other process of that
+ * namespace is left (Keen's SIGKILL ends the wait after the grace); its own stderr is
+ * /dev/null, where bash's "Terminated" for its child goes. Without a TERM it exits with the
+ * command, background jobs ending with the namespace as before.
+ */
+function keeper(command: string): string {
+  // Other processes of the innermost PID namespace: NSpid lists one pid per namespace.
+  const others = `keen_others() { local f l n=0; for f in /proc/[0-9]*/status; do while read -r l; do case $l in NSpid:*) set -- $l; [ "$#" -ge 3 ] && [ "$3" != 1 ] && [ "$3" != "$$" ] && n=$((n + 1)); break;; esac; done < "$f"; done; [ "$n" -gt 0 ]; }`;
+  return [
+    "exec 3>&2 2>/dev/null",
+    others,
+    "trap 'keen_term=1' TERM",
+    `bash -c ${shellQuote(command)} 2>&3 3>&-`,
+    "keen_rc=$?",
+    'if [ -n "$keen_term" ]; then while keen_others; do sleep 0.05; done; fi',
+    "exit $keen_rc",
+  ].join("\n");
+}
+
+/** A command's absent protected paths, to remove once it has ended. */
+interface Audit {
+  workspace: string;
+  absent: AbsentPath[];
+}
+
+// Audits of commands still running: a Keen that exits at once (a second Ctrl-C) runs them on its way out.
+const pending = new Set<Audit>();
+let exitAuditInstalled = false;
+
+function runAudit(audit: Audit): string {
+  if (!pending.delete(audit)) return "";
+  const removed = removeCreated(audit.workspace, audit.absent);
+  if (!removed.length) return "";
+  return `<sandbox_removed>${removed.join(", ")}: sandboxed commands may not create ${removed.length === 1 ? "this" : "these"} (settings that other programs run code from, outside the sandbox), so Keen removed ${removed.length === 1 ? "it" : "them"} after the command; write such files with the file tools, which ask first</sandbox_removed>`;
+}
+
+let redirects = 0;
+let home: string | undefined;
+
+/**
+ * Runs one wrap with the process in an empty directory the sandbox cannot write. The
+ * library write-protects the dotfiles and git hooks of its process's working directory,
+ * and for one that does not exist it binds a placeholder there, which bubblewrap makes on
+ * the host: twelve empty files in the user's repository, for as long as the command runs
+ * (for good after a kill -9). Keen protects the workspace itself (protectedPaths). The
+ * directory is kept while any wrap is in flight: the library starts a wrap over when the
+ * working directory changes under it. Keen resolves its paths against the workspace, never
+ * process.cwd(), once started.
+ */
+async function outsideWorkspace<T>(wrap: () => Promise<T>): Promise<T> {
+  if (redirects++ === 0) {
+    const empty = join(sandboxTempRoot(), "cwd");
+    mkdirSync(empty, { recursive: true });
+    if (!exitAuditInstalled) {
+      exitAuditInstalled = true;
+      process.on("exit", () => {
+        for (const audit of [...pending]) runAudit(audit);
+      });
+    }
+    try {
+      home = process.cwd();
+    } catch {
+      home = undefined;
+    }
+    process.chdir(empty);
+  }
+  try {
+    return await wrap();
+  } finally {
+    if (--redirects === 0 && home) {
+      try {
+        process.chdir(home);
+      } catch {
+        // The directory Keen started in is gone: staying in the empty one harms nothing.
+      }
+    }
+  }
 }
 
 /**
@@ -127,6 +237,8 @@ function shellQuote(word: string): string {
  * process group when the server stops: the sandbox and everything in it end with it.
  */
 export async function sandboxedSpawnArgs(command: string, args: string[], policy: SandboxPolicy): Promise<{ command: string; args: string[] }> {
-  const wrapped = await createCommandSandbox(policy).wrap([command, ...args].map(shellQuote).join(" "));
+  // Not audited: what a server that runs all session creates cannot be told from what the
+  // user or the file tools wrote meanwhile. The names that exist stay read-only for it.
+  const wrapped = await createCommandSandbox(policy).wrap([command, ...args].map(shellQuote).join(" "), undefined, { audit: false });
   return { command: "bash", args: ["-c", wrapped.script] };
 }

@@ -105,7 +105,7 @@ export function createBashTool(ctx: ToolContext): Tool {
     } catch (error) {
       return fail(`Could not start the sandbox: ${error instanceof Error ? error.message : String(error)}`, { command, exit_code: null, truncated: false, duration_ms: 0 });
     }
-    return runBash(command, wrapped.script, timeout, ctx, call.signal, call.onOutput, wrapped.finish);
+    return runBash(command, wrapped.script, timeout, ctx, call.signal, call.onOutput, wrapped);
   });
 }
 
@@ -114,7 +114,7 @@ function describe(ctx: ToolContext): string {
   if (!ctx.sandbox) return description;
   // Not the temp directory's path: the policy (and the directory) is made on the first call, not for the description.
   return `${description}
-Commands run in a sandbox: writes outside ${ctx.workspace} and $TMPDIR (a temporary directory of the session) fail with "Read-only file system"; credential files and .env files are unreadable; the network reaches only allowed hosts (a blocked host is reported in the result); processes end with the command.`;
+Commands run in a sandbox: writes outside ${ctx.workspace} and $TMPDIR (a temporary directory of the session) fail with "Read-only file system"; credential files and .env files are unreadable; files other programs run code from (.bashrc and other shell profiles, .gitconfig, .git/hooks, .git/config, .vscode, .idea, .mcp.json, .keen) cannot be written, and one the command creates is removed after it; the network reaches only allowed hosts (a blocked host is reported in the result); processes end with the command.`;
 }
 
 function runBash(
@@ -124,7 +124,7 @@ function runBash(
   ctx: ToolContext,
   signal: AbortSignal,
   onOutput: ((chunk: string) => void) | undefined,
-  finishSandbox?: () => string | undefined,
+  sandboxed?: Pick<WrappedCommand, "finish" | "terminate">,
 ): Promise<ToolResult> {
   const started = Date.now();
   const output = new CappedOutput(BASH_OUTPUT_CAP / 2);
@@ -151,7 +151,8 @@ function runBash(
       // After bash exited on its own, a late timer or abort must not relabel the result.
       if (stopped || exited || pid === undefined) return;
       stopped = why;
-      killGroup(pid, "SIGTERM");
+      // Sandboxed, the group is bubblewrap, which would end everything inside at once: the command's processes get the TERM.
+      if (!sandboxed?.terminate(pid)) killGroup(pid, "SIGTERM");
       timers.push(setTimeout(() => killGroup(pid, "SIGKILL"), KILL_GRACE_MS));
     };
     const onAbort = () => stop("abort");
@@ -183,7 +184,7 @@ function runBash(
       child.stderr.destroy();
       const rest = secrets?.end();
       if (rest) onData(rest, true);
-      const blocked = finishSandbox?.();
+      const blocked = sandboxed?.finish();
       if (blocked) onData(`\n${blocked}`, true);
       const { text, truncated } = output.result();
       const details = { command, exit_code: exitCode, truncated, duration_ms: Date.now() - started };

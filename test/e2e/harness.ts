@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync, realpathSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { mkdirSync, readdirSync, writeFileSync, realpathSync, type Dirent } from "node:fs";
+import { join, posix, resolve } from "node:path";
+import { servedSteps } from "../fakes/mock-llm-server.js";
 import { makeTempDir } from "../temp.js";
 
 /** Path of the launcher under test: the real `bin/keen`, loading the bundle. */
@@ -47,9 +48,17 @@ export function makeSandbox(serverUrl: string, config: Record<string, unknown> =
     OPENAI_BASE_URL: `${serverUrl}/v1`,
     HTTPS_PROXY: undefined, HTTP_PROXY: undefined, https_proxy: undefined, http_proxy: undefined,
   };
-  /** `runKeen` with this sandbox's env (merged with `options.env`) and the workspace as default cwd. */
-  const run = (args: string[], options: SpawnOptions = {}) =>
-    runKeen(args, { cwd: workspace, ...options, env: { ...env, ...options.env } });
+  /**
+   * `runKeen` with this sandbox's env (merged with `options.env`) and the workspace as default
+   * cwd. Fails when the run left something new in the workspace that nothing of the run
+   * names (see `assertNothingLeft`).
+   */
+  const run = async (args: string[], options: SpawnOptions = {}) => {
+    const before = listing(workspace);
+    const r = await runKeen(args, { cwd: workspace, ...options, env: { ...env, ...options.env } });
+    assertNothingLeft(workspace, before, [...args, typeof options.stdin === "string" ? options.stdin : "", r.stdout, r.stderr, ...servedSteps()]);
+    return r;
+  };
   /** `keen sessions list --json`, parsed. */
   const sessions = async (): Promise<Record<string, any>[]> => {
     const r = await run(["sessions", "list", "--all", "--json"]);
@@ -63,6 +72,40 @@ export function makeSandbox(serverUrl: string, config: Record<string, unknown> =
     return JSON.parse(r.stdout);
   };
   return { root, home, workspace, env, run, sessions, show };
+}
+
+/** The workspace's entries as relative paths; `.git` and `node_modules` are not looked into. */
+export function listing(dir: string, rel = "", out = new Set<string>()): Set<string> {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(join(dir, rel), { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  for (const entry of entries) {
+    const path = rel ? posix.join(rel, entry.name) : entry.name;
+    out.add(path);
+    if (entry.isDirectory() && entry.name !== ".git" && entry.name !== "node_modules") listing(dir, path, out);
+  }
+  return out;
+}
+
+/**
+ * Issue 23: Keen must leave nothing in a workspace that the scenario did not write. What a
+ * run added is the scenario's when its name (the new entry whose parent was there before)
+ * appears in what the run was given or said: its arguments and input, its output, or a
+ * reply of the mock model (tool calls name the files they write). Anything else, such as
+ * the sandbox's placeholder dotfiles, fails the run that left it.
+ */
+function assertNothingLeft(workspace: string, before: Set<string>, said: string[]): void {
+  const text = said.join("\n");
+  const left = [...listing(workspace)].filter((path) => {
+    if (before.has(path)) return false;
+    const parent = posix.dirname(path);
+    if (parent !== "." && !before.has(parent)) return false;
+    return !text.includes(posix.basename(path));
+  });
+  if (left.length) throw new Error(`keen left ${left.join(", ")} in the workspace ${workspace}: no argument, input, output or tool call of the run names ${left.length === 1 ? "it" : "them"}`);
 }
 
 /** Resolves once the child's stdout (accumulated) satisfies `until`. */

@@ -145,6 +145,13 @@ type Vendor = "anthropic" | "openai";
 type Chunk = () => string;
 
 /** Starts the server on 127.0.0.1 with a free port. */
+const served: string[] = [];
+
+/** Every reply step any mock server of this process has sent, as JSON: what the scripted model asked tools to do. */
+export function servedSteps(): readonly string[] {
+  return served;
+}
+
 export async function startMockLLMServer(options: MockLLMServerOptions = {}): Promise<MockLLMServer> {
   const queue: MockStep[] = [];
   const requests: MockRequest[] = [];
@@ -189,6 +196,7 @@ export async function startMockLLMServer(options: MockLLMServerOptions = {}): Pr
     if (step.kind === "http-error") {
       return sendJSON(res, step.status, step.body ?? errorBody(vendor, step.status, `mock HTTP ${step.status}`), step.headers);
     }
+    served.push(JSON.stringify(step));
     const n = ++counter;
     const chunks = vendor === "anthropic" ? anthropicChunks(step, body, n) : openaiChunks(step, body, n);
     await streamChunks(res, chunks, step, vendor);

@@ -1,0 +1,115 @@
+/**
+ * Issue 23, items 1 and 3: a sandboxed command leaves nothing in the workspace that it did
+ * not write (inside it, `git status --porcelain` of a clean repository prints nothing, and
+ * after it, on every ending), a protected path it creates is removed and the result says so,
+ * and a stop gives the command the SIGTERM grace an unconfined one gets.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { sandboxSupport } from "../../app/sandbox/deps.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
+import { makeSandbox, parseLines, waitForStdout, type KeenRun } from "./harness.js";
+
+const support = sandboxSupport();
+const skip = support.ok ? false : `no sandbox on this machine: ${support.missing} (${support.install})`;
+const server = useMockLLMServer();
+
+const GIT_ENV = { GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.com" };
+// Printed first, so any line before "checked" in the output would be a path git saw.
+const CHECK = "git status --porcelain --untracked-files=all; echo checked";
+
+/** A sandbox whose workspace is a git repository with one commit and nothing untracked. */
+function gitSandbox() {
+  const sb = makeSandbox(server.url);
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: sb.workspace, env: { ...process.env, ...GIT_ENV }, encoding: "utf8" });
+  git("init", "-q");
+  git("commit", "-q", "--allow-empty", "-m", "init");
+  return { sb, git };
+}
+
+/** `keen run` of one sandboxed bash call; `stop` (given the child) ends it once the command has printed "checked". */
+function runCommand(sb: ReturnType<typeof makeSandbox>, input: Record<string, unknown>, stop?: (child: import("node:child_process").ChildProcess) => void): Promise<KeenRun> {
+  server.enqueue({ toolCalls: [{ name: "bash", input }] }, { text: "done" });
+  return sb.run(["run", "--headless", "--stream-deltas", "--no-stdin", "--sandbox", "on", "go"], {
+    env: GIT_ENV,
+    onSpawn: stop && ((child) => void waitForStdout(child, (out) => /"tool-update".*checked/.test(out)).then(() => stop(child), () => {})),
+  });
+}
+
+function result(r: KeenRun): string {
+  return parseLines(r.stdout).find((l) => l.kind === "tool-result")!.result;
+}
+
+test("inside a sandboxed command git sees a clean repository, git add -A && git commit work, and nothing is left after", { skip }, async () => {
+  const { sb, git } = gitSandbox();
+  const r = await runCommand(sb, { command: `${CHECK}; echo data > file.txt && git add -A && git commit -qm work && git status --porcelain && echo committed` });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(result(r), "checked\ncommitted\n");
+  assert.equal(git("status", "--porcelain", "--untracked-files=all", "--ignored"), "");
+  assert.deepEqual(readdirSync(sb.workspace).sort(), [".git", "file.txt"]);
+  assert.equal(git("log", "--format=%s"), "work\ninit\n");
+});
+
+for (const ending of ["timeout", "SIGINT", "SIGTERM", "SIGKILL"] as const) {
+  test(`a sandboxed command ended by ${ending === "timeout" ? "its timeout" : `${ending} to Keen`}: the repository is clean inside and after`, { skip }, async () => {
+    const { sb, git } = gitSandbox();
+    const input = { command: `${CHECK}; sleep 60`, ...(ending === "timeout" ? { timeout_ms: 5000 } : {}) };
+    const r = await runCommand(sb, input, ending === "timeout" ? undefined : (child) => child.kill(ending));
+    const updates = parseLines(r.stdout.split("\n").filter((l) => l.startsWith("{") && l.endsWith("}")).join("\n")).filter((l) => l.kind === "tool-update");
+    assert.equal(updates[0]?.tail, "checked\n", `git saw nothing before "checked": ${r.stdout}`);
+    if (ending === "SIGKILL") assert.equal(r.signal, "SIGKILL");
+    else assert.match(result(r), /^checked\n(Terminated\n)?\n\n\[(timed out|aborted)/);
+    assert.equal(git("status", "--porcelain", "--untracked-files=all", "--ignored"), "");
+    assert.deepEqual(readdirSync(sb.workspace), [".git"]);
+  });
+}
+
+test("a protected path the command creates is removed after it and the result says so; existing ones stay read-only", { skip }, async () => {
+  const { sb, git } = gitSandbox();
+  const r = await runCommand(sb, {
+    command: `${CHECK}; echo '{}' > .mcp.json; mkdir -p .vscode .claude/commands && echo x > .vscode/settings.json && echo y > .claude/commands/c.md; echo hook > .git/hooks/post-checkout; echo ok > kept.txt; ls -A`,
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const text = result(r);
+  assert.match(text, /^checked\n.*Read-only file system\n/s, "the repository's hooks stay read-only");
+  assert.match(text, /\.mcp\.json\n/, "the command saw what it made while it ran");
+  assert.match(text, /<sandbox_removed>\.mcp\.json, \.vscode, \.claude\/commands: sandboxed commands may not create these/);
+  assert.deepEqual(readdirSync(sb.workspace).sort(), [".git", "kept.txt"]);
+  assert.equal(existsSync(join(sb.workspace, ".git", "hooks", "post-checkout")), false);
+  assert.equal(git("status", "--porcelain"), "?? kept.txt\n");
+});
+
+test("SIGTERM to Keen during a sandboxed command: the command gets SIGTERM and its grace, as an unconfined one does", { skip }, async () => {
+  for (const mode of ["off", "on"]) {
+    const sb = makeSandbox(server.url);
+    // The handler is in a child of the command's shell, as in \`npm test\` after a \`cd\`: the
+    // shell's own end must not end it before its grace.
+    writeFileSync(join(sb.workspace, "handler.sh"), "trap 'sleep 0.3; echo cleaned > cleanup.txt; echo cleaned; exit 0' TERM\necho checked\nwhile :; do sleep 0.1; done\n");
+    server.enqueue({ toolCalls: [{ name: "bash", input: { command: "true && bash handler.sh; echo not-reached" } }] });
+    const r = await sb.run(["run", "--headless", "--stream-deltas", "--no-stdin", "--sandbox", mode, "run handler.sh, which writes cleanup.txt"], {
+      onSpawn: (child) => void waitForStdout(child, (out) => /"tool-update".*checked/.test(out)).then(() => child.kill("SIGTERM"), () => {}),
+    });
+    assert.equal(r.code, 143, r.stderr);
+    assert.equal(readFileSync(join(sb.workspace, "cleanup.txt"), "utf8"), "cleaned\n", `--sandbox ${mode}: the handler ran to its end`);
+    assert.match(result(r), /^checked\n(Terminated\n)?cleaned\n/, mode);
+    assert.doesNotMatch(result(r), /not-reached/, mode);
+  }
+});
+
+test("a Keen ended by a second SIGINT mid-command still removes the protected paths the command created", { skip }, async () => {
+  const { sb, git } = gitSandbox();
+  // The command ignores TERM, so the first SIGINT's stop waits out the grace; the second exits at once.
+  let interrupts = 0;
+  const r = await runCommand(sb, { command: `trap '' TERM; echo '{}' > .mcp.json; mkdir .vscode; ${CHECK}; sleep 60` }, (child) => {
+    child.kill("SIGINT");
+    interrupts++;
+    setTimeout(() => child.kill("SIGINT"), 100);
+  });
+  assert.equal(interrupts, 1);
+  assert.equal(r.code, 130, r.stderr);
+  assert.deepEqual(readdirSync(sb.workspace), [".git"]);
+  assert.equal(git("status", "--porcelain", "--untracked-files=all"), "");
+});
