@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { publishable } from "./json-schema.js";
 
 /*
  * Commands: the only way into a session engine. Every front end (keen run,
@@ -7,11 +8,26 @@ import * as z from "zod";
  * `response` event echoing it.
  */
 
-const id = { id: z.string().optional() };
+/** A command's id: a string or a number, echoed as given in its `response` (a client matches answers by it). */
+export const CommandIdSchema = z.union([z.string(), z.number()]);
+export type CommandId = z.infer<typeof CommandIdSchema>;
+const id = { id: CommandIdSchema.optional().describe("echoed in the response") };
 
-/** Permission modes, from most to least trusting: see docs/PROTOCOL.md "Permissions". */
-export const PermissionModeSchema = z.enum(["auto", "accept-edits", "ask", "read-only"]);
+/**
+ * The permission modes, ordered from the widest (most trusting) to the
+ * narrowest: the one order every comparison uses (a project config, or the
+ * mode `keen stdio` was started with, only lets a mode move right). What each
+ * mode lets run is app/permissions/policy.ts's `gate`; docs/PROTOCOL.md's
+ * table is generated from it.
+ */
+export const PERMISSION_MODES = ["auto", "accept-edits", "ask", "read-only"] as const;
+export const PermissionModeSchema = z.enum(PERMISSION_MODES);
 export type PermissionMode = z.infer<typeof PermissionModeSchema>;
+
+/** True when mode `a` lets more run than `b`. */
+export function isWiderMode(a: PermissionMode, b: PermissionMode): boolean {
+  return PERMISSION_MODES.indexOf(a) < PERMISSION_MODES.indexOf(b);
+}
 
 /** Send a prompt; one sent during a turn runs after it (queued). */
 export const PromptCommand = z.object({ kind: z.literal("prompt"), ...id, text: z.string() });
@@ -63,6 +79,6 @@ export function commandJsonSchema(): Record<string, unknown> {
   return {
     $id: "https://keen.dev/schema/commands-v1.json",
     title: "Keen two-way protocol, one command line",
-    ...z.toJSONSchema(CommandSchema),
+    ...publishable(z.toJSONSchema(CommandSchema)),
   };
 }

@@ -1,13 +1,13 @@
 import type { EventBus } from "../../protocol/bus.js";
 import type { EngineClient } from "../../protocol/client.js";
-import type { Command, CommandOf, PermissionMode } from "../../protocol/commands.js";
+import { isWiderMode, type Command, type CommandId, type CommandOf, type PermissionMode } from "../../protocol/commands.js";
 import type { EventDraft, KeenEvent } from "../../protocol/events.js";
 import { PROTOCOL_VERSION } from "../../protocol/kinds.js";
 import type { Provider } from "../../protocol/provider.js";
 import type { ModelPrice } from "../../protocol/usage.js";
 import { createRecorder, type Recorder } from "../../storage/recorder.js";
 import { SessionBusyError, type SessionStatus, type SessionStore } from "../../storage/store.js";
-import { MODE_ORDER, stricterMode } from "../permissions/policy.js";
+import { stricterMode } from "../permissions/policy.js";
 import type { Redactor } from "../permissions/redact.js";
 import type { Tool } from "../tools/tool.js";
 import { compactConversation, messageTokens, type CompactionSettings } from "./compaction.js";
@@ -67,13 +67,20 @@ export interface EngineOptions {
   cwd: string;
   /** The mode before the first session setup says otherwise. */
   permissionMode: PermissionMode;
+  /**
+   * The widest mode a `set-permission-mode` command may choose (keen stdio: the mode the user
+   * started it with, by flag or user config; a client on stdin never goes wider). Absent: the
+   * person at the keyboard chooses (the TUI, ACP), bounded only by the project's config.
+   */
+  modeCeiling?: { mode: PermissionMode; source: string };
   /** False when nobody can answer a permission request (one-shot keen run). */
   interactive: boolean;
   /** Builds provider, tools and prompt for a session; throws an Error whose message is shown. */
   prepare(session: { id: string; cwd: string; model?: string }): Promise<EngineSetup>;
   /** Checks a `provider/model` reference (`set-model`); throws with a message naming what to set. */
   checkModel(ref: string): string;
-  listModels(): unknown[];
+  /** The configured providers' models; the engine marks the session's current one (`current`) and lists its provider first. */
+  listModels(): ModelChoice[];
   retry: RetryPolicy;
   /** Bounds each turn (keen stdio `--timeout`). */
   turnTimeoutMs?: number;
@@ -91,13 +98,24 @@ export interface EngineOptions {
   redactor?: Pick<Redactor, "redact" | "redactDeep">;
 }
 
+/** One row of `list-models`. */
+export interface ModelChoice {
+  /** `<provider>/<model>` */
+  model: string;
+  provider: string;
+  /** The provider's key is set (or it needs none). */
+  available: boolean;
+  /** The session's model now (set by the engine; a value given here is ignored). */
+  current?: boolean;
+}
+
 /** The engine as its composition root holds it: a client, plus what only the process may do. */
 export interface SessionEngine extends EngineClient {
   /** Stops the running turn for a reason only the process knows (signals, timeout, a gone reader). */
   stop(reason: StopReason, message?: string): void;
-  /** Answers a line that is not a valid command (the stdio reader). */
-  reject(message: string, id?: string): void;
-  /** Ends after the running turn and queued prompts (stdin EOF); resolves once closed. */
+  /** Answers a line that is not a valid command (the stdio reader), in its place among the commands. */
+  reject(message: string, id?: CommandId): void;
+  /** Ends after every command sent so far is answered, the running turn and queued prompts included (stdin EOF); resolves once closed. */
   close(): Promise<void>;
   /** Resolves when the engine has shut down. */
   readonly done: Promise<void>;
@@ -113,9 +131,15 @@ export interface SessionEngine extends EngineClient {
  * The session engine: commands in, events out. It owns the session (create,
  * claim while a turn runs, release), history, the prompt queue, abort, the
  * permission flow, the verdict and each turn's `result`. Contract: `send`
- * never throws; every command gets exactly one `response`; a claim is held
- * only while a turn runs, so another process may continue the session between
- * turns, and the next turn re-reads (and re-emits) what it appended.
+ * never throws; every command gets exactly one `response`, also when the
+ * engine closes right after it; commands take effect in the order they were
+ * sent (a `prompt` after a `resume-session` runs in the resumed session),
+ * except `interrupt` and `permission-response`, which act at once even while
+ * an earlier command is still being handled. A prompt is answered when its
+ * turn ends, so responses may come in another order than their commands. A
+ * claim is held only while a turn runs, so another process may continue the
+ * session between turns, and the next turn re-reads (and re-emits) what it
+ * appended.
  */
 export function createSessionEngine(options: EngineOptions): SessionEngine {
   const { store, bus } = options;
@@ -128,7 +152,13 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   let running: { controller: AbortController; stop?: { reason: StopReason; message?: string } } | undefined;
   const queue: CommandOf<"prompt">[] = [];
   let closing = false;
+  /** close() was called: prompts sent from now on are refused (those sent before it still run). */
+  let closeRequested = false;
   let closed = false;
+  /** The last ordered command still being handled: the next one waits for it. */
+  let tail: Promise<void> | undefined;
+  /** interrupt and permission-response commands being handled (they skip the order). */
+  const immediate = new Set<Promise<void>>();
   let pump: Promise<void> | undefined;
   let early: { reason: StopReason; message?: string } | undefined;
   /** A turn is preparing and claiming its session: an interrupt now stops it as soon as it runs. */
@@ -152,12 +182,39 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     }
     await bus.emit(event);
   };
-  const respond = (command: { kind: string; id?: string }, ok: boolean, extra: { error?: string; data?: unknown } = {}) =>
+  const respond = (command: { kind: string; id?: CommandId }, ok: boolean, extra: { error?: string; data?: unknown } = {}) =>
     emit({ kind: "response", ...(command.id !== undefined ? { id: command.id } : {}), command: command.kind, ok, ...extra });
   const gate = createPermissionGate({ mode: options.permissionMode, interactive: options.interactive, emit, newId: options.newId });
 
   function send(command: Command): void {
-    void handle(command).catch((error) => respond(command, false, { error: messageOf(error) }));
+    if (command.kind === "prompt" && closeRequested) return void answerSafely(command, () => respond(command, false, { error: "the engine is shutting down" }));
+    ordered(command, () => handle(command));
+  }
+
+  /** Handles a command after the ones sent before it (interrupt and permission-response at once). */
+  function ordered(command: { kind: string; id?: CommandId }, work: () => Promise<void>): void {
+    if (command.kind === "interrupt" || command.kind === "permission-response") {
+      const running = answerSafely(command, work).finally(() => immediate.delete(running));
+      immediate.add(running);
+      return;
+    }
+    // With nothing ahead, a command starts now (a prompt is queued before send returns: `busy` is true at once).
+    const mine: Promise<void> = (tail ? tail.then(() => answerSafely(command, work)) : answerSafely(command, work)).finally(() => {
+      if (tail === mine) tail = undefined;
+    });
+    tail = mine;
+  }
+
+  /** Runs a command's handler; a handler that fails answers its command with the error. Never rejects. */
+  function answerSafely(command: { kind: string; id?: CommandId }, work: () => Promise<void>): Promise<void> {
+    return work()
+      .catch((error) => respond(command, false, { error: messageOf(error) }))
+      .catch((error) => diagnose(`could not answer a ${command.kind} command: ${messageOf(error)}`));
+  }
+
+  /** Resolves once every command sent so far has been handled (prompts: queued, not run). */
+  async function settled(): Promise<void> {
+    while (tail || immediate.size) await Promise.all([tail, ...immediate]);
   }
 
   async function handle(command: Command): Promise<void> {
@@ -182,9 +239,13 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         return respond(command, !error, error ? { error } : {});
       }
       case "set-permission-mode": {
+        const ceiling = options.modeCeiling;
+        if (ceiling && isWiderMode(command.mode, ceiling.mode)) {
+          return respond(command, false, { error: `permission mode ${command.mode} is wider than ${ceiling.mode}, the mode this process was started with (${ceiling.source})` });
+        }
         // The project's floor comes with the session's setup; without one yet (no provider), the turn applies it.
         const floor = await setupFor(session).then((v) => v.projectMode, () => undefined);
-        if (floor && MODE_ORDER.indexOf(command.mode) < MODE_ORDER.indexOf(floor)) {
+        if (floor && isWiderMode(command.mode, floor)) {
           return respond(command, false, { error: `permission mode ${command.mode} is wider than this project's config allows (${floor})` });
         }
         chosenMode = command.mode;
@@ -208,17 +269,38 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         return respond(command, true, { data: command.cwd ? all.filter((s) => s.cwd === command.cwd) : all });
       }
       case "list-models":
-        return respond(command, true, { data: options.listModels() });
+        return respond(command, true, { data: await models() });
       case "compact":
         return compact(command);
       case "undo":
         return undo(command);
       case "shutdown":
+        // Ordered: every command sent before it has been handled; prompts among them still run to their end.
         closing = true;
         await idle();
+        await Promise.all(immediate);
         await respond(command, true);
         return finish();
     }
+  }
+
+  /** The configured models, the session's current one marked and its provider first. */
+  async function models(): Promise<ModelChoice[]> {
+    const chosen = session.model ?? session.meta?.model;
+    let current: string | undefined;
+    if (chosen) {
+      // Normalised as set-model does ("claude-x" given on the command line is "anthropic/claude-x").
+      try {
+        current = options.checkModel(chosen);
+      } catch {
+        current = chosen;
+      }
+    } else {
+      current = await setupFor(session).then((prepared) => prepared.modelRef, () => undefined);
+    }
+    const provider = current?.slice(0, current.indexOf("/"));
+    const rows = options.listModels().map((row) => ({ ...row, current: row.model === current }));
+    return rows.sort((a, b) => Number(b.provider === provider) - Number(a.provider === provider));
   }
 
   /** Reverts the last turn's writes and edits; without `confirm`, only says what it would do. */
@@ -434,23 +516,29 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     while (pump) await pump;
   }
 
+  /** Commands sent after this are answered "shut down"; `done` resolves once those already sent are answered. */
   function finish(): void {
     if (closed) return;
     closed = true;
-    resolveDone();
+    void settled().then(resolveDone);
   }
 
   async function close(): Promise<void> {
+    closeRequested = true;
+    // Commands sent before EOF are handled first: a prompt after a resume-session still runs.
+    await settled();
     closing = true;
     await idle();
+    await settled();
     finish();
+    await done;
   }
 
   return {
     send,
     subscribe: (listener) => bus.subscribe(listener),
     stop,
-    reject: (message, id) => void respond({ kind: "invalid", id }, false, { error: message }),
+    reject: (message, id) => ordered({ kind: "invalid", id }, () => respond({ kind: "invalid", id }, false, { error: message })),
     close,
     done,
     get sessionId() {

@@ -1,4 +1,4 @@
-import type { PermissionMode } from "../../protocol/commands.js";
+import { PERMISSION_MODES, type PermissionMode } from "../../protocol/commands.js";
 
 /** How a tool call is treated before it runs. */
 export type Gate = "allow" | "ask" | "refuse";
@@ -17,8 +17,8 @@ export function toolClass(name: string): ToolClass {
   return "exec";
 }
 
-/** Modes from most to least trusting; a project config may only move right. */
-export const MODE_ORDER: readonly PermissionMode[] = ["auto", "accept-edits", "ask", "read-only"];
+/** Modes from most to least trusting (protocol/commands.ts); a project config may only move right. */
+export const MODE_ORDER: readonly PermissionMode[] = PERMISSION_MODES;
 
 /**
  * The decision table. `auto`: everything runs (the file guard still refuses
