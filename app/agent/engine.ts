@@ -1,131 +1,20 @@
-import type { EventBus } from "../../protocol/bus.js";
-import type { EngineClient } from "../../protocol/client.js";
 import { isWiderMode, type Command, type CommandId, type CommandOf, type PermissionMode } from "../../protocol/commands.js";
 import type { EventDraft, KeenEvent } from "../../protocol/events.js";
 import { PROTOCOL_VERSION } from "../../protocol/kinds.js";
-import type { Provider } from "../../protocol/provider.js";
-import type { ModelPrice } from "../../protocol/usage.js";
 import { createRecorder, type Recorder } from "../../storage/recorder.js";
-import { SessionBusyError, type SessionStatus, type SessionStore } from "../../storage/store.js";
+import { SessionBusyError, type SessionStatus } from "../../storage/store.js";
 import { stricterMode } from "../permissions/policy.js";
-import type { Redactor } from "../permissions/redact.js";
-import type { Tool } from "../tools/tool.js";
-import { compactConversation, messageTokens, type CompactionSettings } from "./compaction.js";
+import { compactConversation, messageTokens } from "./compaction.js";
 import { countStored, historyEvents, loadSession, titleOf, type CurrentSession } from "./engine-session.js";
+import { createCommandOrder } from "./command-order.js";
+import type { EngineOptions, EngineSetup, ModelChoice, SessionEngine } from "./engine-types.js";
 import { createPermissionGate } from "./permission-gate.js";
-import type { TurnPolicy } from "./policy.js";
-import type { RetryPolicy } from "./retry.js";
-import { embeddedBackend, type TurnBackend } from "./backend.js";
+import { embeddedBackend } from "./backend.js";
 import { buildResult } from "./turn-result.js";
-import { planUndo } from "./undo.js";
+import { runUndo } from "./undo.js";
 import type { StopReason } from "./verdict.js";
 
-/** What a session needs to run turns with one model in one directory; built by the composition root. */
-export interface EngineSetup {
-  /** `<provider>/<model>` */
-  modelRef: string;
-  provider: Provider;
-  /** Read again before every request: MCP servers add and remove tools while a session runs. */
-  readonly tools: Tool[];
-  /**
-   * Events of the session's helpers that happen on their own time (an MCP server failing, its
-   * tool list changing). The engine attaches its emitter once the session's `session-start` is out,
-   * so what happened during setup follows it.
-   */
-  attach?(emit: (event: EventDraft) => Promise<void>): void;
-  system: string;
-  contextWindow: number;
-  /** The model's list price, for the result's `cost_usd` estimate. */
-  price?: ModelPrice;
-  /** Compaction settings: the `compact` command uses `keepTokens` (the automatic policy is in `perTurn`). */
-  compaction?: CompactionSettings;
-  /** The mode this session starts in: flags, else config, else the front end's default; narrowed by the project. */
-  permissionMode?: PermissionMode;
-  /** The project config's mode: `set-permission-mode` never goes looser than this. */
-  projectMode?: PermissionMode;
-  /** Whether bash runs sandboxed; `fallback` says why not when the sandbox was wanted (auto) but unavailable. */
-  sandbox?: { sandboxed: boolean; fallback?: string; bashConfined: boolean };
-  /** Retry settings of this session's config, over the engine's defaults. */
-  retry?: Partial<RetryPolicy>;
-  /** A fresh list per turn (policies keep per-turn state), with any tools they add. */
-  perTurn(): { policies: TurnPolicy[]; tools: Tool[] };
-  /** Who runs this session's turns; Keen's own loop when absent (the CLI runner is the other one). */
-  backend?: TurnBackend;
-  /** `undo`: the file's text now equals `expected` (an error message otherwise, e.g. changed since). */
-  checkFile?(path: string, expected: string): string | undefined;
-  /** `undo`: puts `content` back (null: removes the file the turn created), through the filesystem guard. */
-  restoreFile?(path: string, content: string | null): string | undefined;
-}
-
-/** Everything the engine is given (the test seam: no module mocking). */
-export interface EngineOptions {
-  store: SessionStore;
-  bus: EventBus;
-  /** Turns of this front end are headless (keen run, keen stdio): stored on each user message. */
-  headless: boolean;
-  /** Directory of new sessions. */
-  cwd: string;
-  /** The mode before the first session setup says otherwise. */
-  permissionMode: PermissionMode;
-  /**
-   * The widest mode a `set-permission-mode` command may choose (keen stdio: the mode the user
-   * started it with, by flag or user config; a client on stdin never goes wider). Absent: the
-   * person at the keyboard chooses (the TUI, ACP), bounded only by the project's config.
-   */
-  modeCeiling?: { mode: PermissionMode; source: string };
-  /** False when nobody can answer a permission request (one-shot keen run). */
-  interactive: boolean;
-  /** Builds provider, tools and prompt for a session; throws an Error whose message is shown. */
-  prepare(session: { id: string; cwd: string; model?: string }): Promise<EngineSetup>;
-  /** Checks a `provider/model` reference (`set-model`); throws with a message naming what to set. */
-  checkModel(ref: string): string;
-  /** The configured providers' models; the engine marks the session's current one (`current`) and lists its provider first. */
-  listModels(): ModelChoice[];
-  retry: RetryPolicy;
-  /** Bounds each turn (keen stdio `--timeout`). */
-  turnTimeoutMs?: number;
-  newId(): string;
-  /** When the front end started: the first turn's `duration_ms` counts from here (keen run: flags and stdin included). */
-  startedAt?: number;
-  /** The first session: a stored one to continue (`meta`) or a fresh id. */
-  initial?: Pick<CurrentSession, "id" | "meta" | "cwd" | "model">;
-  /**
-   * A line for a person about a failure no event can carry any more (the store failing after the
-   * turn's `result`, which must stay the stream's last line). Default: stderr.
-   */
-  diagnose?(line: string): void;
-  /** Hides known secrets in every event before the bus (so in the store and every output) and in titles. */
-  redactor?: Pick<Redactor, "redact" | "redactDeep">;
-}
-
-/** One row of `list-models`. */
-export interface ModelChoice {
-  /** `<provider>/<model>` */
-  model: string;
-  provider: string;
-  /** The provider's key is set (or it needs none). */
-  available: boolean;
-  /** The session's model now (set by the engine; a value given here is ignored). */
-  current?: boolean;
-}
-
-/** The engine as its composition root holds it: a client, plus what only the process may do. */
-export interface SessionEngine extends EngineClient {
-  /** Stops the running turn for a reason only the process knows (signals, timeout, a gone reader). */
-  stop(reason: StopReason, message?: string): void;
-  /** Answers a line that is not a valid command (the stdio reader), in its place among the commands. */
-  reject(message: string, id?: CommandId): void;
-  /** Ends after every command sent so far is answered, the running turn and queued prompts included (stdin EOF); resolves once closed. */
-  close(): Promise<void>;
-  /** Resolves when the engine has shut down. */
-  readonly done: Promise<void>;
-  /** The current session's id. */
-  readonly sessionId: string;
-  /** True while a turn runs or prompts wait for one (read by the run facade, app/agent/run-facade.ts). */
-  readonly busy: boolean;
-  /** Resolves once no turn runs and no prompt waits. */
-  idle(): Promise<void>;
-}
+export type { EngineOptions, EngineSetup, ModelChoice, SessionEngine } from "./engine-types.js";
 
 /**
  * The session engine: commands in, events out. It owns the session (create,
@@ -155,10 +44,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   /** close() was called: prompts sent from now on are refused (those sent before it still run). */
   let closeRequested = false;
   let closed = false;
-  /** The last ordered command still being handled: the next one waits for it. */
-  let tail: Promise<void> | undefined;
-  /** interrupt and permission-response commands being handled (they skip the order). */
-  const immediate = new Set<Promise<void>>();
+  const order = createCommandOrder();
   let pump: Promise<void> | undefined;
   let early: { reason: StopReason; message?: string } | undefined;
   /** A turn is preparing and claiming its session: an interrupt now stops it as soon as it runs. */
@@ -191,18 +77,9 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     ordered(command, () => handle(command));
   }
 
-  /** Handles a command after the ones sent before it (interrupt and permission-response at once). */
+  /** Handles a command after the ones sent before it; interrupt and permission-response at once. */
   function ordered(command: { kind: string; id?: CommandId }, work: () => Promise<void>): void {
-    if (command.kind === "interrupt" || command.kind === "permission-response") {
-      const running = answerSafely(command, work).finally(() => immediate.delete(running));
-      immediate.add(running);
-      return;
-    }
-    // With nothing ahead, a command starts now (a prompt is queued before send returns: `busy` is true at once).
-    const mine: Promise<void> = (tail ? tail.then(() => answerSafely(command, work)) : answerSafely(command, work)).finally(() => {
-      if (tail === mine) tail = undefined;
-    });
-    tail = mine;
+    order.run(() => answerSafely(command, work), command.kind === "interrupt" || command.kind === "permission-response");
   }
 
   /** Runs a command's handler; a handler that fails answers its command with the error. Never rejects. */
@@ -210,11 +87,6 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     return work()
       .catch((error) => respond(command, false, { error: messageOf(error) }))
       .catch((error) => diagnose(`could not answer a ${command.kind} command: ${messageOf(error)}`));
-  }
-
-  /** Resolves once every command sent so far has been handled (prompts: queued, not run). */
-  async function settled(): Promise<void> {
-    while (tail || immediate.size) await Promise.all([tail, ...immediate]);
   }
 
   async function handle(command: Command): Promise<void> {
@@ -258,7 +130,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         return respond(command, true, { data: { model } });
       }
       case "new-session":
-        if (running || queue.length) return respond(command, false, { error: "a turn is running: interrupt it first" });
+        if (active()) return respond(command, false, { error: "a turn is running: interrupt it first" });
         session = { id: options.newId(), cwd: command.cwd ?? session.cwd, model: session.model, started: false, seen: 0 };
         gate.rules.clear();
         return respond(command, true, { data: { session_id: session.id, cwd: session.cwd } });
@@ -278,7 +150,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         // Ordered: every command sent before it has been handled; prompts among them still run to their end.
         closing = true;
         await idle();
-        await Promise.all(immediate);
+        await order.urgentSettled();
         await respond(command, true);
         return finish();
     }
@@ -305,23 +177,16 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
 
   /** Reverts the last turn's writes and edits; without `confirm`, only says what it would do. */
   async function undo(command: CommandOf<"undo">): Promise<void> {
-    if (running || queue.length) return respond(command, false, { error: "a turn is running: interrupt it first" });
+    if (active()) return respond(command, false, { error: "a turn is running: interrupt it first" });
     if (!session.meta) return respond(command, false, { error: "nothing to undo: the session has no turn yet" });
-    const plan = planUndo(await store.load(session.id));
-    if ("error" in plan) return respond(command, false, { error: plan.error });
-    const prepared = await setupFor(session);
-    if (!prepared.checkFile || !prepared.restoreFile) return respond(command, false, { error: "undo is not available for this session" });
-    const changed = plan.steps.flatMap((step) => prepared.checkFile!(step.path, step.after) ?? []);
-    if (changed.length) return respond(command, false, { error: `nothing was restored: ${changed.join("; ")}` });
-    const files = plan.steps.map((step) => ({ path: step.path, action: step.before === null ? "remove" : "restore" }));
-    if (!command.confirm) return respond(command, true, { data: { files, restored: false } });
-    const failed = plan.steps.flatMap((step) => prepared.restoreFile!(step.path, step.before) ?? []);
-    if (failed.length) return respond(command, false, { error: failed.join("; "), data: { files } });
-    return respond(command, true, { data: { files, restored: true } });
+    const events = await store.load(session.id);
+    const { ok, ...answer } = await runUndo(events, () => setupFor(session), command.confirm === true);
+    return respond(command, ok, answer);
   }
 
+
   async function resume(command: CommandOf<"resume-session">): Promise<void> {
-    if (running || queue.length) return respond(command, false, { error: "a turn is running: interrupt it first" });
+    if (active()) return respond(command, false, { error: "a turn is running: interrupt it first" });
     const meta = await store.resolve(command.session);
     const events = await store.load(meta.id);
     session = { id: meta.id, meta, cwd: command.cwd ?? meta.cwd, started: false, seen: events.length };
@@ -336,7 +201,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
    * stores the replacement. A failure leaves the conversation as it was.
    */
   async function compact(command: CommandOf<"compact">): Promise<void> {
-    if (running || starting || compacting || queue.length) return respond(command, false, { error: "a turn is running: wait for it or interrupt it first" });
+    if (active()) return respond(command, false, { error: "a turn is running: wait for it or interrupt it first" });
     const current = session;
     if (!current.meta) return respond(command, false, { error: "the session has no conversation to compact yet" });
     let finished!: () => void;
@@ -511,6 +376,11 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     running.controller.abort(new Error(reason));
   }
 
+  /** A turn is starting, running or waiting, or a compaction holds the session: nothing may switch or rewrite it now. */
+  function active(): boolean {
+    return Boolean(running || compacting) || starting || turning || queue.length > 0;
+  }
+
   /** Resolves once no turn runs and no prompt waits. */
   async function idle(): Promise<void> {
     while (pump) await pump;
@@ -520,16 +390,16 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   function finish(): void {
     if (closed) return;
     closed = true;
-    void settled().then(resolveDone);
+    void order.settled().then(resolveDone);
   }
 
   async function close(): Promise<void> {
     closeRequested = true;
     // Commands sent before EOF are handled first: a prompt after a resume-session still runs.
-    await settled();
+    await order.settled();
     closing = true;
     await idle();
-    await settled();
+    await order.settled();
     finish();
     await done;
   }
