@@ -45,6 +45,8 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   let closeRequested = false;
   let closed = false;
   const order = createCommandOrder();
+  /** How many interrupts were sent: a prompt sent before the latest one never starts. */
+  let interrupts = 0;
   let pump: Promise<void> | undefined;
   let early: { reason: StopReason; message?: string } | undefined;
   /** A turn is preparing and claiming its session: an interrupt now stops it as soon as it runs. */
@@ -74,6 +76,10 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
 
   function send(command: Command): void {
     if (command.kind === "prompt" && closeRequested) return void answerSafely(command, () => respond(command, false, { error: "the engine is shutting down" }));
+    if (command.kind === "interrupt") interrupts++;
+    // An interrupt acts at once, so it may overtake a prompt sent before it that still waits its turn: that prompt is dropped, as a queued one is.
+    const sentAfter = interrupts;
+    if (command.kind === "prompt") return ordered(command, () => (interrupts !== sentAfter ? respond(command, false, { error: "dropped: the turn was interrupted" }) : handle(command)));
     ordered(command, () => handle(command));
   }
 
@@ -172,6 +178,10 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     }
     const provider = current?.slice(0, current.indexOf("/"));
     const rows = options.listModels().map((row) => ({ ...row, current: row.model === current }));
+    // A model the configuration does not list (any name a provider takes) is still the session's: it is listed, marked.
+    if (current && provider && !rows.some((row) => row.current)) {
+      rows.push({ model: current, provider, available: rows.find((row) => row.provider === provider)?.available ?? true, current: true });
+    }
     return rows.sort((a, b) => Number(b.provider === provider) - Number(a.provider === provider));
   }
 
