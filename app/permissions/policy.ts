@@ -7,8 +7,8 @@ export type Gate = "allow" | "ask" | "refuse";
 export type ToolClass = "read" | "edit" | "exec";
 
 // Tools that only read the workspace; everything else (bash, MCP tools without readOnlyHint) counts as exec.
-const READ_TOOLS = new Set(["read_file", "grep", "glob", "list", "structured_output"]);
-const EDIT_TOOLS = new Set(["write_file", "edit_file"]);
+export const READ_TOOLS: ReadonlySet<string> = new Set(["read_file", "grep", "glob", "list", "structured_output"]);
+export const EDIT_TOOLS: ReadonlySet<string> = new Set(["write_file", "edit_file"]);
 
 /** The class of a tool by name; unknown tools are treated as the riskiest. */
 export function toolClass(name: string): ToolClass {
