@@ -386,9 +386,12 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     running.controller.abort(new Error(reason));
   }
 
-  /** A turn is starting, running or waiting, or a compaction holds the session: nothing may switch or rewrite it now. */
+  /**
+   * A turn is starting, running or waiting, or a compaction holds the session: nothing may switch or
+   * rewrite it now. A turn whose `result` is out no longer counts (it only stores and releases).
+   */
   function active(): boolean {
-    return Boolean(running || compacting) || starting || turning || queue.length > 0;
+    return Boolean(running || compacting) || starting || queue.length > 0;
   }
 
   /** Resolves once no turn runs and no prompt waits. */

@@ -117,3 +117,13 @@ test("a compaction's end shows what it did, or that it failed and changed nothin
     ["error", "compaction (manual) failed: provider down; the session is unchanged"],
   ]);
 });
+
+test("an interrupted answer: the text marked interrupted settles the streamed block, once, and is the last answer", () => {
+  const view = viewOf([
+    d.sessionStart(), { kind: "local-prompt", text: "hi" }, d.user("hi"), d.delta("Said "), d.delta("so far"), d.contentEnd(),
+    { kind: "text", role: "assistant", content: "Said so far", interrupted: true },
+  ]);
+  reduce(view, stamp(d.result({ status: "interrupted", is_error: true, text: "Said so far" })));
+  assert.deepEqual(brief(view), ["user:sent:hi", "assistant:done:Said so far", "notice:warning:Interrupted."]);
+  assert.equal(view.lastAnswer, "Said so far");
+});
