@@ -77,10 +77,11 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   function send(command: Command): void {
     if (command.kind === "prompt" && closeRequested) return void answerSafely(command, () => respond(command, false, { error: "the engine is shutting down" }));
     if (command.kind === "interrupt") interrupts++;
-    // An interrupt acts at once, so it may overtake a prompt sent before it that still waits its turn: that prompt is dropped, as a queued one is.
+    // An interrupt acts at once, so it may overtake a prompt sent before it that still waits for
+    // earlier commands: that prompt is dropped, as a queued one is.
     const sentAfter = interrupts;
-    if (command.kind === "prompt") return ordered(command, () => (interrupts !== sentAfter ? respond(command, false, { error: "dropped: the turn was interrupted" }) : handle(command)));
-    ordered(command, () => handle(command));
+    const dropped = () => interrupts !== sentAfter;
+    ordered(command, () => (command.kind === "prompt" && dropped() ? respond(command, false, { error: "dropped: the turn was interrupted" }) : handle(command)));
   }
 
   /** Handles a command after the ones sent before it; interrupt and permission-response at once. */
@@ -176,7 +177,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     } else {
       current = await setupFor(session).then((prepared) => prepared.modelRef, () => undefined);
     }
-    const provider = current?.slice(0, current.indexOf("/"));
+    const provider = current?.includes("/") ? current.slice(0, current.indexOf("/")) : undefined;
     const rows = options.listModels().map((row) => ({ ...row, current: row.model === current }));
     // A model the configuration does not list (any name a provider takes) is still the session's: it is listed, marked.
     if (current && provider && !rows.some((row) => row.current)) {
