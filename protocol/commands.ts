@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { publishable } from "./json-schema.js";
 
 /*
  * Commands: the only way into a session engine. Every front end (keen run,
@@ -7,48 +8,67 @@ import * as z from "zod";
  * `response` event echoing it.
  */
 
-const id = { id: z.string().optional() };
+/** A command's id: a string or a number, echoed as given in its `response` (a client matches answers by it). */
+export const CommandIdSchema = z.union([z.string(), z.number()]);
+export type CommandId = z.infer<typeof CommandIdSchema>;
+const id = { id: CommandIdSchema.optional().describe("echoed in the response") };
 
-/** Permission modes, from most to least trusting: see docs/PROTOCOL.md "Permissions". */
-export const PermissionModeSchema = z.enum(["auto", "accept-edits", "ask", "read-only"]);
+/**
+ * The permission modes, ordered from the widest (most trusting) to the
+ * narrowest: the one order every comparison uses (a project config, or the
+ * mode `keen stdio` was started with, only lets a mode move right). What each
+ * mode lets run is app/permissions/policy.ts's `gate`; docs/PROTOCOL.md's
+ * table is generated from it.
+ */
+export const PERMISSION_MODES = ["auto", "accept-edits", "ask", "read-only"] as const;
+export const PermissionModeSchema = z.enum(PERMISSION_MODES);
 export type PermissionMode = z.infer<typeof PermissionModeSchema>;
 
+/** True when mode `a` lets more run than `b`. */
+export function isWiderMode(a: PermissionMode, b: PermissionMode): boolean {
+  return PERMISSION_MODES.indexOf(a) < PERMISSION_MODES.indexOf(b);
+}
+
 /** Send a prompt; one sent during a turn runs after it (queued). */
-export const PromptCommand = z.object({ kind: z.literal("prompt"), ...id, text: z.string() });
+export const PromptCommand = z.object({ kind: z.literal("prompt"), ...id, text: z.string().describe("the prompt") });
 /** End the running turn as `interrupted` (and drop queued prompts). */
 export const InterruptCommand = z.object({ kind: z.literal("interrupt"), ...id });
 /** Answer a `permission-request`; `message` reaches the model with a denial. */
 export const PermissionResponseCommand = z.object({
-  kind: z.literal("permission-response"), ...id, request_id: z.string(),
-  decision: z.enum(["allow-once", "allow-always", "deny", "deny-always"]), message: z.string().optional(),
+  kind: z.literal("permission-response"), ...id, request_id: z.string().describe("the `permission-request`'s"),
+  decision: z.enum(["allow-once", "allow-always", "deny", "deny-always"]), message: z.string().optional().describe("to the model, with a denial"),
 });
 /** Use another model (`provider/model`) from the next turn on. */
-export const SetModelCommand = z.object({ kind: z.literal("set-model"), ...id, model: z.string() });
-/** Change the permission mode (never wider than the user's config and flags allow). */
+export const SetModelCommand = z.object({ kind: z.literal("set-model"), ...id, model: z.string().describe("`provider/model`") });
+/** Change the permission mode (keen stdio: never wider than the mode it was started with; never wider than the project's). */
 export const SetPermissionModeCommand = z.object({ kind: z.literal("set-permission-mode"), ...id, mode: PermissionModeSchema });
 /** Start a fresh session (in `cwd`, default the engine's); it is created at its first prompt. */
-export const NewSessionCommand = z.object({ kind: z.literal("new-session"), ...id, cwd: z.string().optional() });
+export const NewSessionCommand = z.object({
+  kind: z.literal("new-session"), ...id, cwd: z.string().optional().describe("its directory; default the current session's"),
+});
 /**
  * Continue a stored session by id or unique prefix; `replay` re-emits its history (events with `replay: true`);
  * `cwd` moves it to another directory from its next turn on (remembered, like `keen run --session --cwd`).
  */
 export const ResumeSessionCommand = z.object({
-  kind: z.literal("resume-session"), ...id, session: z.string(), replay: z.boolean().optional(), cwd: z.string().optional(),
+  kind: z.literal("resume-session"), ...id, session: z.string().describe("id or unique prefix"),
+  replay: z.boolean().optional().describe("re-emit its history"),
+  cwd: z.string().optional().describe("move it to another directory, remembered from its next turn"),
 });
 /** Stored sessions, newest first, optionally only those of one working directory. */
-export const ListSessionsCommand = z.object({ kind: z.literal("list-sessions"), ...id, cwd: z.string().optional() });
+export const ListSessionsCommand = z.object({ kind: z.literal("list-sessions"), ...id, cwd: z.string().optional().describe("only this directory's") });
 /** Models of the configured providers (`data`: `[{ model, provider, current, available }]`). */
 export const ListModelsCommand = z.object({ kind: z.literal("list-models"), ...id });
 /**
  * Revert the file writes and edits of the session's last turn from the contents Keen kept. Without `confirm`
  * the response only says what would be restored or removed; a file changed since the turn refuses the whole undo.
  */
-export const UndoCommand = z.object({ kind: z.literal("undo"), ...id, confirm: z.boolean().optional() });
+export const UndoCommand = z.object({ kind: z.literal("undo"), ...id, confirm: z.boolean().optional().describe("restore; without it, only say what would change") });
 /** End the engine once the running turn and queued prompts have finished (send `interrupt` first to stop sooner). */
 export const ShutdownCommand = z.object({ kind: z.literal("shutdown"), ...id });
 
 /** Compact the idle session's conversation now; `instructions` steer the summary. */
-export const CompactCommand = z.object({ kind: z.literal("compact"), ...id, instructions: z.string().optional() });
+export const CompactCommand = z.object({ kind: z.literal("compact"), ...id, instructions: z.string().optional().describe("what the summary should focus on") });
 
 /** Every command a front end can send. */
 export const CommandSchema = z.discriminatedUnion("kind", [
@@ -58,11 +78,31 @@ export const CommandSchema = z.discriminatedUnion("kind", [
 export type Command = z.infer<typeof CommandSchema>;
 export type CommandOf<K extends Command["kind"]> = Extract<Command, { kind: K }>;
 
+/**
+ * When and how each command is answered, for people: docs/PROTOCOL.md's
+ * command table is generated from this and the schemas above (their field
+ * descriptions), by test/e2e/protocol-doc.test.ts.
+ */
+export const COMMAND_ANSWERS: Record<Command["kind"], string> = {
+  prompt: "when its turn has ended and the session is released: `data` `{ session_id, status }`; a prompt sent during a turn is queued and runs after it; `ok: false` if it could not start (e.g. the session is busy) or an `interrupt` sent after it came first (dropped)",
+  interrupt: "at once, `data` `{ interrupted }`; the running turn ends `interrupted` (tools' process groups killed; the text streamed so far is its `result.text`, stored and in the next turn's history) within 3 s; queued prompts are dropped (each answered `ok: false`)",
+  "permission-response": "at once; `ok: false` for no open request",
+  "set-model": "at once, `data` `{ model }`; used from the next turn",
+  "set-permission-mode": "at once, `data` `{ mode }`; `ok: false`, naming the limit, for a mode wider than the one `keen stdio` was started with (`--permission-mode`, else the user config's `permissionMode`; with neither, any mode) or than the project's config allows",
+  "new-session": "at once, `data` `{ session_id, cwd }`; the session is stored at its first prompt; `ok: false` while a turn runs",
+  "resume-session": "after the replay, `data` `{ session_id, cwd, model, title }`; `ok: false` for no such session or while a turn runs",
+  "list-sessions": "`data`: sessions, newest first",
+  "list-models": "`data`: `[{ model, provider, available, current }]` for the configured providers; `current` marks the session's model now (after `set-model`, the one it chose)",
+  shutdown: "after every command sent before it, the running turn and queued prompts (send `interrupt` first to stop sooner); then the process exits 0",
+  undo: "`data` `{ files: [{ path, action: \"restore\" | \"remove\" }], restored }`: without `confirm` only what would change; with it, the last turn's successful writes and edits are reverted from the contents Keen stored (through the filesystem guard). `ok: false`, nothing changed, when a file changed since the turn, when a change was too large to keep its contents (128 KiB), or while a turn runs",
+  compact: "when the compaction has ended: `data` `{ session_id, tokens_before, tokens_after }`; `ok: false` while a turn runs, before the session's first turn, when another process holds the session (busy), or when the compaction failed (the session is then unchanged)",
+};
+
 /** The JSON Schema published for clients (`keen protocol schema --commands`). */
 export function commandJsonSchema(): Record<string, unknown> {
   return {
     $id: "https://keen.dev/schema/commands-v1.json",
     title: "Keen two-way protocol, one command line",
-    ...z.toJSONSchema(CommandSchema),
+    ...publishable(z.toJSONSchema(CommandSchema)),
   };
 }

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { CommandIdSchema, PermissionModeSchema } from "./commands.js";
 import { MessageSchema } from "./messages.js";
 import { RunResultSchema } from "./result.js";
 
@@ -17,7 +18,7 @@ export const SessionStartEvent = z.object({
   model: z.string(), cwd: z.string(), tools: z.array(z.string()), protocol_version: z.number().int(),
   resumed: z.boolean(),
   /** The engine's permission mode for this session (absent in one-shot runs before version 1.1). */
-  permission_mode: z.enum(["ask", "accept-edits", "auto", "read-only"]).optional(),
+  permission_mode: PermissionModeSchema.optional(),
   /** True when turns of this front end are headless (keen run, keen stdio); false for the TUI and ACP. */
   headless: z.boolean().optional(),
   /** True when bash runs in the OS sandbox (README "Sandbox"); absent for the CLI runner, whose tools are its own. */
@@ -26,7 +27,11 @@ export const SessionStartEvent = z.object({
   sandbox_fallback: z.string().optional(),
 });
 /** A complete text block: the user's prompt (role user) or visible assistant text. */
-export const TextEvent = z.object({ kind: z.literal("text"), ...base, role: z.enum(["user", "assistant"]), content: z.string() });
+export const TextEvent = z.object({
+  kind: z.literal("text"), ...base, role: z.enum(["user", "assistant"]), content: z.string(),
+  /** The block was cut by an interrupt: `content` is what had streamed (its deltas) when the turn stopped. */
+  interrupted: z.literal(true).optional(),
+});
 /** A complete thinking block. */
 export const ThinkingEvent = z.object({ kind: z.literal("thinking"), ...assistant, content: z.string() });
 /** The model called a tool; `input` is the tool input as a JSON string. */
@@ -86,9 +91,9 @@ export const PermissionRequestEvent = z.object({
 export const ToolStartEvent = z.object({
   kind: z.literal("tool-start"), ...assistant, tool_name: z.string(), tool_call_id: z.string(),
 });
-/** The engine's answer to one command: `id` echoes the command's id; `data` for list commands. */
+/** The engine's answer to one command: `id` echoes the command's id as given (string or number); `data` for list commands. */
 export const ResponseEvent = z.object({
-  kind: z.literal("response"), ...base, id: z.string().optional(), command: z.string(), ok: z.boolean(),
+  kind: z.literal("response"), ...base, id: CommandIdSchema.optional(), command: z.string(), ok: z.boolean(),
   error: z.string().optional(), data: z.unknown().optional(),
 });
 

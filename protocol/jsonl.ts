@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { PublicEventSchema } from "./events.js";
+import { publishable } from "./json-schema.js";
 
 /** One JSON line as written: a public event plus its position in the stream. */
 export const JsonlLineSchema = z.intersection(PublicEventSchema, z.object({ seq: z.number().int().min(0) }));
@@ -9,6 +10,6 @@ export function protocolJsonSchema(): Record<string, unknown> {
   return {
     $id: "https://keen.dev/schema/protocol-v1.json",
     title: "Keen JSON-lines protocol, one line",
-    ...z.toJSONSchema(JsonlLineSchema),
+    ...publishable(z.toJSONSchema(JsonlLineSchema)),
   };
 }

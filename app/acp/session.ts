@@ -64,7 +64,7 @@ export interface AcpSession {
  */
 export function createAcpSession(options: AcpSessionOptions): AcpSession {
   const { hosted, notify, log } = options;
-  const waiting = new Map<string, (event: EventOf<"response">) => void>();
+  const waiting = new Map<string | number, (event: EventOf<"response">) => void>();
   const asking = new Set<AbortController>();
   let counter = 0;
   let mode = hosted.mode;

@@ -1,121 +1,34 @@
-import type { EventBus } from "../../protocol/bus.js";
-import type { EngineClient } from "../../protocol/client.js";
-import type { Command, CommandOf, PermissionMode } from "../../protocol/commands.js";
+import { isWiderMode, type Command, type CommandId, type CommandOf, type PermissionMode } from "../../protocol/commands.js";
 import type { EventDraft, KeenEvent } from "../../protocol/events.js";
 import { PROTOCOL_VERSION } from "../../protocol/kinds.js";
-import type { Provider } from "../../protocol/provider.js";
-import type { ModelPrice } from "../../protocol/usage.js";
 import { createRecorder, type Recorder } from "../../storage/recorder.js";
-import { SessionBusyError, type SessionStatus, type SessionStore } from "../../storage/store.js";
-import { MODE_ORDER, stricterMode } from "../permissions/policy.js";
-import type { Redactor } from "../permissions/redact.js";
-import type { Tool } from "../tools/tool.js";
-import { compactConversation, messageTokens, type CompactionSettings } from "./compaction.js";
+import { SessionBusyError, type SessionStatus } from "../../storage/store.js";
+import { stricterMode } from "../permissions/policy.js";
+import { compactConversation, messageTokens } from "./compaction.js";
 import { countStored, historyEvents, loadSession, titleOf, type CurrentSession } from "./engine-session.js";
+import { createCommandOrder } from "./command-order.js";
+import type { EngineOptions, EngineSetup, ModelChoice, SessionEngine } from "./engine-types.js";
 import { createPermissionGate } from "./permission-gate.js";
-import type { TurnPolicy } from "./policy.js";
-import type { RetryPolicy } from "./retry.js";
-import { embeddedBackend, type TurnBackend } from "./backend.js";
+import { embeddedBackend } from "./backend.js";
 import { buildResult } from "./turn-result.js";
-import { planUndo } from "./undo.js";
+import { runUndo } from "./undo.js";
 import type { StopReason } from "./verdict.js";
 
-/** What a session needs to run turns with one model in one directory; built by the composition root. */
-export interface EngineSetup {
-  /** `<provider>/<model>` */
-  modelRef: string;
-  provider: Provider;
-  /** Read again before every request: MCP servers add and remove tools while a session runs. */
-  readonly tools: Tool[];
-  /**
-   * Events of the session's helpers that happen on their own time (an MCP server failing, its
-   * tool list changing). The engine attaches its emitter once the session's `session-start` is out,
-   * so what happened during setup follows it.
-   */
-  attach?(emit: (event: EventDraft) => Promise<void>): void;
-  system: string;
-  contextWindow: number;
-  /** The model's list price, for the result's `cost_usd` estimate. */
-  price?: ModelPrice;
-  /** Compaction settings: the `compact` command uses `keepTokens` (the automatic policy is in `perTurn`). */
-  compaction?: CompactionSettings;
-  /** The mode this session starts in: flags, else config, else the front end's default; narrowed by the project. */
-  permissionMode?: PermissionMode;
-  /** The project config's mode: `set-permission-mode` never goes looser than this. */
-  projectMode?: PermissionMode;
-  /** Whether bash runs sandboxed; `fallback` says why not when the sandbox was wanted (auto) but unavailable. */
-  sandbox?: { sandboxed: boolean; fallback?: string; bashConfined: boolean };
-  /** Retry settings of this session's config, over the engine's defaults. */
-  retry?: Partial<RetryPolicy>;
-  /** A fresh list per turn (policies keep per-turn state), with any tools they add. */
-  perTurn(): { policies: TurnPolicy[]; tools: Tool[] };
-  /** Who runs this session's turns; Keen's own loop when absent (the CLI runner is the other one). */
-  backend?: TurnBackend;
-  /** `undo`: the file's text now equals `expected` (an error message otherwise, e.g. changed since). */
-  checkFile?(path: string, expected: string): string | undefined;
-  /** `undo`: puts `content` back (null: removes the file the turn created), through the filesystem guard. */
-  restoreFile?(path: string, content: string | null): string | undefined;
-}
-
-/** Everything the engine is given (the test seam: no module mocking). */
-export interface EngineOptions {
-  store: SessionStore;
-  bus: EventBus;
-  /** Turns of this front end are headless (keen run, keen stdio): stored on each user message. */
-  headless: boolean;
-  /** Directory of new sessions. */
-  cwd: string;
-  /** The mode before the first session setup says otherwise. */
-  permissionMode: PermissionMode;
-  /** False when nobody can answer a permission request (one-shot keen run). */
-  interactive: boolean;
-  /** Builds provider, tools and prompt for a session; throws an Error whose message is shown. */
-  prepare(session: { id: string; cwd: string; model?: string }): Promise<EngineSetup>;
-  /** Checks a `provider/model` reference (`set-model`); throws with a message naming what to set. */
-  checkModel(ref: string): string;
-  listModels(): unknown[];
-  retry: RetryPolicy;
-  /** Bounds each turn (keen stdio `--timeout`). */
-  turnTimeoutMs?: number;
-  newId(): string;
-  /** When the front end started: the first turn's `duration_ms` counts from here (keen run: flags and stdin included). */
-  startedAt?: number;
-  /** The first session: a stored one to continue (`meta`) or a fresh id. */
-  initial?: Pick<CurrentSession, "id" | "meta" | "cwd" | "model">;
-  /**
-   * A line for a person about a failure no event can carry any more (the store failing after the
-   * turn's `result`, which must stay the stream's last line). Default: stderr.
-   */
-  diagnose?(line: string): void;
-  /** Hides known secrets in every event before the bus (so in the store and every output) and in titles. */
-  redactor?: Pick<Redactor, "redact" | "redactDeep">;
-}
-
-/** The engine as its composition root holds it: a client, plus what only the process may do. */
-export interface SessionEngine extends EngineClient {
-  /** Stops the running turn for a reason only the process knows (signals, timeout, a gone reader). */
-  stop(reason: StopReason, message?: string): void;
-  /** Answers a line that is not a valid command (the stdio reader). */
-  reject(message: string, id?: string): void;
-  /** Ends after the running turn and queued prompts (stdin EOF); resolves once closed. */
-  close(): Promise<void>;
-  /** Resolves when the engine has shut down. */
-  readonly done: Promise<void>;
-  /** The current session's id. */
-  readonly sessionId: string;
-  /** True while a turn runs or prompts wait for one (read by the run facade, app/agent/run-facade.ts). */
-  readonly busy: boolean;
-  /** Resolves once no turn runs and no prompt waits. */
-  idle(): Promise<void>;
-}
+export type { EngineOptions, EngineSetup, ModelChoice, SessionEngine } from "./engine-types.js";
 
 /**
  * The session engine: commands in, events out. It owns the session (create,
  * claim while a turn runs, release), history, the prompt queue, abort, the
  * permission flow, the verdict and each turn's `result`. Contract: `send`
- * never throws; every command gets exactly one `response`; a claim is held
- * only while a turn runs, so another process may continue the session between
- * turns, and the next turn re-reads (and re-emits) what it appended.
+ * never throws; every command gets exactly one `response`, also when the
+ * engine closes right after it; commands take effect in the order they were
+ * sent (a `prompt` after a `resume-session` runs in the resumed session),
+ * except `interrupt` and `permission-response`, which act at once even while
+ * an earlier command is still being handled. A prompt is answered when its
+ * turn ends, so responses may come in another order than their commands. A
+ * claim is held only while a turn runs, so another process may continue the
+ * session between turns, and the next turn re-reads (and re-emits) what it
+ * appended.
  */
 export function createSessionEngine(options: EngineOptions): SessionEngine {
   const { store, bus } = options;
@@ -128,7 +41,12 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   let running: { controller: AbortController; stop?: { reason: StopReason; message?: string } } | undefined;
   const queue: CommandOf<"prompt">[] = [];
   let closing = false;
+  /** close() was called: prompts sent from now on are refused (those sent before it still run). */
+  let closeRequested = false;
   let closed = false;
+  const order = createCommandOrder();
+  /** How many interrupts were sent: a prompt sent before the latest one never starts. */
+  let interrupts = 0;
   let pump: Promise<void> | undefined;
   let early: { reason: StopReason; message?: string } | undefined;
   /** A turn is preparing and claiming its session: an interrupt now stops it as soon as it runs. */
@@ -152,12 +70,30 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     }
     await bus.emit(event);
   };
-  const respond = (command: { kind: string; id?: string }, ok: boolean, extra: { error?: string; data?: unknown } = {}) =>
+  const respond = (command: { kind: string; id?: CommandId }, ok: boolean, extra: { error?: string; data?: unknown } = {}) =>
     emit({ kind: "response", ...(command.id !== undefined ? { id: command.id } : {}), command: command.kind, ok, ...extra });
   const gate = createPermissionGate({ mode: options.permissionMode, interactive: options.interactive, emit, newId: options.newId });
 
   function send(command: Command): void {
-    void handle(command).catch((error) => respond(command, false, { error: messageOf(error) }));
+    if (command.kind === "prompt" && closeRequested) return void answerSafely(command, () => respond(command, false, { error: "the engine is shutting down" }));
+    if (command.kind === "interrupt") interrupts++;
+    // An interrupt acts at once, so it may overtake a prompt sent before it that still waits for
+    // earlier commands: that prompt is dropped, as a queued one is.
+    const sentAfter = interrupts;
+    const dropped = () => interrupts !== sentAfter;
+    ordered(command, () => (command.kind === "prompt" && dropped() ? respond(command, false, { error: "dropped: the turn was interrupted" }) : handle(command)));
+  }
+
+  /** Handles a command after the ones sent before it; interrupt and permission-response at once. */
+  function ordered(command: { kind: string; id?: CommandId }, work: () => Promise<void>): void {
+    order.run(() => answerSafely(command, work), command.kind === "interrupt" || command.kind === "permission-response");
+  }
+
+  /** Runs a command's handler; a handler that fails answers its command with the error. Never rejects. */
+  function answerSafely(command: { kind: string; id?: CommandId }, work: () => Promise<void>): Promise<void> {
+    return work()
+      .catch((error) => respond(command, false, { error: messageOf(error) }))
+      .catch((error) => diagnose(`could not answer a ${command.kind} command: ${messageOf(error)}`));
   }
 
   async function handle(command: Command): Promise<void> {
@@ -182,9 +118,13 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         return respond(command, !error, error ? { error } : {});
       }
       case "set-permission-mode": {
+        const ceiling = options.modeCeiling;
+        if (ceiling && isWiderMode(command.mode, ceiling.mode)) {
+          return respond(command, false, { error: `permission mode ${command.mode} is wider than ${ceiling.mode}, the mode this process was started with (${ceiling.source})` });
+        }
         // The project's floor comes with the session's setup; without one yet (no provider), the turn applies it.
         const floor = await setupFor(session).then((v) => v.projectMode, () => undefined);
-        if (floor && MODE_ORDER.indexOf(command.mode) < MODE_ORDER.indexOf(floor)) {
+        if (floor && isWiderMode(command.mode, floor)) {
           return respond(command, false, { error: `permission mode ${command.mode} is wider than this project's config allows (${floor})` });
         }
         chosenMode = command.mode;
@@ -197,7 +137,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         return respond(command, true, { data: { model } });
       }
       case "new-session":
-        if (running || queue.length) return respond(command, false, { error: "a turn is running: interrupt it first" });
+        if (active()) return respond(command, false, { error: "a turn is running: interrupt it first" });
         session = { id: options.newId(), cwd: command.cwd ?? session.cwd, model: session.model, started: false, seen: 0 };
         gate.rules.clear();
         return respond(command, true, { data: { session_id: session.id, cwd: session.cwd } });
@@ -208,38 +148,56 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         return respond(command, true, { data: command.cwd ? all.filter((s) => s.cwd === command.cwd) : all });
       }
       case "list-models":
-        return respond(command, true, { data: options.listModels() });
+        return respond(command, true, { data: await models() });
       case "compact":
         return compact(command);
       case "undo":
         return undo(command);
       case "shutdown":
+        // Ordered: every command sent before it has been handled; prompts among them still run to their end.
         closing = true;
         await idle();
+        await order.urgentSettled();
         await respond(command, true);
         return finish();
     }
   }
 
-  /** Reverts the last turn's writes and edits; without `confirm`, only says what it would do. */
-  async function undo(command: CommandOf<"undo">): Promise<void> {
-    if (running || queue.length) return respond(command, false, { error: "a turn is running: interrupt it first" });
-    if (!session.meta) return respond(command, false, { error: "nothing to undo: the session has no turn yet" });
-    const plan = planUndo(await store.load(session.id));
-    if ("error" in plan) return respond(command, false, { error: plan.error });
-    const prepared = await setupFor(session);
-    if (!prepared.checkFile || !prepared.restoreFile) return respond(command, false, { error: "undo is not available for this session" });
-    const changed = plan.steps.flatMap((step) => prepared.checkFile!(step.path, step.after) ?? []);
-    if (changed.length) return respond(command, false, { error: `nothing was restored: ${changed.join("; ")}` });
-    const files = plan.steps.map((step) => ({ path: step.path, action: step.before === null ? "remove" : "restore" }));
-    if (!command.confirm) return respond(command, true, { data: { files, restored: false } });
-    const failed = plan.steps.flatMap((step) => prepared.restoreFile!(step.path, step.before) ?? []);
-    if (failed.length) return respond(command, false, { error: failed.join("; "), data: { files } });
-    return respond(command, true, { data: { files, restored: true } });
+  /** The configured models, the session's current one marked and its provider first. */
+  async function models(): Promise<ModelChoice[]> {
+    const chosen = session.model ?? session.meta?.model;
+    let current: string | undefined;
+    if (chosen) {
+      // Normalised as set-model does ("claude-x" given on the command line is "anthropic/claude-x").
+      try {
+        current = options.checkModel(chosen);
+      } catch {
+        current = chosen;
+      }
+    } else {
+      current = await setupFor(session).then((prepared) => prepared.modelRef, () => undefined);
+    }
+    const provider = current?.includes("/") ? current.slice(0, current.indexOf("/")) : undefined;
+    const rows = options.listModels().map((row) => ({ ...row, current: row.model === current }));
+    // A model the configuration does not list (any name a provider takes) is still the session's: it is listed, marked.
+    if (current && provider && !rows.some((row) => row.current)) {
+      rows.push({ model: current, provider, available: rows.find((row) => row.provider === provider)?.available ?? true, current: true });
+    }
+    return rows.sort((a, b) => Number(b.provider === provider) - Number(a.provider === provider));
   }
 
+  /** Reverts the last turn's writes and edits; without `confirm`, only says what it would do. */
+  async function undo(command: CommandOf<"undo">): Promise<void> {
+    if (active()) return respond(command, false, { error: "a turn is running: interrupt it first" });
+    if (!session.meta) return respond(command, false, { error: "nothing to undo: the session has no turn yet" });
+    const events = await store.load(session.id);
+    const { ok, ...answer } = await runUndo(events, () => setupFor(session), command.confirm === true);
+    return respond(command, ok, answer);
+  }
+
+
   async function resume(command: CommandOf<"resume-session">): Promise<void> {
-    if (running || queue.length) return respond(command, false, { error: "a turn is running: interrupt it first" });
+    if (active()) return respond(command, false, { error: "a turn is running: interrupt it first" });
     const meta = await store.resolve(command.session);
     const events = await store.load(meta.id);
     session = { id: meta.id, meta, cwd: command.cwd ?? meta.cwd, started: false, seen: events.length };
@@ -254,7 +212,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
    * stores the replacement. A failure leaves the conversation as it was.
    */
   async function compact(command: CommandOf<"compact">): Promise<void> {
-    if (running || starting || compacting || queue.length) return respond(command, false, { error: "a turn is running: wait for it or interrupt it first" });
+    if (active()) return respond(command, false, { error: "a turn is running: wait for it or interrupt it first" });
     const current = session;
     if (!current.meta) return respond(command, false, { error: "the session has no conversation to compact yet" });
     let finished!: () => void;
@@ -429,28 +387,42 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     running.controller.abort(new Error(reason));
   }
 
+  /**
+   * A turn is starting, running or waiting, or a compaction holds the session: nothing may switch or
+   * rewrite it now. A turn whose `result` is out no longer counts (it only stores and releases).
+   */
+  function active(): boolean {
+    return Boolean(running || compacting) || starting || queue.length > 0;
+  }
+
   /** Resolves once no turn runs and no prompt waits. */
   async function idle(): Promise<void> {
     while (pump) await pump;
   }
 
+  /** Commands sent after this are answered "shut down"; `done` resolves once those already sent are answered. */
   function finish(): void {
     if (closed) return;
     closed = true;
-    resolveDone();
+    void order.settled().then(resolveDone);
   }
 
   async function close(): Promise<void> {
+    closeRequested = true;
+    // Commands sent before EOF are handled first: a prompt after a resume-session still runs.
+    await order.settled();
     closing = true;
     await idle();
+    await order.settled();
     finish();
+    await done;
   }
 
   return {
     send,
     subscribe: (listener) => bus.subscribe(listener),
     stop,
-    reject: (message, id) => void respond({ kind: "invalid", id }, false, { error: message }),
+    reject: (message, id) => ordered({ kind: "invalid", id }, () => respond({ kind: "invalid", id }, false, { error: message })),
     close,
     done,
     get sessionId() {

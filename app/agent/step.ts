@@ -12,6 +12,8 @@ export type StepOutcome =
   | { ok: true; message: Message; visibleText: string; toolCalls: ToolCall[]; usage: Usage; stopReason: string; lastAttempt: number }
   | {
     ok: false; error: string; partialRaw: string; aborted: boolean; overflow?: boolean;
+    /** Interrupted: the visible text the cut attempt had streamed (its deltas), already emitted as `text` marked interrupted. */
+    partialText?: string;
     /** Tokens the provider reported for the failed attempts (retried ones included), if it reported any. */
     usage?: Usage;
   };
@@ -33,7 +35,8 @@ export interface StepOptions {
  * as they arrive, tagged with their attempt; visible text passes the memory
  * filter first. Complete entries (`thinking`, `text`, `memory`, `tool-use`)
  * are emitted only once an attempt succeeds, so a failed attempt never
- * produces one.
+ * produces one — except that an interrupt keeps what streamed: the attempt
+ * it cut emits its visible text as `text` entries marked `interrupted`.
  */
 export async function runStep(options: StepOptions): Promise<StepOutcome> {
   const { emit } = options;
@@ -115,9 +118,20 @@ export async function runStep(options: StepOptions): Promise<StepOutcome> {
         break;
     }
   }
+  const aborted = options.signal.aborted;
+  let partialText: string | undefined;
+  if (aborted) {
+    // What a reader saw stays said: the open block is closed, and each block becomes a complete entry (stored, replayed).
+    if (state.blockText) {
+      await emit({ kind: "content-end", role: "assistant", attempt });
+      state.texts.push(state.blockText);
+    }
+    for (const content of state.texts) await emit({ kind: "text", role: "assistant", content, interrupted: true });
+    partialText = state.texts.join("");
+  }
   return {
-    ok: false, error: finalError, partialRaw: state.raw, aborted: options.signal.aborted,
-    ...(overflow ? { overflow } : {}), ...(spent ? { usage: spent } : {}),
+    ok: false, error: finalError, partialRaw: state.raw, aborted,
+    ...(overflow ? { overflow } : {}), ...(spent ? { usage: spent } : {}), ...(partialText ? { partialText } : {}),
   };
 
   async function emitText(visible: string) {

@@ -116,6 +116,8 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
         outcome.errors.push(result.error);
         await emit({ kind: "error", message: result.error });
       }
+      // An interrupted answer is the text it had streamed (an earlier step's answer when this one had said nothing yet).
+      if (result.partialText) outcome.text = result.partialText;
       if (result.partialRaw) {
         // What the cut attempt produced is kept, so a resumed session sees it.
         const partial: Message = { role: "assistant", content: [{ type: "text", text: result.partialRaw }] };

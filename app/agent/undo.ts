@@ -40,3 +40,35 @@ export function planUndo(events: KeenEvent[]): { steps: UndoStep[] } | { error: 
   if (!steps.size) return { error: "nothing to undo: the last turn wrote or edited no file" };
   return { steps: [...steps.values()] };
 }
+
+/** What `undo` answers: `ok` with the files (restored or only listed), or why nothing changed. */
+export interface UndoAnswer {
+  ok: boolean;
+  error?: string;
+  data?: { files: { path: string; action: "restore" | "remove" }[]; restored?: boolean };
+}
+
+/** The file access undo needs (the session's setup: through the filesystem guard). */
+export interface UndoFiles {
+  checkFile?(path: string, expected: string): string | undefined;
+  restoreFile?(path: string, content: string | null): string | undefined;
+}
+
+/**
+ * Undoes (with `confirm`; else only lists) the last turn's writes and edits
+ * from its stored events. A file changed since the turn refuses the whole
+ * undo before anything is written.
+ */
+export async function runUndo(events: KeenEvent[], files: () => Promise<UndoFiles>, confirm: boolean): Promise<UndoAnswer> {
+  const plan = planUndo(events);
+  if ("error" in plan) return { ok: false, error: plan.error };
+  const { checkFile, restoreFile } = await files();
+  if (!checkFile || !restoreFile) return { ok: false, error: "undo is not available for this session" };
+  const changed = plan.steps.flatMap((step) => checkFile(step.path, step.after) ?? []);
+  if (changed.length) return { ok: false, error: `nothing was restored: ${changed.join("; ")}` };
+  const listed = plan.steps.map((step) => ({ path: step.path, action: step.before === null ? "remove" as const : "restore" as const }));
+  if (!confirm) return { ok: true, data: { files: listed, restored: false } };
+  const failed = plan.steps.flatMap((step) => restoreFile(step.path, step.before) ?? []);
+  if (failed.length) return { ok: false, error: failed.join("; "), data: { files: listed } };
+  return { ok: true, data: { files: listed, restored: true } };
+}

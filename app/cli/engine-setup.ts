@@ -1,14 +1,14 @@
 import { statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { UnknownSessionError, type SessionMeta, type SessionStore } from "../../storage/store.js";
-import type { EngineSetup } from "../agent/engine.js";
+import type { EngineSetup, ModelChoice } from "../agent/engine.js";
 import { createCompactionPolicy, type CompactionSettings } from "../agent/compaction.js";
 import { createMaxStepsPolicy } from "../agent/max-steps.js";
 import type { TurnPolicy } from "../agent/policy.js";
 import { createStructuredOutput } from "../agent/structured-output.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import { createFileGuard } from "../permissions/file-guard.js";
-import { BUILTIN_PROVIDERS, modelInfo, parseModelRef } from "../providers/registry.js";
+import { BUILTIN_PROVIDERS, modelInfo } from "../providers/registry.js";
 import type { FileAccess, Tool } from "../tools/tool.js";
 import { createTools, toolEnv, withRedaction } from "../tools/index.js";
 import { createFileRestorer } from "../tools/restore-file.js";
@@ -216,20 +216,19 @@ export function checkModel(paths: KeenPaths, cwd: string, ref: string, env: Node
   return `${choice.providerId}/${choice.model}`;
 }
 
-/** The models of configured providers, for `list-models`: whether each provider's key is set. */
-export function listModels(config: ResolvedConfig | undefined, current: string | undefined, env: NodeJS.ProcessEnv = process.env) {
+/** The models of configured providers, for `list-models`: whether each provider's key is set (the engine marks the current one). */
+export function listModels(config: ResolvedConfig | undefined, env: NodeJS.ProcessEnv = process.env): ModelChoice[] {
   const providers = config?.providers ?? BUILTIN_PROVIDERS;
-  const out: { model: string; provider: string; available: boolean; current: boolean }[] = [];
+  const out: ModelChoice[] = [];
   for (const [id, preset] of Object.entries(providers)) {
     const available = preset.keyOptional || Boolean(preset.apiKeyEnv && env[preset.apiKeyEnv]);
     const names = new Set([preset.defaultModel, ...Object.keys(preset.models)]);
     for (const name of names) {
       const model = `${id}/${name}`;
-      out.push({ model, provider: id, available: Boolean(available), current: model === current });
+      out.push({ model, provider: id, available: Boolean(available) });
     }
   }
-  const currentProvider = current ? parseModelRef(current).provider : undefined;
-  return out.sort((a, b) => Number(b.provider === currentProvider) - Number(a.provider === currentProvider));
+  return out;
 }
 
 function isDirectory(path: string): boolean {

@@ -73,7 +73,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("--disallowed-tools <list>", "comma-separated tools the model may not call")
     .option("--max-turns <n>", "limit the model requests of each turn")
     .option("--output-schema <file>", "JSON Schema every answer must satisfy")
-    .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only");
+    .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only; also the widest mode a set-permission-mode command may choose");
   turnOptions(stdio);
   mcpOption(stdio);
   cassetteOptions(stdio, "ask")

@@ -66,7 +66,7 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
     prepare, checkModel: () => {
       throw new Error("keen run does not change models mid-run");
     },
-    listModels: () => listModels(setup.config, setup.modelRef),
+    listModels: () => listModels(setup.config),
     retry: DEFAULT_RETRY, newId: newSessionId, initial, startedAt: started,
   });
   const control = createRunControl(settings.timeoutMs, engine.stop, started);

@@ -34,7 +34,7 @@ export async function compactSession(idOrPrefix: string, flags: { instructions?:
   const bus = new EventBus((error) => process.stderr.write(`keen: an output failed: ${String(error)}\n`));
   const engine = createSessionEngine({
     store, bus, headless: true, cwd: meta.cwd, permissionMode: "read-only", interactive: false, redactor: setup.redactor,
-    prepare, checkModel: (ref) => checkModel(paths, meta.cwd, ref), listModels: () => listModels(setup.config, setup.modelRef),
+    prepare, checkModel: (ref) => checkModel(paths, meta.cwd, ref), listModels: () => listModels(setup.config),
     retry: DEFAULT_RETRY, newId: newSessionId, initial: { id: meta.id, meta, cwd: meta.cwd },
   });
   const answer = new Promise<EventOf<"response">>((resolve) => {

@@ -24,7 +24,10 @@ const EXIT_FOR: Partial<Record<StopReason, number>> = { sigint: 130, sigterm: 14
  * --stream-deltas`, plus `permission-request` and `response`. The process
  * lives between turns; it exits 0 on `shutdown`, or on stdin EOF once the
  * running turn (and any queued prompt) has ended and its `result` is written.
+ * Every command read before EOF is answered before the process exits.
  * `--timeout` bounds each turn, never the wait for the next command.
+ * `set-permission-mode` never goes wider than `--permission-mode`, else the
+ * user config's mode (an unset mode leaves the client free, as the TUI is).
  */
 export async function stdioCommand(settings: RunSettings): Promise<number> {
   const paths = keenPaths();
@@ -44,11 +47,16 @@ export async function stdioCommand(settings: RunSettings): Promise<number> {
   // Usage errors (no provider, bad config, unknown tools) end the process before it reads a command.
   const setup = await prepare({ id: initial.id, cwd, model: initial.model ?? meta?.model });
 
+  // The mode the user started this process with is the widest a client on stdin may set; a replay's own mode is only a default.
+  const userMode = cassette?.replay ? undefined : setup.config.userLimits.permissionMode;
+  const modeCeiling = settings.permissionMode ? { mode: settings.permissionMode, source: "--permission-mode" }
+    : userMode ? { mode: userMode, source: `permissionMode in ${paths.configFile}` } : undefined;
+
   const bus = new EventBus((error) => process.stderr.write(`keen: an output failed: ${String(error)}\n`));
   const engine = createSessionEngine({
-    store, bus, headless: true, cwd, permissionMode: setup.permissionMode ?? "ask", interactive: true, redactor: setup.redactor,
+    store, bus, headless: true, cwd, permissionMode: setup.permissionMode ?? "ask", modeCeiling, interactive: true, redactor: setup.redactor,
     prepare, checkModel: (ref) => checkModel(paths, cwd, ref, process.env, cassette),
-    listModels: () => listModels(setup.config, setup.modelRef),
+    listModels: () => listModels(setup.config),
     retry: DEFAULT_RETRY, turnTimeoutMs: settings.timeoutMs, newId: newSessionId, initial,
   });
   const sink = createStreamSink(process.stdout, () => {

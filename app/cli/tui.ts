@@ -82,7 +82,7 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
   const engine = createSessionEngine({
     store, bus, headless: false, cwd, permissionMode, interactive: true, redactor: setup?.redactor,
     prepare, checkModel: (ref) => checkModel(paths, cwd, ref, process.env, cassette),
-    listModels: () => listModels(setup?.config ?? config, setup?.modelRef),
+    listModels: () => listModels(setup?.config ?? config),
     retry: DEFAULT_RETRY, newId: newSessionId, initial: { id, meta, cwd, model },
   });
 

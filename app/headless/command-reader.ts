@@ -1,4 +1,4 @@
-import { CommandSchema, type Command } from "../../protocol/commands.js";
+import { CommandSchema, type Command, type CommandId } from "../../protocol/commands.js";
 
 /** The longest command line accepted: beyond every model's context, so nothing real is refused. */
 export const MAX_COMMAND_LINE_BYTES = 16 * 1024 * 1024;
@@ -7,7 +7,7 @@ export const MAX_COMMAND_LINE_BYTES = 16 * 1024 * 1024;
 export interface CommandSink {
   command(command: Command): void;
   /** A line that is not a valid command: answered with an error `response`, never fatal. */
-  invalid(message: string, id?: string): void;
+  invalid(message: string, id?: CommandId): void;
   end(): void;
 }
 
@@ -72,7 +72,8 @@ function parseLine(text: string, sink: CommandSink): void {
   }
   if (!value || typeof value !== "object" || Array.isArray(value)) return sink.invalid("a command must be a JSON object");
   const record = value as Record<string, unknown>;
-  const id = typeof record.id === "string" ? record.id : undefined;
+  // The id is echoed even when the rest is wrong, so the client can tell which command failed.
+  const id = typeof record.id === "string" || typeof record.id === "number" ? record.id : undefined;
   if (typeof record.kind !== "string") return sink.invalid('a command needs a "kind"', id);
   if (!KINDS.has(record.kind)) return sink.invalid(`unknown command "${record.kind}"; commands: ${[...KINDS].join(", ")}`, id);
   const parsed = CommandSchema.safeParse(value);

@@ -1,4 +1,4 @@
-import type { PermissionMode } from "../../protocol/commands.js";
+import { PERMISSION_MODES, type PermissionMode } from "../../protocol/commands.js";
 
 /** How a tool call is treated before it runs. */
 export type Gate = "allow" | "ask" | "refuse";
@@ -7,8 +7,8 @@ export type Gate = "allow" | "ask" | "refuse";
 export type ToolClass = "read" | "edit" | "exec";
 
 // Tools that only read the workspace; everything else (bash, MCP tools without readOnlyHint) counts as exec.
-const READ_TOOLS = new Set(["read_file", "grep", "glob", "list", "structured_output"]);
-const EDIT_TOOLS = new Set(["write_file", "edit_file"]);
+export const READ_TOOLS: ReadonlySet<string> = new Set(["read_file", "grep", "glob", "list", "structured_output"]);
+export const EDIT_TOOLS: ReadonlySet<string> = new Set(["write_file", "edit_file"]);
 
 /** The class of a tool by name; unknown tools are treated as the riskiest. */
 export function toolClass(name: string): ToolClass {
@@ -17,8 +17,8 @@ export function toolClass(name: string): ToolClass {
   return "exec";
 }
 
-/** Modes from most to least trusting; a project config may only move right. */
-export const MODE_ORDER: readonly PermissionMode[] = ["auto", "accept-edits", "ask", "read-only"];
+/** Modes from most to least trusting (protocol/commands.ts); a project config may only move right. */
+export const MODE_ORDER: readonly PermissionMode[] = PERMISSION_MODES;
 
 /**
  * The decision table. `auto`: everything runs (the file guard still refuses

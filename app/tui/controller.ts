@@ -44,7 +44,7 @@ export class TuiController {
   readonly ui: UiState;
   readonly editor: Editor;
   readonly cache = new TranscriptCache();
-  private responses = new Map<string, (event: EventOf<"response">) => void>();
+  private responses = new Map<string | number, (event: EventOf<"response">) => void>();
   private seq = 0;
   private setupShown = false;
   private lastDiffCount = 0;

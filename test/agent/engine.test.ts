@@ -196,3 +196,16 @@ test("resume-session continues a stored session, in another directory when asked
   const [meta] = await h.store.list();
   assert.equal(meta!.cwd, "/elsewhere");
 });
+
+test("commands act in order; an interrupt overtakes a prompt still waiting behind an earlier command and drops it", async () => {
+  const h = harness([]);
+  // list-sessions reads the store: the prompt written after it waits, and the interrupt (which acts at once) comes first.
+  h.send({ kind: "list-sessions", id: "ls" });
+  h.send({ kind: "prompt", id: "p", text: "never runs" });
+  h.send({ kind: "interrupt", id: "i" });
+  h.send({ kind: "shutdown", id: "s" });
+  await h.engine.done;
+  const answers = h.events.filter((e) => e.kind === "response").map((e) => [e.id, e.ok, e.error]);
+  assert.deepEqual(answers, [["i", true, undefined], ["ls", true, undefined], ["p", false, "dropped: the turn was interrupted"], ["s", true, undefined]]);
+  assert.equal(h.provider.requests.length, 0);
+});

@@ -105,6 +105,30 @@ test("aborting the run interrupts the turn", async () => {
   assert.deepEqual([end.kind, end.status], ["turn-end", "interrupted"]);
 });
 
+test("an interrupt keeps what streamed: the answer, a complete text marked interrupted, and the stored assistant message", async () => {
+  const controller = new AbortController();
+  const events: EventDraft[] = [];
+  // Interrupted once the second delta is out: the moment is an event, not a timer.
+  const emit = async (e: EventDraft) => {
+    events.push(e);
+    if (e.kind === "text-delta" && e.delta === "so far") controller.abort();
+  };
+  const { outcome } = await turn([{ hang: true, deltas: ["Said ", "so far"] }], { signal: controller.signal, emit });
+  assert.deepEqual([outcome.status, outcome.text], ["interrupted", "Said so far"]);
+  assert.deepEqual(events.filter((e) => e.kind !== "user-message").map((e) => {
+    const { kind, ...rest } = e as Record<string, unknown>;
+    return kind === "assistant-message" ? [kind, rest.message] : kind === "turn-end" ? [kind, rest.status] : [kind, rest.delta ?? rest.content, rest.interrupted];
+  }), [
+    ["text", "hi", undefined],
+    ["text-delta", "Said ", undefined],
+    ["text-delta", "so far", undefined],
+    ["content-end", undefined, undefined],
+    ["text", "Said so far", true],
+    ["assistant-message", { role: "assistant", content: [{ type: "text", text: "Said so far" }] }],
+    ["turn-end", "interrupted"],
+  ]);
+});
+
 test("attempts are numbered across the turn: a step after a retried one keeps the retry's number", async () => {
   const { events } = await turn([
     { fail: { message: "overloaded", retryable: true }, deltas: ["lost"] },

@@ -72,3 +72,34 @@ export function startStdio(args: string[], env: Record<string, string | undefine
     exited,
   };
 }
+
+/** What a scripted `keen stdio` run wrote. */
+export interface ScriptRun {
+  code: number | null;
+  stderr: string;
+  lines: Record<string, any>[];
+  /** The response to the command with this id (as given: string or number); fails when there is none or more than one. */
+  response(id: string | number): Record<string, any>;
+}
+
+/**
+ * The simplest client there is: writes every command at once, closes stdin
+ * and reads what `keen stdio` writes until it exits. Nothing waits for an
+ * answer before the next command is written.
+ */
+export async function runScript(
+  run: (args: string[], options: { stdin: string }) => Promise<{ code: number | null; stdout: string; stderr: string }>,
+  args: string[], commands: (Record<string, unknown> | string)[],
+): Promise<ScriptRun> {
+  const stdin = commands.map((c) => `${typeof c === "string" ? c : JSON.stringify(c)}\n`).join("");
+  const r = await run(["stdio", ...args], { stdin });
+  const lines = r.stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line) as Record<string, any>);
+  return {
+    code: r.code, stderr: r.stderr, lines,
+    response(id) {
+      const found = lines.filter((l) => l.kind === "response" && l.id === id);
+      if (found.length !== 1) throw new Error(`${found.length} responses to ${JSON.stringify(id)}; stderr: ${r.stderr}\nlines: ${lines.map((l) => JSON.stringify(l)).join("\n")}`);
+      return found[0]!;
+    },
+  };
+}

@@ -127,3 +127,13 @@ test("a tool stopped by an interrupt reads as interrupted, not failed", () => {
   const failed = viewOf([d.user("q"), d.toolUse("t1", "bash", {}), d.toolResult("t1", "bash", "exit 1", true)]);
   assert.equal(failed.tools.get("t1")!.status, "error");
 });
+
+test("an interrupted answer: the text marked interrupted settles the streamed block, once, and is the last answer", () => {
+  const view = viewOf([
+    d.sessionStart(), { kind: "local-prompt", text: "hi" }, d.user("hi"), d.delta("Said "), d.delta("so far"), d.contentEnd(),
+    { kind: "text", role: "assistant", content: "Said so far", interrupted: true },
+  ]);
+  reduce(view, stamp(d.result({ status: "interrupted", is_error: true, text: "Said so far" })));
+  assert.deepEqual(brief(view), ["user:sent:hi", "assistant:done:Said so far", "notice:warning:Interrupted."]);
+  assert.equal(view.lastAnswer, "Said so far");
+});

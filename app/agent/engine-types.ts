@@ -1,0 +1,124 @@
+import type { EventBus } from "../../protocol/bus.js";
+import type { EngineClient } from "../../protocol/client.js";
+import type { CommandId, PermissionMode } from "../../protocol/commands.js";
+import type { EventDraft } from "../../protocol/events.js";
+import type { Provider } from "../../protocol/provider.js";
+import type { ModelPrice } from "../../protocol/usage.js";
+import type { SessionStore } from "../../storage/store.js";
+import type { Redactor } from "../permissions/redact.js";
+import type { Tool } from "../tools/tool.js";
+import type { TurnBackend } from "./backend.js";
+import type { CompactionSettings } from "./compaction.js";
+import type { CurrentSession } from "./engine-session.js";
+import type { TurnPolicy } from "./policy.js";
+import type { RetryPolicy } from "./retry.js";
+import type { StopReason } from "./verdict.js";
+
+/* The session engine's types (app/agent/engine.ts): what it is given and what its composition root holds. */
+
+/** What a session needs to run turns with one model in one directory; built by the composition root. */
+export interface EngineSetup {
+  /** `<provider>/<model>` */
+  modelRef: string;
+  provider: Provider;
+  /** Read again before every request: MCP servers add and remove tools while a session runs. */
+  readonly tools: Tool[];
+  /**
+   * Events of the session's helpers that happen on their own time (an MCP server failing, its
+   * tool list changing). The engine attaches its emitter once the session's `session-start` is out,
+   * so what happened during setup follows it.
+   */
+  attach?(emit: (event: EventDraft) => Promise<void>): void;
+  system: string;
+  contextWindow: number;
+  /** The model's list price, for the result's `cost_usd` estimate. */
+  price?: ModelPrice;
+  /** Compaction settings: the `compact` command uses `keepTokens` (the automatic policy is in `perTurn`). */
+  compaction?: CompactionSettings;
+  /** The mode this session starts in: flags, else config, else the front end's default; narrowed by the project. */
+  permissionMode?: PermissionMode;
+  /** The project config's mode: `set-permission-mode` never goes looser than this. */
+  projectMode?: PermissionMode;
+  /** Whether bash runs sandboxed; `fallback` says why not when the sandbox was wanted (auto) but unavailable. */
+  sandbox?: { sandboxed: boolean; fallback?: string; bashConfined: boolean };
+  /** Retry settings of this session's config, over the engine's defaults. */
+  retry?: Partial<RetryPolicy>;
+  /** A fresh list per turn (policies keep per-turn state), with any tools they add. */
+  perTurn(): { policies: TurnPolicy[]; tools: Tool[] };
+  /** Who runs this session's turns; Keen's own loop when absent (the CLI runner is the other one). */
+  backend?: TurnBackend;
+  /** `undo`: the file's text now equals `expected` (an error message otherwise, e.g. changed since). */
+  checkFile?(path: string, expected: string): string | undefined;
+  /** `undo`: puts `content` back (null: removes the file the turn created), through the filesystem guard. */
+  restoreFile?(path: string, content: string | null): string | undefined;
+}
+
+/** Everything the engine is given (the test seam: no module mocking). */
+export interface EngineOptions {
+  store: SessionStore;
+  bus: EventBus;
+  /** Turns of this front end are headless (keen run, keen stdio): stored on each user message. */
+  headless: boolean;
+  /** Directory of new sessions. */
+  cwd: string;
+  /** The mode before the first session setup says otherwise. */
+  permissionMode: PermissionMode;
+  /**
+   * The widest mode a `set-permission-mode` command may choose (keen stdio: the mode the user
+   * started it with, by flag or user config; a client on stdin never goes wider). Absent: the
+   * person at the keyboard chooses (the TUI, ACP), bounded only by the project's config.
+   */
+  modeCeiling?: { mode: PermissionMode; source: string };
+  /** False when nobody can answer a permission request (one-shot keen run). */
+  interactive: boolean;
+  /** Builds provider, tools and prompt for a session; throws an Error whose message is shown. */
+  prepare(session: { id: string; cwd: string; model?: string }): Promise<EngineSetup>;
+  /** Checks a `provider/model` reference (`set-model`); throws with a message naming what to set. */
+  checkModel(ref: string): string;
+  /** The configured providers' models; the engine marks the session's current one (`current`) and lists its provider first. */
+  listModels(): ModelChoice[];
+  retry: RetryPolicy;
+  /** Bounds each turn (keen stdio `--timeout`). */
+  turnTimeoutMs?: number;
+  newId(): string;
+  /** When the front end started: the first turn's `duration_ms` counts from here (keen run: flags and stdin included). */
+  startedAt?: number;
+  /** The first session: a stored one to continue (`meta`) or a fresh id. */
+  initial?: Pick<CurrentSession, "id" | "meta" | "cwd" | "model">;
+  /**
+   * A line for a person about a failure no event can carry any more (the store failing after the
+   * turn's `result`, which must stay the stream's last line). Default: stderr.
+   */
+  diagnose?(line: string): void;
+  /** Hides known secrets in every event before the bus (so in the store and every output) and in titles. */
+  redactor?: Pick<Redactor, "redact" | "redactDeep">;
+}
+
+/** One row of `list-models`. */
+export interface ModelChoice {
+  /** `<provider>/<model>` */
+  model: string;
+  provider: string;
+  /** The provider's key is set (or it needs none). */
+  available: boolean;
+  /** The session's model now (set by the engine; a value given here is ignored). */
+  current?: boolean;
+}
+
+/** The engine as its composition root holds it: a client, plus what only the process may do. */
+export interface SessionEngine extends EngineClient {
+  /** Stops the running turn for a reason only the process knows (signals, timeout, a gone reader). */
+  stop(reason: StopReason, message?: string): void;
+  /** Answers a line that is not a valid command (the stdio reader), in its place among the commands. */
+  reject(message: string, id?: CommandId): void;
+  /** Ends after every command sent so far is answered, the running turn and queued prompts included (stdin EOF); resolves once closed. */
+  close(): Promise<void>;
+  /** Resolves when the engine has shut down. */
+  readonly done: Promise<void>;
+  /** The current session's id. */
+  readonly sessionId: string;
+  /** True while a turn runs or prompts wait for one (read by the run facade, app/agent/run-facade.ts). */
+  readonly busy: boolean;
+  /** Resolves once no turn runs and no prompt waits. */
+  idle(): Promise<void>;
+}

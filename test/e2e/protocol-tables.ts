@@ -1,0 +1,73 @@
+import type * as z from "zod";
+import { COMMAND_ANSWERS, CommandSchema, PERMISSION_MODES, type PermissionMode } from "../../protocol/commands.js";
+import { EDIT_TOOLS, READ_TOOLS, gate, type Gate, type GateOptions } from "../../app/permissions/policy.js";
+
+/*
+ * docs/PROTOCOL.md's command and permission tables, generated from the code
+ * they describe: the command schemas (fields and their descriptions) with
+ * COMMAND_ANSWERS beside them, and the permission gate itself.
+ */
+
+const cell = (text: string) => text.replaceAll("|", "\\|");
+
+/** The commands table: one row per command, in the schema's order. */
+export function commandTable(): string {
+  const rows = CommandSchema.options.map((option) => {
+    const kind = option.shape.kind.value;
+    const fields = Object.entries(option.shape as Record<string, z.ZodType>)
+      .filter(([name]) => name !== "kind" && name !== "id")
+      .map(([name, schema]) => fieldText(name, schema));
+    return `| \`${kind}\` | ${cell(fields.join(", "))} | ${cell(COMMAND_ANSWERS[kind])} |`;
+  });
+  return ["| kind | fields | answered |", "| --- | --- | --- |", ...rows].join("\n");
+}
+
+function fieldText(name: string, schema: z.ZodType): string {
+  const json = schema.toJSONSchema() as { enum?: string[] };
+  const notes = [
+    ...(json.enum ? [json.enum.map((v) => `\`${v}\``).join(", ")] : []),
+    ...(schema.description ? [schema.description] : []),
+    ...(schema.safeParse(undefined).success ? ["optional"] : []),
+  ];
+  return notes.length ? `\`${name}\` (${notes.join("; ")})` : `\`${name}\``;
+}
+
+/** A column of the permission table: the tools its header names, as the gate sees them (they must all agree). */
+export interface ToolColumn {
+  header: string;
+  tools: { name: string; kind?: GateOptions["kind"] }[];
+}
+
+const MCP_TOOL = "mcp__server__tool";
+const names = (set: ReadonlySet<string>) => [...set].map((name) => ({ name }));
+export const TOOL_COLUMNS: ToolColumn[] = [
+  {
+    header: `reads (${[...READ_TOOLS].map((t) => `\`${t}\``).join(", ")}; MCP tools that declare \`readOnlyHint\`)`,
+    tools: [...names(READ_TOOLS), { name: MCP_TOOL, kind: "read" }],
+  },
+  { header: [...EDIT_TOOLS].map((t) => `\`${t}\``).join(", "), tools: names(EDIT_TOOLS) },
+  { header: "`bash`", tools: [{ name: "bash" }] },
+  { header: "any other tool (MCP tools without `readOnlyHint`)", tools: [{ name: MCP_TOOL }] },
+];
+
+const WORD: Record<Gate, string> = { allow: "run", ask: "ask", refuse: "refused" };
+
+/** What the gate does with a column's tool in a mode, with bash in the sandbox (`confined`) or not. */
+export function modeCell(mode: PermissionMode, column: ToolColumn, confined: boolean): string {
+  const words = new Set(column.tools.map((tool) => WORD[gate(mode, tool.name, undefined, { bashConfined: confined, kind: tool.kind })]));
+  if (words.size !== 1) throw new Error(`the tools of column "${column.header}" are not treated alike in ${mode} mode: split the column`);
+  return [...words][0]!;
+}
+
+/** The permission table: modes from the widest down; a cell that differs when bash runs sandboxed says both. */
+export function modeTable(): string {
+  const rows = PERMISSION_MODES.map((mode) => {
+    const cells = TOOL_COLUMNS.map((column) => {
+      const plain = modeCell(mode, column, false);
+      const confined = modeCell(mode, column, true);
+      return plain === confined ? plain : `${plain}; sandboxed: ${confined}`;
+    });
+    return `| \`${mode}\` | ${cells.join(" | ")} |`;
+  });
+  return [`| mode | ${TOOL_COLUMNS.map((c) => c.header).join(" | ")} |`, `| --- |${" --- |".repeat(TOOL_COLUMNS.length)}`, ...rows].join("\n");
+}
