@@ -72,3 +72,10 @@ test('zod is imported as a namespace: `import { z } from "zod"` bundles every lo
     .filter((file) => /import\s*\{\s*z\s*\}\s*from\s*["']zod["']/.test(readFileSync(join(ROOT, file), "utf8")));
   assert.deepEqual(offenders, []);
 });
+
+test("unit tests (outside test/e2e and test/build) start no Keen: npm run test:unit stays quick", () => {
+  const unit = sourceFiles("test").filter((f) => f.endsWith(".test.ts") && !f.startsWith("test/e2e/") && !f.startsWith("test/build/"));
+  const offenders = unit.filter((file) => /from\s+["'][^"']*\/e2e\/|["'][^"']*bin\/keen["']/.test(readFileSync(join(ROOT, file), "utf8")));
+  assert.deepEqual(offenders, []);
+  assert.ok(unit.length > 30, "the check sees the unit tests");
+});

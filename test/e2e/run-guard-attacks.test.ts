@@ -149,7 +149,9 @@ test("a symlink swap race during many tool calls never reads or writes a protect
   flippers.push(await startFlipper("file", join(sb.workspace, "target.txt"), join(keys, "id_rsa"), "inside\n"));
   flippers.push(await startFlipper("dir", join(sb.workspace, "d"), keys, "inside\n"));
   const calls: Calls = [];
-  for (let i = 0; i < 300; i++) {
+  // 500 calls in one turn: the unit race test (guarded-open-race) runs the tools 3,000 times; this one
+  // shows the same holds through the whole CLI, and a third of the old count keeps the e2e suite quick.
+  for (let i = 0; i < 100; i++) {
     calls.push(
       { name: "read_file", input: { path: "target.txt" } },
       { name: "write_file", input: { path: "target.txt", content: "written by keen\n" } },
@@ -158,7 +160,7 @@ test("a symlink swap race during many tool calls never reads or writes a protect
       { name: "edit_file", input: { path: "d/f.txt", old_string: "inside", new_string: "edited" } },
     );
   }
-  // 1,500 calls against two busy flippers: minutes on a loaded machine, so a wider hang guard than the default.
+  // Two busy flippers: a minute or more on a loaded machine, so a wider hang guard than the default.
   const results = await toolResults(sb, calls, { timeoutMs: 240_000 });
   const flips = await Promise.all(flippers.splice(0).map((f) => f.stop()));
   for (const r of results) assert.doesNotMatch(r.result, /PRIVATE KEY|ALSO SECRET/);
