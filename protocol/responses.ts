@@ -15,7 +15,7 @@ export const ERROR_CODES = {
   invalid: "the line is not a valid command (bad JSON, unknown kind, a missing or mistyped field)",
   empty_prompt: "`prompt` with no text",
   no_provider: "no provider is configured, or the chosen provider's API key is not set: the text names what to set",
-  unknown_model: "`set-model`: the model reference names no known provider or cannot be used as configured",
+  unknown_model: "`set-model` (or a turn's setup): the model reference names no known provider or cannot be used as configured",
   unknown_session: "`resume-session`: no stored session matches the id or prefix, or the prefix matches several",
   busy: "a turn (or compaction) is running in this engine: send `interrupt` first, or wait for it",
   session_busy: "another live process holds the session: wait for its turn to end",
