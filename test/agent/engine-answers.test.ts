@@ -120,6 +120,15 @@ test("error events carry a code: a provider failure is `provider`", async () => 
   await h.engine.close();
 });
 
+test("a turn that runs out of time reports an `error` event with error_code timeout", async () => {
+  const h = harness([{ hang: true }], { turnTimeoutMs: 50 });
+  const r = await request(h.engine, { kind: "prompt", text: "hang" });
+  assert.ok(r.ok && r.data.status === "error");
+  const errors = h.events.filter((e): e is EventOf<"error"> => e.kind === "error");
+  assert.deepEqual(errors.map((e) => e.error_code), ["timeout"]);
+  await h.engine.close();
+});
+
 test("the code enum: every code is described, and errorCodeOf only trusts Keen's codes", () => {
   assert.deepEqual(ErrorCodeSchema.options, Object.keys(ERROR_CODES));
   assert.equal(errorCodeOf(new UsageError("x", "no_provider")), "no_provider");
