@@ -7,9 +7,9 @@ import { createAcpCommands } from "./commands.js";
 import type { HostedSession } from "./host.js";
 import { permissionToolCall, replayUpdates, stopReasonOf, toolCallFinished, toolCallProgress, toolCallStarted } from "./updates.js";
 
-/** A request the session cannot serve; `code` is the JSON-RPC error code the client gets. */
+/** A request the session cannot serve; `code` is the JSON-RPC error code the client gets, `errorCode` the engine's (its `data.error_code`). */
 export class AcpFailure extends Error {
-  constructor(message: string, readonly code: number) {
+  constructor(message: string, readonly code: number, readonly errorCode?: ErrorCode) {
     super(message);
   }
 }
@@ -20,7 +20,9 @@ export const INTERNAL_ERROR = -32603;
 
 /** The engine's refusals that are the client's doing: the JSON-RPC error is "invalid params"; any other is "internal". */
 const CLIENT_ERRORS: ReadonlySet<ErrorCode> = new Set(["invalid", "empty_prompt", "permission_ceiling", "unknown_model", "unknown_session"]);
-const rpcCode = (code: ErrorCode) => (CLIENT_ERRORS.has(code) ? INVALID_PARAMS : INTERNAL_ERROR);
+/** The engine's refusal as the client gets it: the JSON-RPC code, with Keen's error_code in `data`. */
+const refused = (answer: { error: string; error_code: ErrorCode }) =>
+  new AcpFailure(answer.error, CLIENT_ERRORS.has(answer.error_code) ? INVALID_PARAMS : INTERNAL_ERROR, answer.error_code);
 
 /** Keen's permission modes as ACP session modes, in the order a client lists them. */
 const MODES: { id: PermissionMode; name: string; description: string }[] = [
@@ -179,7 +181,7 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
     const known = MODES.find((m) => m.id === next);
     if (!known) throw new AcpFailure(`unknown mode "${next}"; modes: ${MODES.map((m) => m.id).join(", ")}`, INVALID_PARAMS);
     const answer = await call({ kind: "set-permission-mode", mode: known.id });
-    if (!answer.ok) throw new AcpFailure(answer.error, rpcCode(answer.error_code));
+    if (!answer.ok) throw refused(answer);
   }
 
   const slash = createAcpCommands({
@@ -210,7 +212,7 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
     configOptions,
     async load(replay) {
       const answer = await call({ kind: "resume-session", session: hosted.id, replay });
-      if (!answer.ok) throw new AcpFailure(answer.error, rpcCode(answer.error_code));
+      if (!answer.ok) throw refused(answer);
     },
     async prompt(text) {
       cancelled = false;
@@ -223,7 +225,7 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
       slash.disarm();
       prompts++;
       const answer = await call({ kind: "prompt", text }).finally(() => prompts--);
-      if (!answer.ok) throw new AcpFailure(answer.error, rpcCode(answer.error_code));
+      if (!answer.ok) throw refused(answer);
       const outcome = stopReasonOf(lastResult, cancelled);
       if (typeof outcome === "object") throw new AcpFailure(outcome.error, INTERNAL_ERROR);
       return outcome;
@@ -247,7 +249,7 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
       const values = offered?.type === "select" ? (offered.options as { value: string }[]).map((o) => o.value) : [];
       if (!values.includes(value)) throw new AcpFailure(`model "${value}" is not among the options: ${values.join(", ")}`, INVALID_PARAMS);
       const answer = await call({ kind: "set-model", model: value });
-      if (!answer.ok) throw new AcpFailure(answer.error, rpcCode(answer.error_code));
+      if (!answer.ok) throw refused(answer);
       model = answer.data.model;
       return configOptions();
     },
