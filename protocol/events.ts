@@ -2,6 +2,7 @@ import * as z from "zod";
 import { CommandIdSchema, PermissionModeSchema } from "./commands.js";
 import { MessageSchema } from "./messages.js";
 import { RunResultSchema } from "./result.js";
+import { ErrorCodeSchema } from "./responses.js";
 
 const base = {
   conversation_id: z.string(), ts: z.number(),
@@ -54,7 +55,9 @@ export const RetryEvent = z.object({
   retry: z.number().int().optional(), max_retries: z.number().int().optional(),
 });
 /** An error the run reports (provider failure, timeout, ...). */
-export const ErrorEvent = z.object({ kind: z.literal("error"), ...base, message: z.string() });
+export const ErrorEvent = z.object({
+  kind: z.literal("error"), ...base, message: z.string(), error_code: ErrorCodeSchema.optional().describe("what failed: see docs/PROTOCOL.md, error codes"),
+});
 /** Last line: the run result. */
 export const ResultEvent = RunResultSchema.extend({ kind: z.literal("result"), ...base });
 
@@ -91,10 +94,14 @@ export const PermissionRequestEvent = z.object({
 export const ToolStartEvent = z.object({
   kind: z.literal("tool-start"), ...assistant, tool_name: z.string(), tool_call_id: z.string(),
 });
-/** The engine's answer to one command: `id` echoes the command's id as given (string or number); `data` for list commands. */
+/**
+ * The engine's answer to one command: `id` echoes the command's id as given (string or number); `data` when `ok`
+ * (its shape per command: protocol/responses.ts, `$defs` `response-data.<command>` in the schema); `error` (text for
+ * people) and `error_code` (for programs) when not.
+ */
 export const ResponseEvent = z.object({
   kind: z.literal("response"), ...base, id: CommandIdSchema.optional(), command: z.string(), ok: z.boolean(),
-  error: z.string().optional(), data: z.unknown().optional(),
+  error: z.string().optional(), error_code: ErrorCodeSchema.optional().describe("set whenever `ok` is false"), data: z.unknown().optional(),
 });
 
 /**

@@ -1,6 +1,6 @@
 import type { AvailableCommand, StopReason } from "@agentclientprotocol/sdk";
-import type { Command } from "../../protocol/commands.js";
-import type { EventOf } from "../../protocol/events.js";
+import type { Request } from "../../protocol/client.js";
+import type { ResponseTo } from "../../protocol/responses.js";
 
 /*
  * Keen's slash commands in an editor. ACP sends a command as prompt text that
@@ -24,7 +24,7 @@ export interface CommandOffers {
 export interface CommandDeps {
   offers: CommandOffers;
   /** Sends an engine command and waits for its response. */
-  call(command: DistributiveOmit<Command, "id">): Promise<EventOf<"response">>;
+  call<C extends Request>(command: C): Promise<ResponseTo<C["kind"]>>;
   /** Tells the user something, as an agent message chunk. */
   say(text: string): Promise<void>;
   /** Changes the permission mode as session/set_mode does, and tells the client (current_mode_update); throws with a message. */
@@ -66,8 +66,8 @@ export function createAcpCommands(deps: CommandDeps): AcpCommands {
     const confirm = undoArmed;
     undoArmed = false;
     const answer = await deps.call({ kind: "undo", ...(confirm ? { confirm: true } : {}) });
-    if (!answer.ok) return deps.say(`Nothing was undone: ${answer.error ?? "undo failed"}.`);
-    const files = ((answer.data as { files?: { path: string; action: string }[] } | undefined)?.files ?? [])
+    if (!answer.ok) return deps.say(`Nothing was undone: ${answer.error}.`);
+    const files = answer.data.files
       .map((f) => `${f.action === "remove" ? "remove" : "restore"} ${f.path}`).join(", ");
     if (confirm) return deps.say(`Undone: ${files}.`);
     undoArmed = true;
@@ -77,9 +77,8 @@ export function createAcpCommands(deps: CommandDeps): AcpCommands {
   async function compact(instructions: string): Promise<void> {
     await deps.say("Compacting the conversation…\n");
     const answer = await deps.call({ kind: "compact", ...(instructions ? { instructions } : {}) });
-    if (!answer.ok) return deps.say(`Not compacted: ${answer.error ?? "compaction failed"}.`);
-    const data = answer.data as { tokens_before?: number; tokens_after?: number } | undefined;
-    return deps.say(`Compacted: about ${data?.tokens_before ?? "?"} tokens of conversation are now ${data?.tokens_after ?? "?"}.`);
+    if (!answer.ok) return deps.say(`Not compacted: ${answer.error}.`);
+    return deps.say(`Compacted: about ${answer.data.tokens_before} tokens of conversation are now ${answer.data.tokens_after}.`);
   }
 
   async function mode(arg: string): Promise<void> {
@@ -115,6 +114,3 @@ export function createAcpCommands(deps: CommandDeps): AcpCommands {
     },
   };
 }
-
-/** Omit over each member of a union. */
-export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -60,7 +60,7 @@ export async function serveAcp(options: AcpServerOptions): Promise<AcpServer> {
       return await work();
     } catch (error) {
       if (error instanceof acp.RequestError) throw error;
-      if (error instanceof AcpFailure) throw new acp.RequestError(error.code, error.message);
+      if (error instanceof AcpFailure) throw new acp.RequestError(error.code, error.message, error.errorCode ? { error_code: error.errorCode } : undefined);
       if (error instanceof UnsupportedContentError) throw new acp.RequestError(INVALID_PARAMS, error.message);
       throw new acp.RequestError(INTERNAL_ERROR, error instanceof Error ? error.message : String(error));
     }

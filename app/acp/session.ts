@@ -1,13 +1,15 @@
 import type { AvailableCommand, PermissionOption, SessionConfigOption, SessionModeState, SessionUpdate, StopReason, ToolCallUpdate } from "@agentclientprotocol/sdk";
-import type { Command, PermissionMode } from "../../protocol/commands.js";
+import { request, type Request } from "../../protocol/client.js";
+import type { PermissionMode } from "../../protocol/commands.js";
+import type { ErrorCode, ResponseTo } from "../../protocol/responses.js";
 import type { EventOf, KeenEvent } from "../../protocol/events.js";
-import { createAcpCommands, type DistributiveOmit } from "./commands.js";
+import { createAcpCommands } from "./commands.js";
 import type { HostedSession } from "./host.js";
 import { permissionToolCall, replayUpdates, stopReasonOf, toolCallFinished, toolCallProgress, toolCallStarted } from "./updates.js";
 
-/** A request the session cannot serve; `code` is the JSON-RPC error code the client gets. */
+/** A request the session cannot serve; `code` is the JSON-RPC error code the client gets, `errorCode` the engine's (its `data.error_code`). */
 export class AcpFailure extends Error {
-  constructor(message: string, readonly code: number) {
+  constructor(message: string, readonly code: number, readonly errorCode?: ErrorCode) {
     super(message);
   }
 }
@@ -15,6 +17,12 @@ export class AcpFailure extends Error {
 export const INVALID_PARAMS = -32602;
 /** JSON-RPC: Keen could not do it (a provider failure, a session busy in another process). */
 export const INTERNAL_ERROR = -32603;
+
+/** The engine's refusals that are the client's doing: the JSON-RPC error is "invalid params"; any other is "internal". */
+const CLIENT_ERRORS: ReadonlySet<ErrorCode> = new Set(["invalid", "empty_prompt", "permission_ceiling", "unknown_model", "unknown_session"]);
+/** The engine's refusal as the client gets it: the JSON-RPC code, with Keen's error_code in `data`. */
+const refused = (answer: { error: string; error_code: ErrorCode }) =>
+  new AcpFailure(answer.error, CLIENT_ERRORS.has(answer.error_code) ? INVALID_PARAMS : INTERNAL_ERROR, answer.error_code);
 
 /** Keen's permission modes as ACP session modes, in the order a client lists them. */
 const MODES: { id: PermissionMode; name: string; description: string }[] = [
@@ -64,9 +72,7 @@ export interface AcpSession {
  */
 export function createAcpSession(options: AcpSessionOptions): AcpSession {
   const { hosted, notify, log } = options;
-  const waiting = new Map<string | number, (event: EventOf<"response">) => void>();
   const asking = new Set<AbortController>();
-  let counter = 0;
   let mode = hosted.mode;
   let model = hosted.model;
   let lastResult: EventOf<"result"> | undefined;
@@ -85,12 +91,9 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
     }
   });
 
-  function call(command: DistributiveOmit<Command, "id">): Promise<EventOf<"response">> {
-    const id = `acp-${++counter}`;
-    return new Promise((resolve) => {
-      waiting.set(id, resolve);
-      hosted.client.send({ ...command, id } as Command);
-    });
+  /** Sends a command and waits for its typed response (after this session's subscriber has taken every event before it). */
+  function call<C extends Request>(command: C): Promise<ResponseTo<C["kind"]>> {
+    return request(hosted.client, command);
   }
 
   async function onEvent(event: KeenEvent): Promise<void> {
@@ -99,14 +102,6 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
       return;
     }
     switch (event.kind) {
-      case "response": {
-        const resolve = event.id === undefined ? undefined : waiting.get(event.id);
-        if (resolve) {
-          waiting.delete(event.id!);
-          resolve(event);
-        }
-        return;
-      }
       case "text-delta":
         streamed = true;
         return notify({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.delta } });
@@ -186,7 +181,7 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
     const known = MODES.find((m) => m.id === next);
     if (!known) throw new AcpFailure(`unknown mode "${next}"; modes: ${MODES.map((m) => m.id).join(", ")}`, INVALID_PARAMS);
     const answer = await call({ kind: "set-permission-mode", mode: known.id });
-    if (!answer.ok) throw new AcpFailure(answer.error ?? "could not change the mode", INVALID_PARAMS);
+    if (!answer.ok) throw refused(answer);
   }
 
   const slash = createAcpCommands({
@@ -201,7 +196,7 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
 
   async function configOptions(): Promise<SessionConfigOption[]> {
     const answer = await call({ kind: "list-models" });
-    const listed = (answer.ok && Array.isArray(answer.data) ? answer.data : []) as { model: string; available: boolean }[];
+    const listed = answer.ok ? answer.data : [];
     const models = [model, ...listed.filter((m) => m.available && m.model !== model).map((m) => m.model)];
     return [{
       id: "model", name: "Model", category: "model", type: "select", currentValue: model,
@@ -217,7 +212,7 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
     configOptions,
     async load(replay) {
       const answer = await call({ kind: "resume-session", session: hosted.id, replay });
-      if (!answer.ok) throw new AcpFailure(answer.error ?? "could not load the session", INTERNAL_ERROR);
+      if (!answer.ok) throw refused(answer);
     },
     async prompt(text) {
       cancelled = false;
@@ -230,9 +225,7 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
       slash.disarm();
       prompts++;
       const answer = await call({ kind: "prompt", text }).finally(() => prompts--);
-      if (!answer.ok) {
-        throw new AcpFailure(answer.error ?? "the prompt could not run", answer.error === "empty prompt" ? INVALID_PARAMS : INTERNAL_ERROR);
-      }
+      if (!answer.ok) throw refused(answer);
       const outcome = stopReasonOf(lastResult, cancelled);
       if (typeof outcome === "object") throw new AcpFailure(outcome.error, INTERNAL_ERROR);
       return outcome;
@@ -256,8 +249,8 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
       const values = offered?.type === "select" ? (offered.options as { value: string }[]).map((o) => o.value) : [];
       if (!values.includes(value)) throw new AcpFailure(`model "${value}" is not among the options: ${values.join(", ")}`, INVALID_PARAMS);
       const answer = await call({ kind: "set-model", model: value });
-      if (!answer.ok) throw new AcpFailure(answer.error ?? "could not change the model", INVALID_PARAMS);
-      model = (answer.data as { model?: string } | undefined)?.model ?? value;
+      if (!answer.ok) throw refused(answer);
+      model = answer.data.model;
       return configOptions();
     },
     async close() {

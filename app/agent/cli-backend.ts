@@ -139,7 +139,7 @@ async function runCliTurn(options: CliRunnerOptions, turn: BackendTurnOptions): 
   const fail = async (message: string) => {
     outcome.status = "error";
     outcome.errors.push(message);
-    await emit({ kind: "error", message });
+    await emit({ kind: "error", message, error_code: "runner" });
   };
   let relay: PermissionRelay | undefined;
   if (asks && !turn.signal.aborted) {
@@ -204,7 +204,7 @@ async function runCliTurn(options: CliRunnerOptions, turn: BackendTurnOptions): 
       if (result.stopReason) outcome.stopReason = result.stopReason;
       if (result.status === "error") {
         outcome.errors.push(...result.errors);
-        for (const message of result.errors) await emit({ kind: "error", message });
+        for (const message of result.errors) await emit({ kind: "error", message, error_code: "runner" });
       }
     }
   }

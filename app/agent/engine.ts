@@ -2,7 +2,8 @@ import { isWiderMode, type Command, type CommandId, type CommandOf, type Permiss
 import type { EventDraft, KeenEvent } from "../../protocol/events.js";
 import { PROTOCOL_VERSION } from "../../protocol/kinds.js";
 import { createRecorder, type Recorder } from "../../storage/recorder.js";
-import { SessionBusyError, type SessionStatus } from "../../storage/store.js";
+import { CodedError, errorCodeOf, type ErrorCode } from "../../protocol/responses.js";
+import { SessionBusyError, UnknownSessionError, type SessionStatus } from "../../storage/store.js";
 import { stricterMode } from "../permissions/policy.js";
 import { compactConversation, messageTokens } from "./compaction.js";
 import { countStored, historyEvents, loadSession, titleOf, type CurrentSession } from "./engine-session.js";
@@ -70,18 +71,23 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     }
     await bus.emit(event);
   };
-  const respond = (command: { kind: string; id?: CommandId }, ok: boolean, extra: { error?: string; data?: unknown } = {}) =>
+  const respond = (command: { kind: string; id?: CommandId }, ok: boolean, extra: { error?: string; error_code?: ErrorCode; data?: unknown } = {}) =>
     emit({ kind: "response", ...(command.id !== undefined ? { id: command.id } : {}), command: command.kind, ok, ...extra });
+  /** A failed answer: the text for people, the code for programs (protocol/responses.ts). */
+  const refuse = (command: { kind: string; id?: CommandId }, code: ErrorCode, error: string, data?: unknown) =>
+    respond(command, false, { error, error_code: code, ...(data !== undefined ? { data } : {}) });
+  const refuseError = (command: { kind: string; id?: CommandId }, error: unknown, fallback?: ErrorCode) =>
+    refuse(command, errorCodeOf(error, fallback), messageOf(error));
   const gate = createPermissionGate({ mode: options.permissionMode, interactive: options.interactive, emit, newId: options.newId });
 
   function send(command: Command): void {
-    if (command.kind === "prompt" && closeRequested) return void answerSafely(command, () => respond(command, false, { error: "the engine is shutting down" }));
+    if (command.kind === "prompt" && closeRequested) return void answerSafely(command, () => refuse(command, "shutting_down", "the engine is shutting down"));
     if (command.kind === "interrupt") interrupts++;
     // An interrupt acts at once, so it may overtake a prompt sent before it that still waits for
     // earlier commands: that prompt is dropped, as a queued one is.
     const sentAfter = interrupts;
     const dropped = () => interrupts !== sentAfter;
-    ordered(command, () => (command.kind === "prompt" && dropped() ? respond(command, false, { error: "dropped: the turn was interrupted" }) : handle(command)));
+    ordered(command, () => (command.kind === "prompt" && dropped() ? refuse(command, "interrupted", "dropped: the turn was interrupted") : handle(command)));
   }
 
   /** Handles a command after the ones sent before it; interrupt and permission-response at once. */
@@ -92,22 +98,22 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   /** Runs a command's handler; a handler that fails answers its command with the error. Never rejects. */
   function answerSafely(command: { kind: string; id?: CommandId }, work: () => Promise<void>): Promise<void> {
     return work()
-      .catch((error) => respond(command, false, { error: messageOf(error) }))
+      .catch((error) => refuseError(command, error))
       .catch((error) => diagnose(`could not answer a ${command.kind} command: ${messageOf(error)}`));
   }
 
   async function handle(command: Command): Promise<void> {
-    if (closed) return void (await respond(command, false, { error: "the engine has shut down" }));
+    if (closed) return void (await refuse(command, "shutting_down", "the engine has shut down"));
     switch (command.kind) {
       case "prompt":
-        if (closing) return respond(command, false, { error: "the engine is shutting down" });
-        if (!command.text.trim()) return respond(command, false, { error: "empty prompt" });
+        if (closing) return refuse(command, "shutting_down", "the engine is shutting down");
+        if (!command.text.trim()) return refuse(command, "empty_prompt", "empty prompt");
         queue.push(command);
         pump ??= drain();
         return;
       case "interrupt": {
         const dropped = queue.splice(0);
-        for (const prompt of dropped) await respond(prompt, false, { error: "dropped: the turn was interrupted" });
+        for (const prompt of dropped) await refuse(prompt, "interrupted", "dropped: the turn was interrupted");
         const was = Boolean(running);
         // Idle, there is nothing to stop: a stale interrupt must not stop the next prompt's turn.
         if (running || starting) stop("interrupt");
@@ -115,29 +121,34 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       }
       case "permission-response": {
         const error = gate.answer(command);
-        return respond(command, !error, error ? { error } : {});
+        return error ? refuse(command, "no_request", error) : respond(command, true);
       }
       case "set-permission-mode": {
         const ceiling = options.modeCeiling;
         if (ceiling && isWiderMode(command.mode, ceiling.mode)) {
-          return respond(command, false, { error: `permission mode ${command.mode} is wider than ${ceiling.mode}, the mode this process was started with (${ceiling.source})` });
+          return refuse(command, "permission_ceiling", `permission mode ${command.mode} is wider than ${ceiling.mode}, the mode this process was started with (${ceiling.source})`);
         }
         // The project's floor comes with the session's setup; without one yet (no provider), the turn applies it.
         const floor = await setupFor(session).then((v) => v.projectMode, () => undefined);
         if (floor && isWiderMode(command.mode, floor)) {
-          return respond(command, false, { error: `permission mode ${command.mode} is wider than this project's config allows (${floor})` });
+          return refuse(command, "permission_ceiling", `permission mode ${command.mode} is wider than this project's config allows (${floor})`);
         }
         chosenMode = command.mode;
         gate.mode = command.mode;
         return respond(command, true, { data: { mode: command.mode } });
       }
       case "set-model": {
-        const model = options.checkModel(command.model);
+        let model: string;
+        try {
+          model = options.checkModel(command.model);
+        } catch (error) {
+          return refuseError(command, error, "unknown_model");
+        }
         session.model = model;
         return respond(command, true, { data: { model } });
       }
       case "new-session":
-        if (active()) return respond(command, false, { error: "a turn is running: interrupt it first" });
+        if (active()) return refuse(command, "busy", "a turn is running: interrupt it first");
         session = { id: options.newId(), cwd: command.cwd ?? session.cwd, model: session.model, started: false, seen: 0 };
         gate.rules.clear();
         return respond(command, true, { data: { session_id: session.id, cwd: session.cwd } });
@@ -188,17 +199,19 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
 
   /** Reverts the last turn's writes and edits; without `confirm`, only says what it would do. */
   async function undo(command: CommandOf<"undo">): Promise<void> {
-    if (active()) return respond(command, false, { error: "a turn is running: interrupt it first" });
-    if (!session.meta) return respond(command, false, { error: "nothing to undo: the session has no turn yet" });
+    if (active()) return refuse(command, "busy", "a turn is running: interrupt it first");
+    if (!session.meta) return refuse(command, "nothing_to_undo", "nothing to undo: the session has no turn yet");
     const events = await store.load(session.id);
-    const { ok, ...answer } = await runUndo(events, () => setupFor(session), command.confirm === true);
-    return respond(command, ok, answer);
+    const answer = await runUndo(events, () => setupFor(session), command.confirm === true);
+    return answer.ok ? respond(command, true, { data: answer.data }) : refuse(command, answer.code, answer.error, answer.data);
   }
 
 
   async function resume(command: CommandOf<"resume-session">): Promise<void> {
-    if (active()) return respond(command, false, { error: "a turn is running: interrupt it first" });
-    const meta = await store.resolve(command.session);
+    if (active()) return refuse(command, "busy", "a turn is running: interrupt it first");
+    const meta = await store.resolve(command.session).catch((error) => {
+      throw error instanceof UnknownSessionError ? new CodedError(error.message, "unknown_session") : error;
+    });
     const events = await store.load(meta.id);
     session = { id: meta.id, meta, cwd: command.cwd ?? meta.cwd, started: false, seen: events.length };
     gate.restore(events);
@@ -212,9 +225,9 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
    * stores the replacement. A failure leaves the conversation as it was.
    */
   async function compact(command: CommandOf<"compact">): Promise<void> {
-    if (active()) return respond(command, false, { error: "a turn is running: wait for it or interrupt it first" });
+    if (active()) return refuse(command, "busy", "a turn is running: wait for it or interrupt it first");
     const current = session;
-    if (!current.meta) return respond(command, false, { error: "the session has no conversation to compact yet" });
+    if (!current.meta) return refuse(command, "nothing_to_compact", "the session has no conversation to compact yet");
     let finished!: () => void;
     compacting = new Promise<void>((resolve) => (finished = resolve));
     try {
@@ -237,7 +250,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
           instructions: command.instructions, tokensBefore, emit, signal: controller.signal, retry: { ...options.retry, ...prepared.retry },
         });
         await recorder.flush();
-        if (!result.ok) return await respond(command, false, { error: `compaction failed: ${result.error}` });
+        if (!result.ok) return await refuse(command, "compaction_failed", `compaction failed: ${result.error}`);
         await respond(command, true, { data: { session_id: current.id, tokens_before: tokensBefore, tokens_after: result.tokensAfter } });
       } finally {
         running = undefined;
@@ -259,7 +272,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         const prompt = queue.shift()!;
         turning = true;
         // A turn that fails outside the loop's own contract (a store that cannot be read) still answers its prompt.
-        await turn(prompt).catch((error) => ((turning = false), respond(prompt, false, { error: messageOf(error) })));
+        await turn(prompt).catch((error) => ((turning = false), refuseError(prompt, error)));
         turning = false;
       }
     } finally {
@@ -281,7 +294,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       starting = false;
       early = undefined;
       turning = false;
-      return respond(prompt, false, { error: messageOf(error) });
+      return refuseError(prompt, error);
     }
     starting = false;
     const controller = new AbortController();
@@ -324,7 +337,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         emit, requester: gate, retry: { ...options.retry, ...prepared.retry }, signal: controller.signal, policies: kit.policies,
       });
       const result = buildResult({ sessionId: current.id, outcome, policies: kit.policies, stop: running.stop, started, window: prepared.contextWindow, price: prepared.price });
-      if (result.error) await emit({ kind: "error", message: result.error });
+      if (result.error) await emit({ kind: "error", message: result.error, ...(result.code ? { error_code: result.code } : {}) });
       await emit({ kind: "result", ...result.result });
       status = result.result.status;
       answer = { session_id: current.id, status: result.result.status };
@@ -373,7 +386,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     try {
       await store.claim(current.id);
     } catch (error) {
-      if (error instanceof SessionBusyError) throw new Error(error.message);
+      if (error instanceof SessionBusyError) throw new CodedError(error.message, "session_busy");
       throw error;
     }
     await store.updateMeta(current.id, { status: "running", updated: Date.now(), model: modelRef, cwd: current.cwd });
@@ -422,7 +435,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     send,
     subscribe: (listener) => bus.subscribe(listener),
     stop,
-    reject: (message, id) => ordered({ kind: "invalid", id }, () => respond({ kind: "invalid", id }, false, { error: message })),
+    reject: (message, id) => ordered({ kind: "invalid", id }, () => refuse({ kind: "invalid", id }, "invalid", message)),
     close,
     done,
     get sessionId() {

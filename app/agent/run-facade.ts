@@ -1,3 +1,4 @@
+import { request } from "../../protocol/client.js";
 import type { KeenEvent } from "../../protocol/events.js";
 import type { RunResult } from "../../protocol/result.js";
 import type { SessionEngine } from "./engine.js";
@@ -29,7 +30,6 @@ const STREAM_OPEN = new Set(["text-delta", "thinking-start", "thinking-delta"]);
 
 export function createRunFacade(engine: SessionEngine): RunFacade {
   let streaming = false;
-  let ids = 0;
   engine.subscribe((event) => {
     if (STREAM_OPEN.has(event.kind)) streaming = true;
     else if (!event.kind.endsWith("-delta")) streaming = false;
@@ -40,21 +40,18 @@ export function createRunFacade(engine: SessionEngine): RunFacade {
   return {
     run(sessionId, text) {
       if (!current(sessionId)) return Promise.reject(new Error(`session ${sessionId} is not this engine's current session`));
-      const id = `run-facade-${++ids}`;
-      return new Promise((resolve, reject) => {
-        let result: RunResult | undefined;
-        const off = engine.subscribe((event: KeenEvent) => {
-          if (event.kind === "result" && event.conversation_id === sessionId && !event.replay) {
-            const { kind: _kind, conversation_id: _c, ts: _ts, replay: _r, ...rest } = event as typeof event & { seq?: number };
-            delete rest.seq;
-            result = rest as RunResult;
-          }
-          if (event.kind !== "response" || event.id !== id) return;
-          off();
-          if (event.ok && result) resolve(result);
-          else reject(new Error(event.error ?? "the turn ended without a result"));
-        });
-        engine.send({ kind: "prompt", id, text });
+      let result: RunResult | undefined;
+      const off = engine.subscribe((event: KeenEvent) => {
+        if (event.kind === "result" && event.conversation_id === sessionId && !event.replay) {
+          const { kind: _kind, conversation_id: _c, ts: _ts, replay: _r, ...rest } = event as typeof event & { seq?: number };
+          delete rest.seq;
+          result = rest as RunResult;
+        }
+      });
+      return request(engine, { kind: "prompt", text }).then((answer) => {
+        off();
+        if (answer.ok && result) return result;
+        throw new Error(answer.ok ? "the turn ended without a result" : answer.error);
       });
     },
     queueMessage(sessionId, text) {

@@ -1,3 +1,4 @@
+import type { ErrorCode } from "../../protocol/responses.js";
 import type { RunResult } from "../../protocol/result.js";
 import { costUsd, type ModelPrice } from "../../protocol/usage.js";
 import type { TurnPolicy } from "./policy.js";
@@ -24,7 +25,7 @@ export interface TurnEnd {
  * its output, against the model's window. `error` is the verdict's own error,
  * to emit as an `error` event before the result.
  */
-export function buildResult(end: TurnEnd): { result: RunResult; error?: string } {
+export function buildResult(end: TurnEnd): { result: RunResult; error?: string; code?: ErrorCode } {
   const { outcome } = end;
   const answer = end.policies.map((p) => p.answer?.()).find((a) => a !== undefined);
   const text = answer ? answer.text : outcome.text;
@@ -45,5 +46,5 @@ export function buildResult(end: TurnEnd): { result: RunResult; error?: string }
     ...(outcome.stopReason ? { stop_reason: outcome.stopReason } : {}),
     ...(answer && "value" in answer && answer.value !== undefined ? { structured_output: answer.value } : {}),
   };
-  return { result, error: verdict.error };
+  return { result, error: verdict.error, code: verdict.code };
 }

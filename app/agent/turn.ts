@@ -114,7 +114,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
       if (result.usage) outcome.usage = addUsage(outcome.usage, result.usage);
       if (!result.aborted) {
         outcome.errors.push(result.error);
-        await emit({ kind: "error", message: result.error });
+        await emit({ kind: "error", message: result.error, error_code: "provider" });
       }
       // An interrupted answer is the text it had streamed (an earlier step's answer when this one had said nothing yet).
       if (result.partialText) outcome.text = result.partialText;

@@ -15,7 +15,7 @@ const FILE_TOOLS = new Set(["write_file", "edit_file"]);
  * file into (text before the turn, text after it). Pure. A change stored
  * without its texts (too large to keep) cannot be undone, and says so.
  */
-export function planUndo(events: KeenEvent[]): { steps: UndoStep[] } | { error: string } {
+export function planUndo(events: KeenEvent[]): { steps: UndoStep[] } | { error: string; refused?: boolean } {
   let start = -1;
   for (let i = events.length - 1; i >= 0; i--) {
     if (events[i]!.kind === "user-message") {
@@ -31,7 +31,7 @@ export function planUndo(events: KeenEvent[]): { steps: UndoStep[] } | { error: 
     const path = details.path;
     if (typeof path !== "string") continue;
     if (typeof details.new_text !== "string") {
-      return { error: `${path}: the change was too large for Keen to keep its previous contents; undo it with git` };
+      return { error: `${path}: the change was too large for Keen to keep its previous contents; undo it with git`, refused: true };
     }
     const before = typeof details.old_text === "string" ? details.old_text : null;
     const known = steps.get(path);
@@ -42,11 +42,11 @@ export function planUndo(events: KeenEvent[]): { steps: UndoStep[] } | { error: 
 }
 
 /** What `undo` answers: `ok` with the files (restored or only listed), or why nothing changed. */
-export interface UndoAnswer {
-  ok: boolean;
-  error?: string;
-  data?: { files: { path: string; action: "restore" | "remove" }[]; restored?: boolean };
-}
+export type UndoAnswer =
+  | { ok: true; data: { files: UndoFile[]; restored: boolean } }
+  | { ok: false; code: "nothing_to_undo" | "undo_refused" | "failed"; error: string; data?: { files: UndoFile[] } };
+
+type UndoFile = { path: string; action: "restore" | "remove" };
 
 /** The file access undo needs (the session's setup: through the filesystem guard). */
 export interface UndoFiles {
@@ -61,14 +61,14 @@ export interface UndoFiles {
  */
 export async function runUndo(events: KeenEvent[], files: () => Promise<UndoFiles>, confirm: boolean): Promise<UndoAnswer> {
   const plan = planUndo(events);
-  if ("error" in plan) return { ok: false, error: plan.error };
+  if ("error" in plan) return { ok: false, code: plan.refused ? "undo_refused" : "nothing_to_undo", error: plan.error };
   const { checkFile, restoreFile } = await files();
-  if (!checkFile || !restoreFile) return { ok: false, error: "undo is not available for this session" };
+  if (!checkFile || !restoreFile) return { ok: false, code: "undo_refused", error: "undo is not available for this session" };
   const changed = plan.steps.flatMap((step) => checkFile(step.path, step.after) ?? []);
-  if (changed.length) return { ok: false, error: `nothing was restored: ${changed.join("; ")}` };
+  if (changed.length) return { ok: false, code: "undo_refused", error: `nothing was restored: ${changed.join("; ")}` };
   const listed = plan.steps.map((step) => ({ path: step.path, action: step.before === null ? "remove" as const : "restore" as const }));
   if (!confirm) return { ok: true, data: { files: listed, restored: false } };
   const failed = plan.steps.flatMap((step) => restoreFile(step.path, step.before) ?? []);
-  if (failed.length) return { ok: false, error: failed.join("; "), data: { files: listed } };
+  if (failed.length) return { ok: false, code: "failed", error: failed.join("; "), data: { files: listed } };
   return { ok: true, data: { files: listed, restored: true } };
 }

@@ -1,3 +1,4 @@
+import type { ErrorCode } from "../../protocol/responses.js";
 import type { RunStatus } from "../../protocol/result.js";
 
 /** Why a turn was stopped from outside the loop. */
@@ -8,6 +9,8 @@ export interface Verdict {
   status: RunStatus;
   isError: boolean;
   error?: string;
+  /** The `error` event's `error_code` for `error`. */
+  code?: ErrorCode;
 }
 
 /**
@@ -17,11 +20,11 @@ export interface Verdict {
  */
 export function verdictOf(loop: RunStatus, text: string, stop?: { reason: StopReason; message?: string }, failure?: string): Verdict {
   const status = failure && loop === "success" ? "error" : loop;
-  if (stop?.reason === "timeout" || stop?.reason === "store") return { status: "error", isError: true, error: stop.message };
+  if (stop?.reason === "timeout" || stop?.reason === "store") return { status: "error", isError: true, error: stop.message, code: stop.reason };
   if (stop && status === "interrupted") return { status, isError: true };
-  if (status === "error" || status === "interrupted") return { status, isError: true, error: failure };
+  if (status === "error" || status === "interrupted") return { status, isError: true, error: failure, ...(failure ? { code: "structured_output" as const } : {}) };
   if (status === "max_turns" && !text) {
-    return { status, isError: true, error: "the step limit was reached and the final step produced no answer" };
+    return { status, isError: true, error: "the step limit was reached and the final step produced no answer", code: "max_turns" };
   }
   return { status, isError: false };
 }

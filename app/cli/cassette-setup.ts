@@ -101,7 +101,7 @@ function openReplay(settings: CassetteSettings): CassetteSetup {
     // A provider the recording machine had in its config need not exist here: the cassette says its wire format.
     const preset = config.providers[provider]
       ?? (provider === header.provider ? { kind: header.kind, defaultModel: header.model, models: {} } : undefined);
-    if (!preset) throw new UsageError(`unknown provider "${provider}"; known: ${Object.keys(config.providers).join(", ")}`);
+    if (!preset) throw new UsageError(`unknown provider "${provider}"; known: ${Object.keys(config.providers).join(", ")}`, "unknown_model");
     return { providerId: provider, model: model ?? preset.defaultModel, preset, apiKey: "replay", baseURLSource: `the cassette ${source}` };
   }
 }

@@ -270,7 +270,7 @@ export async function storedSession(store: SessionStore, choice: string | Sessio
   try {
     return await store.resolve(idOrPrefix);
   } catch (error) {
-    if (error instanceof UnknownSessionError) throw new UsageError(error.message);
+    if (error instanceof UnknownSessionError) throw new UsageError(error.message, "unknown_session");
     throw error;
   }
 }

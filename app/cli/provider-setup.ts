@@ -28,12 +28,13 @@ export function chooseModel(ref: string | undefined, config: ResolvedConfig, env
     }
     throw new UsageError(
       "no provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY (with ANTHROPIC_BASE_URL / OPENAI_BASE_URL for compatible servers), or pass --model <provider>/<model>",
+      "no_provider",
     );
   }
   const { provider, model } = parseModelRef(wanted);
   const preset = config.providers[provider];
   if (!preset) {
-    throw new UsageError(`unknown provider "${provider}" in model "${wanted}"; known: ${Object.keys(config.providers).join(", ")}`);
+    throw new UsageError(`unknown provider "${provider}" in model "${wanted}"; known: ${Object.keys(config.providers).join(", ")}`, "unknown_model");
   }
   return finish(provider, model ?? preset.defaultModel, preset, env);
 }
@@ -41,7 +42,7 @@ export function chooseModel(ref: string | undefined, config: ResolvedConfig, env
 function finish(providerId: string, model: string, preset: ProviderPreset, env: NodeJS.ProcessEnv): ModelChoice {
   const key = preset.apiKeyEnv ? env[preset.apiKeyEnv] : undefined;
   if (!key && !preset.keyOptional) {
-    throw new UsageError(`provider "${providerId}" needs an API key: set ${preset.apiKeyEnv ?? "apiKeyEnv in its config"}`);
+    throw new UsageError(`provider "${providerId}" needs an API key: set ${preset.apiKeyEnv ?? "apiKeyEnv in its config"}`, "no_provider");
   }
   const fromEnv = preset.baseURLEnv && env[preset.baseURLEnv] ? preset.baseURLEnv : undefined;
   const baseURL = fromEnv ? env[fromEnv] : preset.baseURL;

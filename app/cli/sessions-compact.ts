@@ -1,5 +1,5 @@
 import { EventBus } from "../../protocol/bus.js";
-import type { EventOf } from "../../protocol/events.js";
+import { request } from "../../protocol/client.js";
 import { newSessionId } from "../../storage/ids.js";
 import { openStore } from "../../storage/level-store.js";
 import { UnknownSessionError, type SessionMeta } from "../../storage/store.js";
@@ -37,16 +37,10 @@ export async function compactSession(idOrPrefix: string, flags: { instructions?:
     prepare, checkModel: (ref) => checkModel(paths, meta.cwd, ref), listModels: () => listModels(setup.config),
     retry: DEFAULT_RETRY, newId: newSessionId, initial: { id: meta.id, meta, cwd: meta.cwd },
   });
-  const answer = new Promise<EventOf<"response">>((resolve) => {
-    bus.subscribe((event) => {
-      if (event.kind === "response" && event.id === "compact") resolve(event);
-    });
-  });
-  engine.send({ kind: "compact", id: "compact", ...(flags.instructions ? { instructions: flags.instructions } : {}) });
-  const response = await answer;
+  const response = await request(engine, { kind: "compact", ...(flags.instructions ? { instructions: flags.instructions } : {}) });
   await engine.close();
-  if (!response.ok) throw new ExitError(response.error ?? "compaction failed", 1);
-  const data = response.data as { tokens_before: number; tokens_after: number };
+  if (!response.ok) throw new ExitError(response.error, 1);
+  const data = response.data;
   process.stderr.write(`keen: compacted session ${meta.id}: about ${data.tokens_before} → ${data.tokens_after} tokens\n`);
   return 0;
 }

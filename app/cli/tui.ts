@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { EventBus } from "../../protocol/bus.js";
 import type { KeenEvent } from "../../protocol/events.js";
 import { PermissionModeSchema, type PermissionMode } from "../../protocol/commands.js";
+import { errorCodeOf } from "../../protocol/responses.js";
 import { newSessionId } from "../../storage/ids.js";
 import { openStore } from "../../storage/level-store.js";
 import type { SessionMeta } from "../../storage/store.js";
@@ -32,7 +33,6 @@ export interface TuiFlags extends CassetteFlags {
 }
 
 const EXIT_FOR_SIGNAL: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
-const NO_PROVIDER = /no provider configured|needs an API key/;
 
 /**
  * `keen` with no command: the full-screen TUI, a client of an in-process
@@ -73,8 +73,8 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
   try {
     setup = await prepare({ id, cwd, model });
   } catch (error) {
-    if (!(error instanceof UsageError && NO_PROVIDER.test(error.message))) throw error;
-    providerProblem = error.message;
+    if (errorCodeOf(error, "failed") !== "no_provider") throw error;
+    providerProblem = (error as Error).message;
   }
 
   const bus = new EventBus((error) => process.stderr.write(`keen: a subscriber failed: ${String(error)}\n`));

@@ -1,11 +1,11 @@
-import type { EngineClient } from "../../protocol/client.js";
-import type { Command, PermissionMode } from "../../protocol/commands.js";
+import { request, type EngineClient, type Request } from "../../protocol/client.js";
+import type { PermissionMode } from "../../protocol/commands.js";
+import type { ResponseTo } from "../../protocol/responses.js";
 import type { EventOf, KeenEvent } from "../../protocol/events.js";
 import type { Theme } from "../../themes/index.js";
 import { Editor } from "./editor.js";
 import { composeFrame, createUi, type Frame, type UiState } from "./frame.js";
 import { createSessionView, reduce, type LocalAction, type SessionView } from "./state.js";
-import { isSetupError } from "./views/setup.js";
 import { TranscriptCache } from "./views/transcript.js";
 
 /** What the controller needs from the outside world; start.ts supplies the real ones, tests fakes. */
@@ -44,8 +44,6 @@ export class TuiController {
   readonly ui: UiState;
   readonly editor: Editor;
   readonly cache = new TranscriptCache();
-  private responses = new Map<string | number, (event: EventOf<"response">) => void>();
-  private seq = 0;
   private setupShown = false;
   private lastDiffCount = 0;
   exitArmedUntil = 0;
@@ -63,13 +61,8 @@ export class TuiController {
   /** Every engine event, live or replayed. Contract: never throws (a bad event must not take the terminal down). */
   onEvent(event: KeenEvent): void {
     try {
-      if (event.kind === "response" && event.id && this.responses.has(event.id)) {
-        const handler = this.responses.get(event.id)!;
-        this.responses.delete(event.id);
-        handler(event);
-        if (!event.ok && isSetupError(event.error ?? "") && this.showSetup(event.error ?? "")) return this.deps.requestFrame();
-      }
-      if (event.kind === "error" && isSetupError(event.message) && this.showSetup(event.message)) return this.deps.requestFrame();
+      // No provider: the setup table instead of one more error line (once; later refusals show as errors).
+      if (event.kind === "response" && event.error_code === "no_provider" && this.showSetup(event.error ?? "")) return this.deps.requestFrame();
       const before = this.view.permissions[0]?.request_id;
       reduce(this.view, event);
       if (this.view.permissions[0]?.request_id !== before) this.ui.permission = { scroll: 0 };
@@ -102,11 +95,18 @@ export class TuiController {
     this.deps.requestFrame();
   }
 
-  /** Sends a command with an id; `onResponse` gets the engine's answer. */
-  request(command: Command, onResponse?: (event: EventOf<"response">) => void): void {
-    const id = `tui-${++this.seq}`;
-    if (onResponse) this.responses.set(id, onResponse);
-    this.deps.client.send({ ...command, id });
+  /** Sends a command with an id; `onResponse` gets the engine's typed answer (after the transcript has taken it). */
+  request<C extends Request>(command: C, onResponse?: (response: ResponseTo<C["kind"]>) => void): void {
+    const answered = request(this.deps.client, command);
+    if (!onResponse) return;
+    void answered.then((response) => {
+      try {
+        onResponse(response);
+      } catch (error) {
+        reduce(this.view, { kind: "local-notice", level: "error", text: `display error: ${String(error)}` });
+      }
+      this.deps.requestFrame();
+    });
   }
 
   /** Shows what to set to get a provider, once; false when it was shown already. */
@@ -216,11 +216,10 @@ export class TuiController {
     this.lastDiffCount = 0;
     this.request({ kind: "resume-session", session, replay: true, ...(cwd ? { cwd } : {}) }, (r) => {
       if (!r.ok) return;
-      const data = (r.data ?? {}) as { session_id?: string; model?: string; cwd?: string };
-      if (data.session_id) this.view.sessionId = data.session_id;
-      if (data.model) this.view.model = data.model;
-      if (data.cwd) this.view.cwd = data.cwd;
-      this.note(`resumed ${(data.session_id ?? session).slice(0, 8)}`);
+      this.view.sessionId = r.data.session_id;
+      this.view.model = r.data.model;
+      this.view.cwd = r.data.cwd;
+      this.note(`resumed ${r.data.session_id.slice(0, 8)}`);
     });
   }
 

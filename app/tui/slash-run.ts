@@ -44,7 +44,7 @@ function undo(c: TuiController): void {
   c.ui.undoArmed = false;
   c.request({ kind: "undo", ...(confirm ? { confirm: true } : {}) }, (r) => {
     if (!r.ok) return;
-    const files = ((r.data as { files?: { path: string; action: string }[] } | undefined)?.files ?? [])
+    const files = r.data.files
       .map((f) => `${f.action === "remove" ? "remove" : "restore"} ${f.path}`).join(", ");
     if (confirm) return c.notice(`Undone: ${files}.`, "info");
     c.ui.undoArmed = true;
@@ -65,14 +65,6 @@ function setTheme(c: TuiController, arg: string): void {
   }
 }
 
-interface SessionRow {
-  id: string;
-  title?: string;
-  updated?: number;
-  model?: string;
-  status?: string;
-}
-
 function ago(ts: number | undefined, now: number): string {
   if (!ts) return "";
   const s = Math.max(0, Math.round((now - ts) / 1000));
@@ -85,12 +77,11 @@ function ago(ts: number | undefined, now: number): string {
 function pickSession(c: TuiController): void {
   c.request({ kind: "list-sessions", cwd: c.view.cwd }, (r) => {
     if (!r.ok) return;
-    const rows = (Array.isArray(r.data) ? r.data : []).filter((s): s is SessionRow => !!s && typeof (s as SessionRow).id === "string");
-    rows.sort((a, b) => (b.updated ?? 0) - (a.updated ?? 0));
+    const rows = [...r.data].sort((a, b) => b.updated - a.updated);
     if (!rows.length) return c.note("no stored sessions in this workspace");
     const now = c.now();
     const items: ListItem[] = rows.map((s) => ({
-      label: `${s.id.slice(0, 8)}  ${(s.title ?? "").replace(/\s+/g, " ").slice(0, 60)}`,
+      label: `${s.id.slice(0, 8)}  ${s.title.replace(/\s+/g, " ").slice(0, 60)}`,
       detail: [ago(s.updated, now), s.model, s.status && s.status !== "success" ? s.status : "", s.id === c.view.sessionId ? "(this one)" : ""].filter(Boolean).join("  "),
     }));
     c.ui.overlay = { kind: "picker", title: "Sessions (Enter resumes)", items, values: rows.map((s) => s.id), selected: 0, pick: (id) => c.resume(id) };
@@ -98,25 +89,18 @@ function pickSession(c: TuiController): void {
   });
 }
 
-interface ModelRow {
-  model: string;
-  provider?: string;
-  current?: boolean;
-  available?: boolean;
-}
-
 function pickModel(c: TuiController): void {
   c.request({ kind: "list-models" }, (r) => {
     if (!r.ok) return;
-    const rows = (Array.isArray(r.data) ? r.data : []).filter((m): m is ModelRow => !!m && typeof (m as ModelRow).model === "string");
+    const rows = [...r.data];
     if (!rows.length) {
       if (!c.showSetup("no models are available")) c.note("no models available");
       return;
     }
-    rows.sort((a, b) => Number(b.available ?? true) - Number(a.available ?? true));
+    rows.sort((a, b) => Number(b.available) - Number(a.available));
     const items = rows.map((m) => ({
       label: `${m.current ? "* " : "  "}${m.model}`,
-      detail: m.available === false ? "needs a key" : m.provider ?? "",
+      detail: m.available ? m.provider : "needs a key",
     }));
     const selected = Math.max(0, rows.findIndex((m) => m.current));
     c.ui.overlay = { kind: "picker", title: "Model (Enter uses it from the next turn)", items, values: rows.map((m) => m.model), selected, pick: (model) => c.setModel(model) };

@@ -187,8 +187,7 @@ export async function startTui(options: StartTuiOptions): Promise<string | undef
   // The composition already chose the directory (--cwd, else the session's): the engine keeps it.
   if (resume && sessionId) controller.resume(sessionId, options.initial.cwd);
   controller.request({ kind: "list-models" }, (r) => {
-    const models = Array.isArray(r.data) ? (r.data as { available?: boolean }[]) : undefined;
-    if (r.ok && models && !models.some((m) => m.available !== false)) controller.showSetup("no model has a key or a reachable server");
+    if (r.ok && !r.data.some((m) => m.available)) controller.showSetup("no model has a key or a reachable server");
   });
   draw();
   // The first frame does not wait for the markdown libraries (~100 ms): text shows plain until they

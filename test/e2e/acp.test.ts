@@ -260,7 +260,9 @@ test("malformed input gets JSON-RPC errors and never ends the process", async ()
     const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
     await assert.rejects(ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "image", data: "AAAA", mimeType: "image/png" }] }),
       (e: { code: number; message: string }) => e.code === -32602 && /image/.test(e.message));
-    await assert.rejects(ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "   " }] }), (e: { code: number }) => e.code === -32602);
+    // Keen's own code rides along in the JSON-RPC error's data.
+    await assert.rejects(ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "   " }] }),
+      (e: { code: number; data?: { error_code?: string } }) => e.code === -32602 && e.data?.error_code === "empty_prompt");
     const reply = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "are you alive?" }] });
     assert.equal(reply.stopReason, "end_turn");
     const errors = acp.raw.slice(before).map((line) => JSON.parse(line)).filter((m) => m.error).map((m) => [m.id, m.error.code]);

@@ -98,6 +98,13 @@ test("an exit without a result is an error carrying the stderr tail", async () =
   assert.match(result.errors.join("\n"), /exited with code 1 without a result: boom: the CLI fell over/);
 });
 
+test("a runner failure is an `error` event with error_code runner", async () => {
+  const box = sandbox("cut:1");
+  const r = await box.run(["run", "--runner", "cli", "--headless", "hi"]);
+  assert.equal(r.code, 1);
+  assert.deepEqual(jsonl(r.stdout).filter((e) => e.kind === "error").map((e) => e.error_code), ["runner"]);
+});
+
 test("usage errors before any session: a missing binary names its path, a project config cannot set the runner", async () => {
   const box = sandbox("text-thinking", { path: "/nowhere/claude" });
   const r = await box.run(["run", "--runner", "cli", "hi"]);

@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox } from "./harness.js";
-import { commandTable, modeTable } from "./protocol-tables.js";
+import { commandTable, errorCodeTable, modeTable } from "./protocol-tables.js";
 import { startStdio } from "./stdio-client.js";
 
 /*
@@ -34,6 +34,10 @@ function checkSection(name: string, generated: string): void {
 
 test("docs/PROTOCOL.md's command table is generated from the command schemas and their answers", () => {
   checkSection("commands", commandTable());
+});
+
+test("docs/PROTOCOL.md's error-code table is generated from the code enum", () => {
+  checkSection("error-codes", errorCodeTable());
 });
 
 test("docs/PROTOCOL.md's permission table is generated from the permission gate", () => {

@@ -1,11 +1,12 @@
 import type * as z from "zod";
 import { COMMAND_ANSWERS, CommandSchema, PERMISSION_MODES, type PermissionMode } from "../../protocol/commands.js";
+import { ERROR_CODES } from "../../protocol/responses.js";
 import { EDIT_TOOLS, READ_TOOLS, gate, type Gate, type GateOptions } from "../../app/permissions/policy.js";
 
 /*
  * docs/PROTOCOL.md's command and permission tables, generated from the code
  * they describe: the command schemas (fields and their descriptions) with
- * COMMAND_ANSWERS beside them, and the permission gate itself.
+ * COMMAND_ANSWERS beside them, the error codes, and the permission gate itself.
  */
 
 const cell = (text: string) => text.replaceAll("|", "\\|");
@@ -20,6 +21,12 @@ export function commandTable(): string {
     return `| \`${kind}\` | ${cell(fields.join(", "))} | ${cell(COMMAND_ANSWERS[kind])} |`;
   });
   return ["| kind | fields | answered |", "| --- | --- | --- |", ...rows].join("\n");
+}
+
+/** The error-code table: one row per `error_code`, in the enum's order (protocol/responses.ts). */
+export function errorCodeTable(): string {
+  const rows = Object.entries(ERROR_CODES).map(([code, meaning]) => `| \`${code}\` | ${cell(meaning)} |`);
+  return ["| error_code | meaning |", "| --- | --- |", ...rows].join("\n");
 }
 
 function fieldText(name: string, schema: z.ZodType): string {

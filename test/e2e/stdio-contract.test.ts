@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CommandSchema, type Command } from "../../protocol/commands.js";
+import { ErrorCodeSchema, RESPONSE_DATA } from "../../protocol/responses.js";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, parseLines, waitForStdout } from "./harness.js";
 import { kindSequence } from "./protocol-check.js";
@@ -53,7 +54,7 @@ test("every command kind, followed at once by EOF, is answered before the proces
     "new-session": [{ command: { kind: "new-session", id: "n" }, check: (r) => assert.deepEqual([r.ok, typeof r.data.session_id, r.data.cwd], [true, "string", sb.workspace]) }],
     "resume-session": [
       { command: { kind: "resume-session", id: "r", session }, check: (r) => assert.deepEqual([r.ok, r.data.session_id, r.data.title], [true, session, "write a.txt"]) },
-      { command: { kind: "resume-session", id: "r", session: "zzzz" }, check: (r) => assert.deepEqual([r.ok, r.error], [false, "no session matches 'zzzz'"]) },
+      { command: { kind: "resume-session", id: "r", session: "zzzz" }, check: (r) => assert.deepEqual([r.ok, r.error, r.error_code], [false, "no session matches 'zzzz'", "unknown_session"]) },
       {
         command: { kind: "resume-session", id: "r", session: session.slice(0, 20), replay: true },
         check: (r, run) => {
@@ -84,7 +85,11 @@ test("every command kind, followed at once by EOF, is answered before the proces
       if (mock) server.enqueue(...mock);
       const run = await script(sb, args, [command]);
       assert.equal(run.code, 0, `${command.kind}: ${run.stderr}`);
-      check(run.response(command.id!), run);
+      const response = run.response(command.id!);
+      check(response, run);
+      // The typed answer (protocol/responses.ts) is what the process writes: `data` of an ok one, the code of a refusal.
+      if (response.ok) RESPONSE_DATA[command.kind].parse(response.data);
+      else assert.ok(ErrorCodeSchema.safeParse(response.error_code).success, `${command.kind}: error_code ${response.error_code}`);
       assert.equal(run.lines.at(-1)!.kind, "response", `${command.kind}: the response is the last line`);
     }
   }

@@ -67,6 +67,14 @@ test("repairs run out: status error, exit 1", async () => {
   assert.equal(server.pending(), 0);
 });
 
+test("repairs run out, as JSON lines: the `error` event's error_code is structured_output", async () => {
+  const { sb, file } = setup();
+  server.enqueue(call({ answer: "a" }), call({ answer: "b" }), call({ answer: "c" }));
+  const run = await runKeen(["run", "--headless", "--output-schema", file, "q"], { env: sb.env, cwd: sb.workspace });
+  assert.equal(run.code, 1);
+  assert.deepEqual(parseLines(run.stdout).filter((e) => e.kind === "error").map((e) => e.error_code), ["structured_output"]);
+});
+
 test("a run that reaches its final step still returns schema-valid JSON; only that call runs", async () => {
   const { sb, file } = setup();
   server.enqueue(

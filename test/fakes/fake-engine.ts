@@ -1,9 +1,10 @@
 import type { Command } from "../../protocol/commands.js";
 import type { EngineClient } from "../../protocol/client.js";
 import type { EventDraft, KeenEvent } from "../../protocol/events.js";
+import type { ErrorCode } from "../../protocol/responses.js";
 
 /** Answers for the commands a front end sends: `data` for list commands, or an error. */
-export type FakeAnswer = { ok: true; data?: unknown } | { ok: false; error: string };
+export type FakeAnswer = { ok: true; data?: unknown } | { ok: false; error: string; error_code?: ErrorCode };
 
 /**
  * A scripted EngineClient for front-end tests: records every command,
@@ -26,7 +27,7 @@ export class FakeEngine implements EngineClient {
     queueMicrotask(() => {
       this.emit({
         kind: "response", id: command.id, command: command.kind, ok: answer.ok,
-        ...(answer.ok ? { data: answer.data } : { error: answer.error }),
+        ...(answer.ok ? { data: answer.data } : { error: answer.error, error_code: answer.error_code ?? "failed" }),
       });
       this.onCommand?.(command, this);
     });

@@ -25,8 +25,3 @@ export function setupLines(width: number): [TokenName, string][] {
   out.push(["dim", "Or set \"model\" and \"providers\" in Keen's config.json (see the README). /model lists the models Keen can use now."]);
   return out;
 }
-
-/** True when an engine error means no provider or key is configured. */
-export function isSetupError(message: string): boolean {
-  return /no provider configured|needs an API key|no API key|API key is missing|set (ANTHROPIC|OPENAI)_API_KEY/i.test(message);
-}

@@ -1,0 +1,98 @@
+import * as z from "zod";
+import { PermissionModeSchema, type Command, type CommandId } from "./commands.js";
+
+/*
+ * Typed answers: what each command's `response` carries in `data` when `ok`,
+ * and the `error_code` a failed `response` (and an `error` event) carries
+ * beside its human `error` text. Clients branch on the code, never on the text.
+ */
+
+/**
+ * Why a command failed or a turn reported an error, with what it means for people:
+ * docs/PROTOCOL.md's code table is generated from this (test/e2e/protocol-doc.test.ts).
+ */
+export const ERROR_CODES = {
+  invalid: "the line is not a valid command (bad JSON, unknown kind, a missing or mistyped field)",
+  empty_prompt: "`prompt` with no text",
+  no_provider: "no provider is configured, or the chosen provider's API key is not set: the text names what to set",
+  unknown_model: "`set-model` (or a turn's setup): the model reference names no known provider or cannot be used as configured",
+  unknown_session: "`resume-session`: no stored session matches the id or prefix, or the prefix matches several",
+  busy: "a turn (or compaction) is running in this engine: send `interrupt` first, or wait for it",
+  session_busy: "another live process holds the session: wait for its turn to end",
+  permission_ceiling: "`set-permission-mode`: wider than the mode the process was started with or than the project's config allows",
+  no_request: "`permission-response`: no open permission request has that `request_id`",
+  interrupted: "`prompt`: dropped, because an `interrupt` came first",
+  shutting_down: "the engine is shutting down or has shut down (after `shutdown`, or stdin ended)",
+  nothing_to_undo: "`undo`: the session has no turn yet, or its last turn wrote or edited no file",
+  undo_refused: "`undo`: nothing was changed, because a file changed since the turn, a change was too large to keep, or undo is unavailable for this session",
+  nothing_to_compact: "`compact`: the session has no conversation yet",
+  compaction_failed: "`compact`: the summary request failed; the conversation is unchanged",
+  provider: "`error` event: the model provider failed (after retries)",
+  runner: "`error` event: the CLI runner (e.g. `claude`) failed",
+  timeout: "`error` event: the turn ran out of time (`--timeout`)",
+  store: "`error` event: the session store could not be written; the turn stopped",
+  max_turns: "`error` event: the step limit was reached without an answer",
+  structured_output: "`error` event: the answer did not satisfy `--output-schema`",
+  failed: "anything else (a session store that cannot be read, a setup that failed): the text says what",
+} as const satisfies Record<string, string>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+export const ErrorCodeSchema = z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]);
+
+/** An Error whose `code` a client gets as `error_code`. */
+export class CodedError extends Error {
+  constructor(message: string, readonly code: ErrorCode) {
+    super(message);
+  }
+}
+
+/** The error's code when it carries one of Keen's (`CodedError`, or any error with such a `code`), else `fallback`. */
+export function errorCodeOf(error: unknown, fallback: ErrorCode = "failed"): ErrorCode {
+  const parsed = ErrorCodeSchema.safeParse((error as { code?: unknown } | null)?.code);
+  return parsed.success ? parsed.data : fallback;
+}
+
+/** A session as `list-sessions` lists it. */
+export const SessionRowSchema = z.object({
+  id: z.string(), title: z.string(), cwd: z.string(), model: z.string().describe("`provider/model`"),
+  created: z.number().describe("ms since the epoch"), updated: z.number(),
+  status: z.enum(["running", "success", "error", "interrupted", "max_turns"]).describe("`running`, or how its last turn ended"),
+});
+
+/** What `data` holds in an `ok` response, per command (none: no `data`). */
+export const RESPONSE_DATA = {
+  prompt: z.object({ session_id: z.string(), status: z.enum(["success", "error", "interrupted", "max_turns"]) }),
+  interrupt: z.object({ interrupted: z.boolean().describe("a turn was running") }),
+  "permission-response": z.undefined(),
+  "set-model": z.object({ model: z.string().describe("normalised `provider/model`") }),
+  "set-permission-mode": z.object({ mode: PermissionModeSchema }),
+  "new-session": z.object({ session_id: z.string(), cwd: z.string() }),
+  "resume-session": z.object({ session_id: z.string(), cwd: z.string(), model: z.string(), title: z.string() }),
+  "list-sessions": z.array(SessionRowSchema),
+  "list-models": z.array(z.object({ model: z.string(), provider: z.string(), available: z.boolean(), current: z.boolean() })),
+  shutdown: z.undefined(),
+  undo: z.object({
+    files: z.array(z.object({ path: z.string(), action: z.enum(["restore", "remove"]) })),
+    restored: z.boolean().describe("false: only what would change"),
+  }),
+  compact: z.object({ session_id: z.string(), tokens_before: z.number(), tokens_after: z.number() }),
+} satisfies Record<Command["kind"], z.ZodType>;
+
+export type ResponseData<K extends Command["kind"]> = z.infer<(typeof RESPONSE_DATA)[K]>;
+
+/** The response to a command of kind `K`: its `data` when `ok`; `error` and `error_code` when not. */
+export type ResponseTo<K extends Command["kind"]> = { kind: "response"; command: K; id?: CommandId; conversation_id: string; ts: number } & (
+  | { ok: true; data: ResponseData<K>; error?: undefined; error_code?: undefined }
+  | { ok: false; error: string; error_code: ErrorCode; data?: unknown }
+);
+
+/** JSON Schema `$defs` for the per-command `data` shapes, as `keen protocol schema` publishes them. */
+export function responseDataDefs(): Record<string, unknown> {
+  const defs: Record<string, unknown> = {};
+  for (const [kind, schema] of Object.entries(RESPONSE_DATA)) {
+    if (schema instanceof z.ZodUndefined) continue;
+    const { $schema: _, ...json } = z.toJSONSchema(schema) as Record<string, unknown>;
+    defs[`response-data.${kind}`] = { ...json, description: `\`data\` of an ok \`response\` to \`${kind}\`` };
+  }
+  return defs;
+}
