@@ -56,16 +56,6 @@ export function kindClass(kind: string): KindClass {
   return (KIND_CLASS as Record<string, KindClass>)[kind] ?? "internal";
 }
 
-/** True for kinds printed only with `--stream-deltas`. */
-export function isDelta(kind: string): boolean {
-  return kindClass(kind) === "delta";
-}
-
-/** Events for storage and in-process use, never printed. */
-export function isInternal(event: { kind: string }): boolean {
-  return kindClass(event.kind) === "internal";
-}
-
 /** Kinds the store keeps: everything but deltas and control lines. */
 export function isStored(kind: string): boolean {
   const c = kindClass(kind);

@@ -124,13 +124,6 @@ function splitList(value: string | undefined): string[] | undefined {
   return value.split(",").map((s) => s.trim()).filter(Boolean);
 }
 
-/** Narrows tool names by allow and deny lists; unknown names are a usage error. */
-export function selectToolNames(all: string[], allowed?: string[], disallowed?: string[]): string[] {
-  const { unknown } = checkToolNames(all, allowed, disallowed);
-  if (unknown.length) throw new UsageError(`unknown tool "${unknown[0]}"; tools: ${all.join(", ")}`);
-  return all.filter(toolFilter(allowed, disallowed));
-}
-
 /**
  * True when an allow or deny entry names `tool`: the exact name, or a
  * pattern ending in `*` that its start matches (`mcp__github__*`).

@@ -63,8 +63,3 @@ export function stricterMode(a: PermissionMode | undefined, b: PermissionMode | 
   return MODE_ORDER.indexOf(a) >= MODE_ORDER.indexOf(b) ? a : b;
 }
 
-/** The mode after `current` in the cycle the TUI's Shift-Tab walks. */
-export function nextMode(current: PermissionMode): PermissionMode {
-  const order: PermissionMode[] = ["ask", "accept-edits", "auto", "read-only"];
-  return order[(order.indexOf(current) + 1) % order.length]!;
-}

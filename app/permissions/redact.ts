@@ -156,12 +156,3 @@ function cloneRedacted(value: unknown, redact: (text: string) => string): unknow
   return root;
 }
 
-/**
- * Wraps an emitter so every event is redacted before anyone sees it (the
- * store, stdout, final output, stderr). Text deltas are redacted one by one;
- * the complete `text` event that follows them is redacted whole.
- */
-export function redactingEmit<E, R>(redactor: Redactor, emit: (event: E) => R): (event: E) => R {
-  if (!redactor.active) return emit;
-  return (event) => emit(redactor.redactDeep(event));
-}
