@@ -204,7 +204,7 @@ export class TuiController {
     if (this.busy()) return;
     this.local({ kind: "local-clear" });
     this.lastDiffCount = 0;
-    this.ui.diffIndex = 0;
+    this.resetScroll();
     this.request({ kind: "new-session", cwd: this.view.cwd });
     this.note("new session");
   }
@@ -214,6 +214,7 @@ export class TuiController {
     if (this.busy()) return;
     this.local({ kind: "local-clear" });
     this.lastDiffCount = 0;
+    this.resetScroll();
     this.request({ kind: "resume-session", session, replay: true, ...(cwd ? { cwd } : {}) }, (r) => {
       if (!r.ok) return;
       this.view.sessionId = r.data.session_id;
@@ -221,6 +222,12 @@ export class TuiController {
       this.view.cwd = r.data.cwd;
       this.note(`resumed ${r.data.session_id.slice(0, 8)}`);
     });
+  }
+
+  /** A cleared transcript starts at its end, with nothing selected in the panes. */
+  private resetScroll(): void {
+    Object.assign(this.ui, { diffIndex: 0, diffScroll: 0, diffFollow: true, transcriptScroll: { follow: true, index: 0, line: 0 } });
+    this.ui.tools = { expanded: new Set(), scroll: { follow: true, index: 0, line: 0 } };
   }
 
   /** The engine switches sessions only between turns; the transcript must not be cleared for nothing. */

@@ -92,6 +92,8 @@ export function createSessionView(init: { cwd: string; model: string; permission
     sessionId: init.sessionId, model: init.model, cwd: init.cwd, permissionMode: init.permissionMode, unconfined: init.unconfined,
     items: [], tools: new Map(), toolOrder: [], diffs: [], permissions: [], running: false, attempt: 1,
     usage: emptyUsage(), askContinue: false, lastAnswer: "", nextId: 1, mcp: new Map(),
+    // Named even when empty, so clearing the view (Object.assign over it) resets them too.
+    costUsd: undefined, context: undefined, retry: undefined, phaseSince: undefined, lastDataAt: undefined, lastPrompt: undefined,
   };
 }
 

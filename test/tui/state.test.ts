@@ -137,3 +137,10 @@ test("an interrupted answer: the text marked interrupted settles the streamed bl
   assert.deepEqual(brief(view), ["user:sent:hi", "assistant:done:Said so far", "notice:warning:Interrupted."]);
   assert.equal(view.lastAnswer, "Said so far");
 });
+
+test("clearing the view (/new, a resume) forgets the old session's cost, context and last prompt", () => {
+  const view = viewOf([{ kind: "local-prompt", text: "q" }, d.user("q"), d.result({ cost_usd: 0.5, context: { used: 900, window: 1000 } } as never)]);
+  assert.deepEqual([view.costUsd, view.context?.used, view.lastPrompt], [0.5, 900, "q"]);
+  reduce(view, { kind: "local-clear" });
+  assert.deepEqual([view.costUsd, view.context, view.lastPrompt, view.items.length], [undefined, undefined, undefined, 0]);
+});
