@@ -1,7 +1,7 @@
 import type { Theme } from "../../../themes/index.js";
 import { lineCount, type Editor } from "../editor.js";
 import { open, paint } from "../style.js";
-import { charWidth, sanitize } from "../text.js";
+import { sanitize, textWidth } from "../text.js";
 
 interface Cell {
   text: string;
@@ -37,7 +37,8 @@ export function promptView(editor: Editor, width: number, theme: Theme, focused:
   }
   const rows: Cell[][] = [[]];
   let rowWidth = 0;
-  const chars = [...editor.text];
+  // One cell per grapheme cluster, so the cursor covers a whole flag, skin-toned emoji or accented letter.
+  const chars = [...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(editor.text)].map((g) => g.segment);
   let at = 0;
   const push = (cell: Cell) => {
     if (rowWidth + cell.width > room && rowWidth > 0) {
@@ -58,7 +59,7 @@ export function promptView(editor: Editor, width: number, theme: Theme, focused:
       push({ text: label, width: label.length, at, marker: true });
     } else {
       const safe = sanitize(ch) || "?";
-      push({ text: safe, width: [...safe].reduce((w, c) => w + charWidth(c.codePointAt(0)!), 0), at });
+      push({ text: safe, width: textWidth(safe), at });
     }
     at += ch.length;
   }
