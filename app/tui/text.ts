@@ -117,7 +117,13 @@ export function dropColors(text: string): string {
   });
 }
 
-/** Pieces of a styled line: SGR codes and single characters with their widths. */
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/**
+ * Pieces of a styled line: SGR codes, and grapheme clusters with their
+ * widths, so a wrap or a cut never splits a flag, a skin-toned or ZWJ emoji
+ * or a letter from its accent.
+ */
 function* pieces(line: string): Generator<{ sgr?: string; ch?: string; w: number }> {
   let i = 0;
   while (i < line.length) {
@@ -129,10 +135,14 @@ function* pieces(line: string): Generator<{ sgr?: string; ch?: string; w: number
         continue;
       }
     }
-    const cp = line.codePointAt(i)!;
-    const ch = String.fromCodePoint(cp);
-    yield { ch, w: charWidth(cp) };
-    i += ch.length;
+    const esc = line.indexOf("\x1b", i + 1);
+    const run = line.slice(i, esc < 0 ? line.length : esc);
+    for (const { segment } of graphemes.segment(run)) {
+      let w = 0;
+      for (const ch of segment) w += charWidth(ch.codePointAt(0)!);
+      yield { ch: segment, w };
+    }
+    i += run.length;
   }
 }
 
