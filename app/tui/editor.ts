@@ -7,18 +7,46 @@
 export const PASTE_COLLAPSE_LINES = 10;
 const MARKER_BASE = 0xe000; // private-use code points stand in for collapsed pastes
 
+/** Lines of a paste as a user counts them: a trailing newline ends the last line, it opens none. */
+export function lineCount(text: string): number {
+  return text.replace(/\n$/, "").split("\n").length;
+}
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/** Start offsets of the grapheme clusters of `text` (a flag, a skin-toned or ZWJ emoji, e + combining accent are one each). */
+function clusterStarts(text: string): number[] {
+  return [...graphemes.segment(text)].map((s) => s.index);
+}
+
+/** A prompt of the history: what was sent, and in this session how it looked (pastes folded). */
+interface Entry {
+  value: string;
+  text?: string;
+  pastes?: Map<string, string>;
+}
+
+/** Ctrl-R: the query, the entry it found (-1: none yet) and what was in the input before. */
+interface Search {
+  query: string;
+  match: number;
+  failed: boolean;
+  saved: { text: string; cursor: number; pastes: Map<string, string> };
+}
+
 /** A multi-line prompt editor with history. */
 export class Editor {
   text = "";
   cursor = 0;
   private pastes = new Map<string, string>();
   private nextPaste = 0;
-  private history: string[];
+  private history: Entry[];
   private historyIndex: number;
-  private draft = "";
+  private draft?: Entry;
+  search?: Search;
 
   constructor(history: string[] = []) {
-    this.history = [...history];
+    this.history = history.map((value) => ({ value }));
     this.historyIndex = this.history.length;
   }
 
@@ -36,8 +64,7 @@ export class Editor {
 
   /** A paste: inserted whole; a long one as a single marker. */
   paste(text: string): void {
-    const lines = text.split("\n").length;
-    if (lines <= PASTE_COLLAPSE_LINES) return this.insert(text);
+    if (lineCount(text) <= PASTE_COLLAPSE_LINES) return this.insert(text);
     const marker = String.fromCharCode(MARKER_BASE + (this.nextPaste++ % 6400));
     this.pastes.set(marker, text);
     this.text = this.text.slice(0, this.cursor) + marker + this.text.slice(this.cursor);
@@ -56,10 +83,11 @@ export class Editor {
   /** Empties the editor after sending and records the prompt in history. */
   take(): string {
     const value = this.value();
-    if (value.trim() && this.history[this.history.length - 1] !== value) this.history.push(value);
+    if (value.trim() && this.history[this.history.length - 1]?.value !== value) this.history.push(this.snapshot());
     this.setText("");
     this.historyIndex = this.history.length;
-    this.draft = "";
+    this.draft = undefined;
+    this.search = undefined;
     return value;
   }
 
@@ -71,22 +99,34 @@ export class Editor {
 
   backspace(): void {
     if (this.cursor === 0) return;
-    const step = isLowSurrogate(this.text.charCodeAt(this.cursor - 1)) ? 2 : 1;
-    this.removeRange(this.cursor - step, this.cursor);
+    this.removeRange(this.clusterBefore(), this.cursor);
   }
 
   delete(): void {
     if (this.cursor >= this.text.length) return;
-    const step = isHighSurrogate(this.text.charCodeAt(this.cursor)) ? 2 : 1;
-    this.removeRange(this.cursor, this.cursor + step);
+    this.removeRange(this.cursor, this.clusterAfter());
   }
 
   left(): void {
-    if (this.cursor > 0) this.cursor -= isLowSurrogate(this.text.charCodeAt(this.cursor - 1)) ? 2 : 1;
+    if (this.cursor > 0) this.cursor = this.clusterBefore();
   }
 
   right(): void {
-    if (this.cursor < this.text.length) this.cursor += isHighSurrogate(this.text.charCodeAt(this.cursor)) ? 2 : 1;
+    if (this.cursor < this.text.length) this.cursor = this.clusterAfter();
+  }
+
+  /** Start of the grapheme cluster that ends at the cursor (the cursor never rests inside one). */
+  private clusterBefore(): number {
+    const lineStart = this.text.lastIndexOf("\n", this.cursor - 1) + 1;
+    const starts = clusterStarts(this.text.slice(lineStart, this.cursor));
+    return lineStart + (starts.at(-1) ?? 0);
+  }
+
+  private clusterAfter(): number {
+    const end = this.text.indexOf("\n", this.cursor + 1);
+    const rest = this.text.slice(this.cursor, end < 0 ? this.text.length : end + 1);
+    const starts = clusterStarts(rest);
+    return this.cursor + (starts[1] ?? rest.length);
   }
 
   lineStart(): void {
@@ -134,9 +174,9 @@ export class Editor {
     const lineStart = this.text.lastIndexOf("\n", this.cursor - 1) + 1;
     if (lineStart > 0) return this.moveVertical(-1);
     if (this.historyIndex === 0) return;
-    if (this.historyIndex === this.history.length) this.draft = this.value();
+    if (this.historyIndex === this.history.length) this.draft = this.snapshot();
     this.historyIndex--;
-    this.setText(this.history[this.historyIndex]!);
+    this.recall(this.history[this.historyIndex]!);
   }
 
   /** Down: the line below, or on the last line the next prompt of the history (then the draft). */
@@ -144,7 +184,89 @@ export class Editor {
     if (this.text.indexOf("\n", this.cursor) >= 0) return this.moveVertical(1);
     if (this.historyIndex >= this.history.length) return;
     this.historyIndex++;
-    this.setText(this.historyIndex === this.history.length ? this.draft : this.history[this.historyIndex]!);
+    this.recall(this.historyIndex === this.history.length ? (this.draft ?? { value: "" }) : this.history[this.historyIndex]!);
+  }
+
+  /** The input as an entry: sent value, and the folded text with its pastes. */
+  private snapshot(): Entry {
+    return { value: this.value(), text: this.text, pastes: new Map(this.pastes) };
+  }
+
+  /**
+   * An entry back in the input, whole: its pastes folded as they were typed;
+   * a long entry from an earlier session (stored as plain text) folds as one paste.
+   */
+  private recall(entry: Entry): void {
+    this.setText("");
+    if (entry.text !== undefined && entry.pastes) {
+      for (const ch of entry.text) {
+        const paste = entry.pastes.get(ch);
+        if (paste !== undefined) this.paste(paste);
+        else this.insert(ch);
+      }
+    } else if (lineCount(entry.value) > PASTE_COLLAPSE_LINES) this.paste(entry.value);
+    else this.insert(entry.value);
+    this.cursor = this.text.length;
+  }
+
+  /** Ctrl-R: starts a reverse search, or (already searching) goes to the next older match. */
+  searchHistory(): void {
+    if (!this.search) {
+      this.search = { query: "", match: -1, failed: false, saved: { text: this.text, cursor: this.cursor, pastes: new Map(this.pastes) } };
+      return;
+    }
+    if (this.search.query) this.findMatch(this.search.match - 1);
+  }
+
+  /** Typing while searching narrows the search from the current match. */
+  searchType(text: string): void {
+    const s = this.search!;
+    s.query += text;
+    this.findMatch(s.match < 0 ? this.history.length - 1 : s.match);
+  }
+
+  searchBackspace(): void {
+    const s = this.search!;
+    const starts = clusterStarts(s.query);
+    s.query = s.query.slice(0, starts.at(-1) ?? 0);
+    if (!s.query) {
+      s.match = -1;
+      s.failed = false;
+      return this.restore(s.saved);
+    }
+    this.findMatch(this.history.length - 1);
+  }
+
+  /** Ends the search keeping the match in the input (Enter, Right, any editing key). */
+  acceptSearch(): void {
+    if (this.search && this.search.match >= 0) this.historyIndex = this.search.match;
+    this.search = undefined;
+  }
+
+  /** Esc / Ctrl-G: the input back as it was before Ctrl-R. */
+  cancelSearch(): void {
+    if (!this.search) return;
+    this.restore(this.search.saved);
+    this.search = undefined;
+  }
+
+  private findMatch(from: number): void {
+    const s = this.search!;
+    const needle = s.query.toLowerCase();
+    for (let i = Math.min(from, this.history.length - 1); i >= 0; i--) {
+      if (this.history[i]!.value.toLowerCase().includes(needle)) {
+        s.match = i;
+        s.failed = false;
+        return this.recall(this.history[i]!);
+      }
+    }
+    s.failed = true; // bash keeps the last match on screen and says so
+  }
+
+  private restore(saved: Search["saved"]): void {
+    this.text = saved.text;
+    this.cursor = saved.cursor;
+    this.pastes = new Map(saved.pastes);
   }
 
   /** The word before the cursor when it starts with `prefix` (`@` paths, `/` commands), with its start. */
@@ -178,11 +300,4 @@ export class Editor {
     this.text = this.text.slice(0, start) + this.text.slice(end);
     this.cursor = start;
   }
-}
-
-function isHighSurrogate(c: number): boolean {
-  return c >= 0xd800 && c <= 0xdbff;
-}
-function isLowSurrogate(c: number): boolean {
-  return c >= 0xdc00 && c <= 0xdfff;
 }

@@ -9,6 +9,7 @@ import { runSlash, updateCompletion, acceptCompletion } from "./slash-run.js";
 import { parseSlash, SLASH_COMMANDS } from "./slash.js";
 import { PERMISSION_KEYS } from "./views/permission.js";
 import { Editor } from "./editor.js";
+import { searchInput } from "./history-search.js";
 
 const EXIT_CONFIRM_MS = 2000;
 
@@ -22,6 +23,7 @@ export function handleInput(c: TuiController, ev: InputEvent, frame: Frame | und
   const key = ev.type === "key" ? keyId(ev) : undefined;
   if (c.view.permissions.length) return permissionInput(c, ev, key);
   if (c.ui.overlay) return overlayInput(c, ev, key);
+  if (c.editor.search && searchInput(c, ev, key)) return;
   if (c.ui.completion && key && completionKey(c, key)) return;
   if (ev.type === "paste") {
     c.ui.focus = "input";
@@ -112,6 +114,10 @@ function act(c: TuiController, action: KeyAction, frame: Frame | undefined): voi
       editor.up();
       return changed(c);
     case "history-next": editor.down(); return changed(c);
+    case "history-search":
+      ui.completion = undefined;
+      editor.searchHistory();
+      return c.deps.requestFrame(true);
     case "page-up": return scrollPane(c, focus === "input" ? "transcript" : focus, -page(focus), frame);
     case "page-down": return scrollPane(c, focus === "input" ? "transcript" : focus, page(focus), frame);
     case "scroll-up": return focus === "tools" ? selectTool(c, -1) : scrollPane(c, focus, -1, frame);

@@ -8,7 +8,7 @@ export type KeyScope = "global" | "input" | "transcript" | "tools" | "diff";
 
 /** What a key does; the app maps each action to one handler. */
 export type KeyAction =
-  | "send" | "newline" | "interrupt" | "cancel" | "exit-if-empty" | "history-prev" | "history-next"
+  | "send" | "newline" | "interrupt" | "cancel" | "exit-if-empty" | "history-prev" | "history-next" | "history-search"
   | "page-up" | "page-down" | "focus-next" | "cycle-mode" | "redraw" | "external-editor" | "toggle-thinking"
   | "help" | "complete" | "scroll-up" | "scroll-down" | "top" | "bottom" | "toggle-expand" | "next-diff" | "prev-diff"
   | "cursor-left" | "cursor-right" | "line-start" | "line-end" | "word-left" | "word-right" | "backspace" | "delete"
@@ -31,6 +31,7 @@ export const KEYMAP: Binding[] = [
   { keys: ["C-d"], action: "exit-if-empty", scope: "global", label: "Ctrl-D", help: "exit (on an empty prompt)" },
   { keys: ["up"], action: "history-prev", scope: "input", label: "Up", help: "line above, or the previous prompt; on an empty input, edit the last queued prompt" },
   { keys: ["down"], action: "history-next", scope: "input", label: "Down", help: "line below, or the next prompt" },
+  { keys: ["C-r"], action: "history-search", scope: "input", label: "Ctrl-R", help: "search earlier prompts: type to narrow, Ctrl-R older, Enter/Right take it, Esc/Ctrl-G cancel" },
   { keys: ["pageup", "wheelup"], action: "page-up", scope: "global", label: "PgUp, wheel", help: "scroll the transcript (or the focused pane) up" },
   { keys: ["pagedown", "wheeldown"], action: "page-down", scope: "global", label: "PgDn, wheel", help: "scroll down" },
   { keys: ["tab"], action: "focus-next", scope: "global", label: "Tab", help: "completes / and @ words; otherwise focus: transcript, tools, diff, input" },

@@ -1,6 +1,6 @@
 import type { Theme, TokenName } from "../../themes/index.js";
 import { open } from "./style.js";
-import { dropColors, onlySgr, sanitize, wrap, wrapLine } from "./text.js";
+import { dropColors, onlySgr, sanitize, SGR, textWidth, wrap, wrapLine } from "./text.js";
 
 /*
  * Markdown to styled lines with marked + marked-terminal. Both are loaded on
@@ -33,6 +33,7 @@ export async function loadMarkdown(): Promise<void> {
     const plain = (text: string) => text;
     const code = style("code");
     const marked = new Marked();
+    let listDepth = 0;
     marked.use(
       markedTerminal(
         {
@@ -61,6 +62,49 @@ export async function loadMarkdown(): Promise<void> {
             return "tokens" in token && token.tokens ? this.parser.parseInline(token.tokens) : false;
           },
           hr: () => `${style("dim")("─".repeat(Math.max(1, width)))}\n\n`,
+          // marked-terminal numbers a list by rewriting its rendered text, so a nested bullet takes the
+          // parent's next number and `start` is lost: each item is rendered here with its own marker.
+          list(token) {
+            const start = typeof token.start === "number" ? token.start : 1;
+            const marks = token.items.map((_, i) => (token.ordered ? `${start + i}.` : "*"));
+            const pad = Math.max(...marks.map((m) => m.length)) + 1;
+            listDepth++;
+            let items: string[];
+            try {
+              items = token.items.map((item, i) => {
+                // Blocks one per line; a task's checkbox stays on its text's line.
+                const text = item.tokens.map((t) => this.parser.parse([t]).replace(/\s+$/, "") + (t.type === "checkbox" ? " " : "\n")).join("");
+                const lines = text.replace(/\s+$/, "").split("\n").filter((l) => l.replace(SGR, "").trim());
+                return lines.map((l, n) => (n ? " ".repeat(pad) : marks[i]!.padEnd(pad)) + l).join("\n");
+              });
+            } finally {
+              listDepth--;
+            }
+            const body = items.join(token.loose ? "\n\n" : "\n");
+            return (listDepth ? body : body.replace(/^/gm, "  ")) + "\n\n";
+          },
+          // Own table: marked-terminal ignores a column's alignment (`---:`) and rules off every row.
+          table(token) {
+            const head = token.header.map((c) => this.parser.parseInline(c.tokens));
+            const body = token.rows.map((r) => r.map((c) => this.parser.parseInline(c.tokens)));
+            const widths = head.map((h, i) => Math.max(textWidth(h), ...body.map((r) => textWidth(r[i] ?? ""))));
+            const cell = (text: string, i: number) => {
+              const room = widths[i]! - textWidth(text);
+              const align = token.align[i];
+              const left = align === "right" ? room : align === "center" ? Math.floor(room / 2) : 0;
+              return " ".repeat(left) + text + " ".repeat(room - left);
+            };
+            const row = (cells: string[], bold = false) =>
+              `│ ${cells.map((c, i) => (bold ? `\x1b[1m${cell(c, i)}\x1b[22m` : cell(c, i))).join(" │ ")} │`;
+            const rule = (l: string, m: string, r: string) => l + widths.map((w) => "─".repeat(w + 2)).join(m) + r;
+            return [rule("┌", "┬", "┐"), row(head, true), rule("├", "┼", "┤"), ...body.map((r) => row(r)), rule("└", "┴", "┘")].join("\n") + "\n\n";
+          },
+          // A bar per level, so a quote inside a quote reads as one (marked-terminal only indents).
+          blockquote(token) {
+            const bar = style("dim")("│");
+            const inner = this.parser.parse(token.tokens).replace(/\s+$/, "").replace(/^\n+/, "");
+            return inner.split("\n").map((l) => (l.replace(SGR, "").trim() ? `${bar} ${l}` : bar)).join("\n") + "\n\n";
+          },
         },
       },
     );
@@ -111,12 +155,21 @@ export function renderMarkdown(markdown: string, width: number, theme: Theme): s
   if (theme.mono) out = dropColors(out);
   const lines = out.replace(/\s+$/, "").split("\n");
   while (lines.length && lines[0]!.replace(/\x1b\[[0-9;]*m/g, "").trim() === "") lines.shift();
-  return lines.flatMap((line) => wrapLine(line, width, hangOf(line)));
+  return lines.flatMap((line) => {
+    const wrapped = wrapLine(line, width, hangOf(line));
+    // A wrapped quote line keeps its bars on every row.
+    const bars = QUOTE_BARS.exec(line)?.[0];
+    if (!bars || wrapped.length < 2) return wrapped;
+    const cells = bars.replace(SGR, "").length;
+    return wrapped.map((l, i) => (i ? bars + l.slice(cells) : l));
+  });
 }
+
+const QUOTE_BARS = /^(?:(?:\x1b\[[0-9;]*m)*│(?:\x1b\[[0-9;]*m)* )+/;
 
 /** Indent of a list item's text (after its bullet) or of an indented line. */
 function hangOf(line: string): number {
   const plain = line.replace(/\x1b\[[0-9;]*m/g, "");
-  const m = /^(\s*)(?:[*+-]|\d+\.)\s+/.exec(plain) ?? /^(\s+)/.exec(plain);
+  const m = /^(\s*(?:│ )*)(?:[*+-]|\d+\.)\s+/.exec(plain) ?? /^(\s*(?:│ )+|\s+)/.exec(plain);
   return m ? m[0].length : 0;
 }

@@ -27,7 +27,9 @@ export function charWidth(cp: number): number {
   let w = widthCache.get(cp);
   if (w === undefined) {
     const ch = String.fromCodePoint(cp);
-    w = ZERO_WIDTH.test(ch) ? 0 : WIDE.some(([a, b]) => cp >= a && cp <= b) || EMOJI_WIDE.test(ch) ? 2 : 1;
+    // Regional indicators (two make a flag) are one cell each in wcwidth, blessed and xterm.js: counting
+    // them as emoji put the input box's border two cells off for every flag.
+    w = ZERO_WIDTH.test(ch) ? 0 : cp >= 0x1f1e6 && cp <= 0x1f1ff ? 1 : WIDE.some(([a, b]) => cp >= a && cp <= b) || EMOJI_WIDE.test(ch) ? 2 : 1;
     widthCache.set(cp, w);
   }
   return w;
@@ -115,7 +117,13 @@ export function dropColors(text: string): string {
   });
 }
 
-/** Pieces of a styled line: SGR codes and single characters with their widths. */
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/**
+ * Pieces of a styled line: SGR codes, and grapheme clusters with their
+ * widths, so a wrap or a cut never splits a flag, a skin-toned or ZWJ emoji
+ * or a letter from its accent.
+ */
 function* pieces(line: string): Generator<{ sgr?: string; ch?: string; w: number }> {
   let i = 0;
   while (i < line.length) {
@@ -127,10 +135,14 @@ function* pieces(line: string): Generator<{ sgr?: string; ch?: string; w: number
         continue;
       }
     }
-    const cp = line.codePointAt(i)!;
-    const ch = String.fromCodePoint(cp);
-    yield { ch, w: charWidth(cp) };
-    i += ch.length;
+    const esc = line.indexOf("\x1b", i + 1);
+    const run = line.slice(i, esc < 0 ? line.length : esc);
+    for (const { segment } of graphemes.segment(run)) {
+      let w = 0;
+      for (const ch of segment) w += charWidth(ch.codePointAt(0)!);
+      yield { ch: segment, w };
+    }
+    i += run.length;
   }
 }
 
@@ -238,7 +250,8 @@ export function oneLine(text: string, width: number): string {
  */
 export function forBlessed(line: string): string {
   let extra = 0;
-  for (const ch of line) if (ch.length === 2 && charWidth(ch.codePointAt(0)!) === 2 && EMOJI_WIDE.test(ch)) extra++;
+  // Any astral character blessed draws (a flag's regional indicators too) is one unit longer than its cells.
+  for (const ch of line) if (ch.length === 2 && charWidth(ch.codePointAt(0)!) > 0 && (charWidth(ch.codePointAt(0)!) === 1 || EMOJI_WIDE.test(ch))) extra++;
   let out = line;
   for (; extra > 0; extra--) {
     if (out.endsWith(" ")) out = out.slice(0, -1);
@@ -262,7 +275,7 @@ export function wideEmojiSource(): string {
   const astral = new Map<number, number[]>();
   const scan = (from: number, to: number) => {
     for (let cp = from; cp <= to; cp++) {
-      if (!EMOJI_WIDE.test(String.fromCodePoint(cp)) || WIDE.some(([a, b]) => cp >= a && cp <= b)) continue;
+      if (charWidth(cp) !== 2 || !EMOJI_WIDE.test(String.fromCodePoint(cp)) || WIDE.some(([a, b]) => cp >= a && cp <= b)) continue;
       if (cp <= 0xffff) bmp.push(cp);
       else {
         const s = String.fromCodePoint(cp);

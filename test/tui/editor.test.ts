@@ -54,3 +54,21 @@ test("history: Up recalls earlier prompts, Down comes back to the draft", () => 
   e.up();
   assert.equal(e.value(), "third");
 });
+
+test("cursor moves and deletes take whole grapheme clusters: flags, skin tones, ZWJ families, combining marks", () => {
+  for (const cluster of ["🇯🇵", "👍🏽", "👨‍👩‍👧", "e\u0301"]) {
+    const e = new Editor();
+    e.insert(`a${cluster}b`);
+    e.left();
+    e.left();
+    assert.equal(e.cursor, 1, cluster);
+    e.right();
+    assert.equal(e.cursor, 1 + cluster.length, cluster);
+    e.backspace();
+    assert.equal(e.text, "ab", cluster);
+    e.insert(cluster);
+    e.left();
+    e.delete();
+    assert.equal(e.text, "ab", cluster);
+  }
+});

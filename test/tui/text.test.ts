@@ -50,3 +50,13 @@ test("forBlessed gives back the extra cell blessed counts for each astral emoji"
   assert.equal(forBlessed("x 😀  right"), "x 😀 right");
   assert.equal(forBlessed("中文 ✅ plain  "), "中文 ✅ plain  ");
 });
+
+test("wrapping and cutting never split a grapheme cluster", () => {
+  const flags = "🇯🇵".repeat(5);
+  for (const width of [3, 5, 7]) {
+    for (const line of wrapLine(flags, width)) assert.match(line, /^(?:🇯🇵)+$/u, `width ${width}: ${JSON.stringify(line)}`);
+  }
+  const family = "ab👨‍👩‍👧";
+  assert.equal(truncate(family, 5), "ab…");
+  assert.deepEqual(wrapLine("e\u0301e\u0301e\u0301", 2), ["e\u0301e\u0301", "e\u0301"]);
+});

@@ -1,7 +1,7 @@
 import type { Theme } from "../../../themes/index.js";
-import type { Editor } from "../editor.js";
+import { lineCount, type Editor } from "../editor.js";
 import { open, paint } from "../style.js";
-import { charWidth, sanitize } from "../text.js";
+import { sanitize, textWidth } from "../text.js";
 
 interface Cell {
   text: string;
@@ -23,6 +23,13 @@ export function inputLines(editor: Editor, width: number, theme: Theme, focused:
 /** The prompt's lines and the row the cursor is on (the box shows the rows around it). */
 export function promptView(editor: Editor, width: number, theme: Theme, focused: boolean, hint: string): { lines: string[]; cursorRow: number } {
   const room = Math.max(1, width - 3); // one cell kept for the cursor at the end of a full row
+  const search = editor.search;
+  if (search) {
+    // The search line on top, as bash's `(reverse-i-search)` prompt; the match below it.
+    const view = promptView(Object.assign(Object.create(editor) as Editor, { search: undefined }), width, theme, false, "");
+    const head = `${paint(theme, "accent", search.failed ? "failing search:" : "search:")} ${sanitize(search.query)}${focused ? `${open(theme.tokens.selection) || "\x1b[7m"} \x1b[0m` : ""}`;
+    return { lines: [head, ...(editor.isEmpty() ? [] : view.lines)], cursorRow: 0 };
+  }
   const cursorOn = (text: string) => `${open(theme.tokens.selection) || "\x1b[7m"}${text}\x1b[0m`;
   if (editor.isEmpty()) {
     const first = focused ? cursorOn(" ") : " ";
@@ -30,7 +37,8 @@ export function promptView(editor: Editor, width: number, theme: Theme, focused:
   }
   const rows: Cell[][] = [[]];
   let rowWidth = 0;
-  const chars = [...editor.text];
+  // One cell per grapheme cluster, so the cursor covers a whole flag, skin-toned emoji or accented letter.
+  const chars = [...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(editor.text)].map((g) => g.segment);
   let at = 0;
   const push = (cell: Cell) => {
     if (rowWidth + cell.width > room && rowWidth > 0) {
@@ -47,11 +55,11 @@ export function promptView(editor: Editor, width: number, theme: Theme, focused:
       rows.push([]);
       rowWidth = 0;
     } else if (paste !== undefined) {
-      const label = `[pasted ${paste.split("\n").length} lines]`;
+      const label = `[pasted ${lineCount(paste)} lines]`;
       push({ text: label, width: label.length, at, marker: true });
     } else {
       const safe = sanitize(ch) || "?";
-      push({ text: safe, width: [...safe].reduce((w, c) => w + charWidth(c.codePointAt(0)!), 0), at });
+      push({ text: safe, width: textWidth(safe), at });
     }
     at += ch.length;
   }
