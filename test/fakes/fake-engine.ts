@@ -3,6 +3,11 @@ import type { EngineClient } from "../../protocol/client.js";
 import type { EventDraft, KeenEvent } from "../../protocol/events.js";
 import type { ErrorCode } from "../../protocol/responses.js";
 
+/** What the real engine answers where a command's answer always has data (list-models: the session's model). */
+const DEFAULT_ANSWERS: Partial<Record<Command["kind"], FakeAnswer>> = {
+  "list-models": { ok: true, data: [{ model: "anthropic/claude-test", provider: "anthropic", available: true, current: true }] },
+};
+
 /** Answers for the commands a front end sends: `data` for list commands, or an error. */
 export type FakeAnswer = { ok: true; data?: unknown } | { ok: false; error: string; error_code?: ErrorCode };
 
@@ -23,7 +28,7 @@ export class FakeEngine implements EngineClient {
   send(command: Command): void {
     this.sent.push(command);
     this.waiters = this.waiters.filter((w) => (w.kind === command.kind ? (w.resolve(command), false) : true));
-    const answer = this.answers[command.kind] ?? { ok: true };
+    const answer = this.answers[command.kind] ?? DEFAULT_ANSWERS[command.kind] ?? { ok: true };
     queueMicrotask(() => {
       this.emit({
         kind: "response", id: command.id, command: command.kind, ok: answer.ok,
