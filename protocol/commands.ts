@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { publishable } from "./json-schema.js";
+import { PERMISSION_MODES } from "./modes.js";
 
 /*
  * Commands: the only way into a session engine. Every front end (keen run,
@@ -13,21 +14,9 @@ export const CommandIdSchema = z.union([z.string(), z.number()]);
 export type CommandId = z.infer<typeof CommandIdSchema>;
 const id = { id: CommandIdSchema.optional().describe("echoed in the response") };
 
-/**
- * The permission modes, ordered from the widest (most trusting) to the
- * narrowest: the one order every comparison uses (a project config, or the
- * mode `keen stdio` was started with, only lets a mode move right). What each
- * mode lets run is app/permissions/policy.ts's `gate`; docs/PROTOCOL.md's
- * table is generated from it.
- */
-export const PERMISSION_MODES = ["auto", "accept-edits", "ask", "read-only"] as const;
+export { PERMISSION_MODES, isWiderMode, type PermissionMode } from "./modes.js";
+/** The permission modes (protocol/modes.ts) as a schema. */
 export const PermissionModeSchema = z.enum(PERMISSION_MODES);
-export type PermissionMode = z.infer<typeof PermissionModeSchema>;
-
-/** True when mode `a` lets more run than `b`. */
-export function isWiderMode(a: PermissionMode, b: PermissionMode): boolean {
-  return PERMISSION_MODES.indexOf(a) < PERMISSION_MODES.indexOf(b);
-}
 
 /** Send a prompt; one sent during a turn runs after it (queued). */
 export const PromptCommand = z.object({ kind: z.literal("prompt"), ...id, text: z.string().describe("the prompt") });

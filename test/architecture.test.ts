@@ -79,3 +79,15 @@ test("unit tests (outside test/e2e and test/build) start no Keen: npm run test:u
   assert.deepEqual(offenders, []);
   assert.ok(unit.length > 30, "the check sees the unit tests");
 });
+
+test("the permission modes are written once, in protocol/modes.ts: every other list is derived from it", () => {
+  const names = ["auto", "accept-edits", "ask", "read-only"];
+  const word = (name: string) => new RegExp(`(?<![\\w-])${name}(?![\\w-])`);
+  // A code line naming all four modes is a copy of the list (comments may name them).
+  const lists = (file: string) => readFileSync(join(ROOT, file), "utf8").split("\n")
+    .map((line, i) => ({ line, at: `${file}:${i + 1}` }))
+    .filter(({ line }) => !/^\s*(\/\/|\*|\/\*)/.test(line) && names.every((n) => word(n).test(line)));
+  const all = ["protocol", "app", "storage", "themes"].flatMap((dir) => sourceFiles(dir));
+  assert.deepEqual(lists("protocol/modes.ts").length, 1, "the checker sees the source list");
+  assert.deepEqual(all.filter((f) => f !== "protocol/modes.ts").flatMap((f) => lists(f).map((l) => l.at)), []);
+});

@@ -1,6 +1,6 @@
 import type { AvailableCommand, PermissionOption, SessionConfigOption, SessionModeState, SessionUpdate, StopReason, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import { request, type Request } from "../../protocol/client.js";
-import type { PermissionMode } from "../../protocol/commands.js";
+import { MODE_CYCLE, PERMISSION_MODE_LABELS, type PermissionMode } from "../../protocol/modes.js";
 import type { ErrorCode, ResponseTo } from "../../protocol/responses.js";
 import type { EventOf, KeenEvent } from "../../protocol/events.js";
 import { createAcpCommands } from "./commands.js";
@@ -25,12 +25,7 @@ const refused = (answer: { error: string; error_code: ErrorCode }) =>
   new AcpFailure(answer.error, CLIENT_ERRORS.has(answer.error_code) ? INVALID_PARAMS : INTERNAL_ERROR, answer.error_code);
 
 /** Keen's permission modes as ACP session modes, in the order a client lists them. */
-const MODES: { id: PermissionMode; name: string; description: string }[] = [
-  { id: "ask", name: "Ask", description: "Reads run; edits and commands ask first." },
-  { id: "accept-edits", name: "Accept edits", description: "Reads and edits run; commands ask first." },
-  { id: "auto", name: "Auto", description: "Everything runs without asking." },
-  { id: "read-only", name: "Read-only", description: "Reads run; edits and commands are refused." },
-];
+const MODES: { id: PermissionMode; name: string; description: string }[] = MODE_CYCLE.map((id) => ({ id, ...PERMISSION_MODE_LABELS[id] }));
 
 /** The engine's answers to permission requests, offered to the client as ACP options (the ids are the engine's decisions). */
 const DECISIONS = ["allow-once", "allow-always", "deny", "deny-always"] as const;

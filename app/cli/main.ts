@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from "commander";
+import { PERMISSION_MODES } from "../../protocol/modes.js";
 import { terminalText } from "../headless/terminal-text.js";
 import { ExitError, UsageError } from "./errors.js";
 import { version } from "./version.js";
@@ -21,7 +22,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("-r, --resume <id>", "open the TUI on a stored session (id or unique prefix)")
     .option("-c, --continue", "open the TUI on the latest session of this directory")
     .option("-m, --model <provider/model>", "model to use, e.g. anthropic/claude-sonnet-5-5")
-    .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only")
+    .addOption(permissionMode("how much runs without asking (default ask)"))
     .option("--theme <theme>", "dark (default), light, high-contrast, or a theme file")
     .option("--cwd <dir>", "working directory of new sessions");
   turnOptions(program);
@@ -48,7 +49,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("--disallowed-tools <list>", "comma-separated tools the model may not call")
     .option("--max-turns <n>", "limit the model requests of this run")
     .option("--output-schema <file>", "JSON Schema the answer must satisfy")
-    .option("--permission-mode <mode>", "auto (default), accept-edits or read-only; ask needs keen stdio or the TUI")
+    .addOption(permissionMode("default auto; ask needs keen stdio or the TUI"))
     .addOption(new Option("--input-format <format>", "with --headless: jsonl reads commands from stdin (= keen stdio)").choices(["text", "jsonl"]));
   turnOptions(run);
   mcpOption(run);
@@ -73,7 +74,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("--disallowed-tools <list>", "comma-separated tools the model may not call")
     .option("--max-turns <n>", "limit the model requests of each turn")
     .option("--output-schema <file>", "JSON Schema every answer must satisfy")
-    .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only; also the widest mode a set-permission-mode command may choose");
+    .addOption(permissionMode("default ask; also the widest mode a set-permission-mode command may choose"));
   turnOptions(stdio);
   mcpOption(stdio);
   cassetteOptions(stdio, "ask")
@@ -88,7 +89,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("--allowed-tools <list>", "comma-separated tools the model may call")
     .option("--disallowed-tools <list>", "comma-separated tools the model may not call")
     .option("--max-turns <n>", "limit the model requests of each turn")
-    .option("--permission-mode <mode>", "ask (default), accept-edits, auto or read-only");
+    .addOption(permissionMode("default ask"));
   turnOptions(acp)
     .action((flags) => {
       pending = async () => (await import("./acp.js")).acpCommand(flags);
@@ -190,6 +191,11 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /** What runs a session's turns and confines its bash: the same flags on every front end. */
+/** `--permission-mode`, its choices the protocol's list: commander refuses any other in one line. */
+function permissionMode(help: string): Option {
+  return new Option("--permission-mode <mode>", help).choices(PERMISSION_MODES);
+}
+
 function turnOptions(command: Command): Command {
   return command
     .option("--sandbox <mode>", "confine bash: auto (default: when bwrap/socat/rg are present), on or off")

@@ -1,9 +1,8 @@
-import type { PermissionMode } from "../../protocol/commands.js";
+import { PERMISSION_MODES, isPermissionMode, type PermissionMode } from "../../protocol/modes.js";
 import { cassetteSettings, type CassetteSettings } from "./cassette-flags.js";
 import type { SandboxMode } from "./config.js";
 import { UsageError } from "./errors.js";
 
-const MODES = ["auto", "accept-edits", "ask", "read-only"];
 /** The longest `--timeout` a Node timer can hold (2^31-1 ms, about 24.8 days); a longer one would fire at once. */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
@@ -87,8 +86,8 @@ export function validateRunFlags(flags: RunFlags, formatGiven: boolean): RunSett
     }
     maxTurns = Number(flags.maxTurns);
   }
-  if (flags.permissionMode !== undefined && !MODES.includes(flags.permissionMode)) {
-    throw new UsageError(`--permission-mode must be one of ${MODES.join(", ")}, not "${flags.permissionMode}"`);
+  if (flags.permissionMode !== undefined && !isPermissionMode(flags.permissionMode)) {
+    throw new UsageError(`--permission-mode must be one of ${PERMISSION_MODES.join(", ")}, not "${flags.permissionMode}"`);
   }
   if (flags.model !== undefined && !flags.model.trim()) throw new UsageError("--model needs <provider>/<model>");
   return {
@@ -105,7 +104,7 @@ export function validateRunFlags(flags: RunFlags, formatGiven: boolean): RunSett
     disallowedTools: splitList(flags.disallowedTools),
     maxTurns,
     outputSchema: flags.outputSchema,
-    permissionMode: flags.permissionMode as PermissionMode | undefined,
+    permissionMode: flags.permissionMode,
     cassette: cassetteSettings(flags),
     ...(flags.runner !== undefined ? { runner: parseRunner(flags.runner) } : {}),
     ...(flags.mcpConfig?.length ? { mcpConfig: flags.mcpConfig } : {}),

@@ -1,4 +1,4 @@
-import { PERMISSION_MODES, type PermissionMode } from "../../protocol/commands.js";
+import { PERMISSION_MODES, type PermissionMode } from "../../protocol/modes.js";
 
 /** How a tool call is treated before it runs. */
 export type Gate = "allow" | "ask" | "refuse";
@@ -17,8 +17,6 @@ export function toolClass(name: string): ToolClass {
   return "exec";
 }
 
-/** Modes from most to least trusting (protocol/commands.ts); a project config may only move right. */
-export const MODE_ORDER: readonly PermissionMode[] = PERMISSION_MODES;
 
 /**
  * The decision table. `auto`: everything runs (the file guard still refuses
@@ -60,6 +58,6 @@ export function networkGate(mode: PermissionMode, rule?: "allow" | "deny"): Gate
 /** The stricter of two modes; an absent one does not count. */
 export function stricterMode(a: PermissionMode | undefined, b: PermissionMode | undefined): PermissionMode | undefined {
   if (!a || !b) return a ?? b;
-  return MODE_ORDER.indexOf(a) >= MODE_ORDER.indexOf(b) ? a : b;
+  return PERMISSION_MODES.indexOf(a) >= PERMISSION_MODES.indexOf(b) ? a : b;
 }
 

@@ -1,5 +1,5 @@
 import { request, type EngineClient, type Request } from "../../protocol/client.js";
-import type { PermissionMode } from "../../protocol/commands.js";
+import { MODE_CYCLE, type PermissionMode } from "../../protocol/modes.js";
 import type { ResponseTo } from "../../protocol/responses.js";
 import type { EventOf, KeenEvent } from "../../protocol/events.js";
 import type { Theme } from "../../themes/index.js";
@@ -31,8 +31,6 @@ export interface ControllerDeps {
   exit: () => void;
   now?: () => number;
 }
-
-export const MODE_CYCLE: PermissionMode[] = ["ask", "accept-edits", "auto", "read-only"];
 
 /**
  * The TUI's state machine: engine events in (through the reducer), input

@@ -1,6 +1,6 @@
-import type { PermissionMode } from "../../protocol/commands.js";
+import { MODE_CYCLE, isPermissionMode } from "../../protocol/modes.js";
 import { THEME_NAMES } from "../../themes/index.js";
-import { MODE_CYCLE, type TuiController } from "./controller.js";
+import type { TuiController } from "./controller.js";
 import { completeSlash } from "./slash.js";
 import type { ListItem } from "./views/lists.js";
 
@@ -13,9 +13,8 @@ export function runSlash(c: TuiController, name: string, arg: string): void {
     case "model": return arg ? c.setModel(arg) : pickModel(c);
     case "mode": {
       if (!arg) return c.cycleMode();
-      // A plain list, not the zod schema: the TUI bundle stays free of zod.
-      if (!MODE_CYCLE.includes(arg as PermissionMode)) return c.notice(`unknown mode "${arg}"; modes: ${MODE_CYCLE.join(", ")}`, "error");
-      return c.setMode(arg as PermissionMode);
+      if (!isPermissionMode(arg)) return c.notice(`unknown mode "${arg}"; modes: ${MODE_CYCLE.join(", ")}`, "error");
+      return c.setMode(arg);
     }
     case "theme": return setTheme(c, arg);
     case "compact":

@@ -1,3 +1,6 @@
+import { MODE_CYCLE } from "../../protocol/modes.js";
+import { THEME_NAMES } from "../../themes/index.js";
+
 /*
  * The slash commands: one table for completion, help and dispatch.
  */
@@ -13,8 +16,8 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   { name: "new", help: "start a new session" },
   { name: "sessions", help: "pick a session of this workspace and resume it" },
   { name: "model", args: "[provider/model]", help: "pick the model for the next turns" },
-  { name: "mode", args: "[ask|accept-edits|auto|read-only]", help: "set or cycle the permission mode" },
-  { name: "theme", args: "[name]", help: "set or cycle the theme (dark, light, high-contrast)" },
+  { name: "mode", args: `[${MODE_CYCLE.join("|")}]`, help: "set or cycle the permission mode" },
+  { name: "theme", args: "[name]", help: `set or cycle the theme (${THEME_NAMES.join(", ")})` },
   { name: "compact", args: "[instructions]", help: "summarise the conversation so far to free context" },
   { name: "retry", help: "send the last prompt again (after a failed or interrupted turn)" },
   { name: "copy", help: "copy the last answer to the clipboard (OSC 52)" },

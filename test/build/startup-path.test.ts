@@ -51,9 +51,9 @@ test("the build records keen.cjs's module graph", () => {
   assert.ok(snapshotStart.has("app/agent/engine.ts"), "the snapshot holds the engine");
 });
 
-test("a plain start evaluates only the CLI's entry: flags, version, errors", () => {
+test("a plain start evaluates only the CLI's entry: flags (with the permission modes' plain list), version, errors", () => {
   const app = [...plainStart].filter((f) => !f.startsWith("node_modules/"));
-  assert.deepEqual(app.sort(), ["app/cli/entry.ts", "app/cli/errors.ts", "app/cli/main.ts", "app/cli/version.ts", "app/headless/terminal-text.ts"]);
+  assert.deepEqual(app.sort(), ["app/cli/entry.ts", "app/cli/errors.ts", "app/cli/main.ts", "app/cli/version.ts", "app/headless/terminal-text.ts", "protocol/modes.ts"]);
 });
 
 test("neither start evaluates ACP, MCP sessions, cassettes, the CLI runner's backend, the sandbox library or the TUI", () => {

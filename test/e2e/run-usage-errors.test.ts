@@ -23,6 +23,7 @@ async function assertUsageError(sb: Sandbox, args: string[], line: RegExp, env: 
 const flagCases: [string, string[], RegExp][] = [
   ["an unknown flag", ["--bogus", "hi"], /unknown option '--bogus'/],
   ["a bad --format", ["--format", "xml", "hi"], /--format.*'xml'.*text, json/],
+  ["an unknown --permission-mode", ["--permission-mode", "yolo", "hi"], /--permission-mode.*'yolo'.*auto, accept-edits, ask, read-only/],
   ["--stream-deltas without --headless", ["--stream-deltas", "hi"], /^keen: --stream-deltas needs --headless\n$/],
   ["--headless with --format json", ["--headless", "--format", "json", "hi"], /--headless.*cannot be combined with --format/],
   ["--headless with --format text", ["--headless", "--format", "text", "hi"], /--headless.*cannot be combined with --format/],
