@@ -49,6 +49,15 @@ export const ListSessionsCommand = z.object({ kind: z.literal("list-sessions"), 
 /** Models of the configured providers (`data`: `[{ model, provider, current, available }]`). */
 export const ListModelsCommand = z.object({ kind: z.literal("list-models"), ...id });
 /**
+ * Workspace paths for `@` completion, matched against `query`, as the session's filesystem guard allows them:
+ * never a gitignored file, nor one read_file would refuse (secrets such as `.env`, key files, credential directories).
+ */
+export const ListFilesCommand = z.object({
+  kind: z.literal("list-files"), ...id,
+  query: z.string().optional().describe("what follows `@`: path prefix, then file-name prefix, then substring (case-insensitive); default all"),
+  limit: z.number().int().min(1).max(1000).optional().describe("at most this many paths (default 50)"),
+});
+/**
  * Revert the file writes and edits of the session's last turn from the contents Keen kept. Without `confirm`
  * the response only says what would be restored or removed; a file changed since the turn refuses the whole undo.
  */
@@ -62,7 +71,7 @@ export const CompactCommand = z.object({ kind: z.literal("compact"), ...id, inst
 /** Every command a front end can send. */
 export const CommandSchema = z.discriminatedUnion("kind", [
   PromptCommand, InterruptCommand, PermissionResponseCommand, SetModelCommand, SetPermissionModeCommand,
-  NewSessionCommand, ResumeSessionCommand, ListSessionsCommand, ListModelsCommand, ShutdownCommand, UndoCommand, CompactCommand,
+  NewSessionCommand, ResumeSessionCommand, ListSessionsCommand, ListModelsCommand, ListFilesCommand, ShutdownCommand, UndoCommand, CompactCommand,
 ]);
 export type Command = z.infer<typeof CommandSchema>;
 export type CommandOf<K extends Command["kind"]> = Extract<Command, { kind: K }>;
@@ -82,6 +91,7 @@ export const COMMAND_ANSWERS: Record<Command["kind"], string> = {
   "resume-session": "after the replay, `data` `{ session_id, cwd, model, title }`; `ok: false` for no such session or while a turn runs",
   "list-sessions": "`data`: sessions, newest first",
   "list-models": "`data`: `[{ model, provider, available, current }]` for the configured providers; `current` marks the session's model now (after `set-model`, the one it chose)",
+  "list-files": "`data` `{ paths, truncated }`: paths relative to the session's directory (directories end in `/`), best match first: path prefix, then file-name prefix, then substring, shorter first. Gitignored paths, `.git`, and every path the filesystem guard refuses to read (secret names such as `.env` and `id_rsa`, credential directories, links to them) are left out. The walk is reused for a few seconds and bounded in size (`truncated` when it stopped early, as when more than `limit` matched). `ok: false` when the session cannot be set up (e.g. no provider configured)",
   shutdown: "after every command sent before it, the running turn and queued prompts (send `interrupt` first to stop sooner); then the process exits 0",
   undo: "`data` `{ files: [{ path, action: \"restore\" | \"remove\" }], restored }`: without `confirm` only what would change; with it, the last turn's successful writes and edits are reverted from the contents Keen stored (through the filesystem guard). `ok: false`, nothing changed, when a file changed since the turn, when a change was too large to keep its contents (128 KiB), or while a turn runs",
   compact: "when the compaction has ended: `data` `{ session_id, tokens_before, tokens_after }`; `ok: false` while a turn runs, before the session's first turn, when another process holds the session (busy), or when the compaction failed (the session is then unchanged)",

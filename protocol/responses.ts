@@ -70,6 +70,10 @@ export const RESPONSE_DATA = {
   "resume-session": z.object({ session_id: z.string(), cwd: z.string(), model: z.string(), title: z.string() }),
   "list-sessions": z.array(SessionRowSchema),
   "list-models": z.array(z.object({ model: z.string(), provider: z.string(), available: z.boolean(), current: z.boolean() })),
+  "list-files": z.object({
+    paths: z.array(z.string()).describe("relative to the session's directory; directories end in `/`"),
+    truncated: z.boolean().describe("more matched than `limit`, or the walk stopped at its cap"),
+  }),
   shutdown: z.undefined(),
   undo: z.object({
     files: z.array(z.object({ path: z.string(), action: z.enum(["restore", "remove"]) })),

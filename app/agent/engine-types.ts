@@ -51,6 +51,8 @@ export interface EngineSetup {
   checkFile?(path: string, expected: string): string | undefined;
   /** `undo`: puts `content` back (null: removes the file the turn created), through the filesystem guard. */
   restoreFile?(path: string, content: string | null): string | undefined;
+  /** `list-files`: the session directory's paths matching `query`, as its filesystem guard allows them (app/tools/file-list.ts). */
+  listFiles?(query: string, limit: number): Promise<{ paths: string[]; truncated: boolean }>;
 }
 
 /** Everything the engine is given (the test seam: no module mocking). */

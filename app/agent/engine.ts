@@ -160,6 +160,11 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       }
       case "list-models":
         return respond(command, true, { data: await models() });
+      case "list-files": {
+        const prepared = await setupFor(session);
+        if (!prepared.listFiles) return refuse(command, "failed", "this session cannot list its files");
+        return respond(command, true, { data: await prepared.listFiles(command.query ?? "", command.limit ?? 50) });
+      }
       case "compact":
         return compact(command);
       case "undo":

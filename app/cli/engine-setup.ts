@@ -12,6 +12,7 @@ import { BUILTIN_PROVIDERS, modelInfo } from "../providers/registry.js";
 import type { FileAccess, Tool } from "../tools/tool.js";
 import { createTools, toolEnv, withRedaction } from "../tools/index.js";
 import { createFileRestorer } from "../tools/restore-file.js";
+import { createFileLister } from "../tools/file-list.js";
 import { findWorkspace } from "../tools/workspace.js";
 import type { PermissionMode } from "../../protocol/commands.js";
 import type { Redactor } from "../permissions/redact.js";
@@ -113,7 +114,7 @@ async function prepare(
   // The CLI runs its own tools (its bash, its MCP servers): neither Keen's sandbox nor its MCP servers start for it.
   if (!replay && chooseRunner(settings.runner, await settings.runnerOf?.(session.id), config) === "cli") {
     const previewTools = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files });
-    return prepareCli(config, settings, env, session, { redactor, allTools: previewTools });
+    return { ...prepareCli(config, settings, env, session, { redactor, allTools: previewTools }), listFiles: createFileLister(guard, cwd).list };
   }
   const choice = replay ? replay.choose(session.model, config) : chooseModel(session.model, config, env);
   const { sandbox, fallback } = chooseSandbox(config, settings.sandbox, env, {
@@ -152,6 +153,7 @@ async function prepare(
   };
   return {
     ...(settings.files ? {} : createFileRestorer(guard)),
+    listFiles: createFileLister(guard, cwd).list,
     config,
     redactor,
     retry: config.retry,

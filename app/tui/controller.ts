@@ -15,8 +15,6 @@ export interface ControllerDeps {
   initial: { cwd: string; model: string; sessionId?: string; permissionMode: PermissionMode; unconfined?: boolean };
   history?: string[];
   saveHistory?: (prompt: string) => void;
-  /** Workspace paths matching what follows `@` (gitignored and secret files left out). */
-  listFiles?: (query: string) => string[];
   /** Puts text on the clipboard (OSC 52). */
   copy?: (text: string) => void;
   /** Opens the prompt in $EDITOR; resolves with the edited text (undefined: unchanged or failed). */

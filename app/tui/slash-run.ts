@@ -107,20 +107,38 @@ function pickModel(c: TuiController): void {
   });
 }
 
-/** Refreshes the completion list for the word at the cursor: `/command` at the start, `@path` anywhere. */
+/** How many paths an `@` completion asks the engine for. */
+const FILE_COMPLETIONS = 50;
+
+/**
+ * Refreshes the completion list for the word at the cursor: `/command` at the
+ * start, `@path` anywhere. Paths come from the engine (`list-files`, answered
+ * with the session's filesystem guard), so the list shows when the answer
+ * arrives, and only if the word at the cursor is still the one asked about.
+ */
 export function updateCompletion(c: TuiController): void {
   const { word, start } = c.editor.wordAtCursor();
-  let values: string[] = [];
-  let items: ListItem[] = [];
   if (word.startsWith("/") && start === 0 && !c.editor.text.includes("\n")) {
     const found = completeSlash(word);
-    values = found.map((s) => `/${s.name}${s.args ? " " : ""}`);
-    items = found.map((s) => ({ label: `/${s.name}${s.args ? ` ${s.args}` : ""}`, detail: s.help }));
-  } else if (word.startsWith("@") && c.deps.listFiles) {
-    const found = c.deps.listFiles(word.slice(1)).slice(0, 50);
-    values = found.map((p) => `@${p}`);
-    items = found.map((p) => ({ label: p }));
+    const values = found.map((s) => `/${s.name}${s.args ? " " : ""}`);
+    return showCompletion(c, word, start, values, found.map((s) => ({ label: `/${s.name}${s.args ? ` ${s.args}` : ""}`, detail: s.help })));
   }
+  if (word.startsWith("@")) {
+    // Until the answer comes, a list for another word must not be accepted in this one's place.
+    if (c.ui.completion?.start !== start) c.ui.completion = undefined;
+    c.request({ kind: "list-files", query: word.slice(1), limit: FILE_COMPLETIONS }, (r) => {
+      const now = c.editor.wordAtCursor();
+      if (now.word !== word || now.start !== start) return;
+      // A failed answer (no provider configured yet) shows no list; the engine's error is not news on every keystroke.
+      const paths = r.ok ? r.data.paths : [];
+      showCompletion(c, word, start, paths.map((p) => `@${p}`), paths.map((p) => ({ label: p })));
+    });
+    return;
+  }
+  c.ui.completion = undefined;
+}
+
+function showCompletion(c: TuiController, word: string, start: number, values: string[], items: ListItem[]): void {
   if (!values.length || (values.length === 1 && values[0]!.trimEnd() === word)) {
     c.ui.completion = undefined;
     return;

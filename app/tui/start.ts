@@ -5,14 +5,12 @@ import type { PermissionMode } from "../../protocol/commands.js";
 import type { KeenEvent } from "../../protocol/events.js";
 import { loadTheme, type Theme } from "../../themes/index.js";
 import { TuiController } from "./controller.js";
-import { createFileLister } from "./files.js";
 import type { Frame } from "./frame.js";
 import { appendHistory, loadHistory } from "./history.js";
 import { handleInput } from "./input-actions.js";
 import { ESC_WAIT_MS, KeyDecoder, type InputEvent } from "./keys.js";
 import { loadMarkdown } from "./markdown.js";
 import { createBlessedSurface, type Surface } from "./screen.js";
-import { updateCompletion } from "./slash-run.js";
 import { osc52, runEditor, TerminalModes } from "./terminal.js";
 
 export { ttyProblem } from "./terminal.js";
@@ -120,10 +118,6 @@ export async function startTui(options: StartTuiOptions): Promise<string | undef
     client, theme, initial: options.initial,
     history: loadHistory(options.historyFile),
     saveHistory: (prompt) => appendHistory(options.historyFile, prompt),
-    listFiles: createFileLister(options.initial.cwd, () => {
-      updateCompletion(controller);
-      requestFrame();
-    }),
     copy: (text) => stdout.write(osc52(text)),
     editExternal: async (text) => {
       surface?.leave();

@@ -6,10 +6,13 @@ import type { ErrorCode } from "../../protocol/responses.js";
 /** What the real engine answers where a command's answer always has data (list-models: the session's model). */
 const DEFAULT_ANSWERS: Partial<Record<Command["kind"], FakeAnswer>> = {
   "list-models": { ok: true, data: [{ model: "anthropic/claude-test", provider: "anthropic", available: true, current: true }] },
+  "list-files": { ok: true, data: { paths: [], truncated: false } },
 };
 
 /** Answers for the commands a front end sends: `data` for list commands, or an error. */
 export type FakeAnswer = { ok: true; data?: unknown } | { ok: false; error: string; error_code?: ErrorCode };
+/** A fixed answer, or one computed from the command (e.g. `list-files` matching its query). */
+export type FakeAnswerOf = FakeAnswer | ((command: Command) => FakeAnswer);
 
 /**
  * A scripted EngineClient for front-end tests: records every command,
@@ -21,14 +24,15 @@ export class FakeEngine implements EngineClient {
   private listeners = new Set<(event: KeenEvent) => void | Promise<void>>();
   private ts = Date.now();
   conversationId = "0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee";
-  answers: Partial<Record<Command["kind"], FakeAnswer>> = {};
+  answers: Partial<Record<Command["kind"], FakeAnswerOf>> = {};
   onCommand?: (command: Command, engine: FakeEngine) => void;
   private waiters: { kind: Command["kind"]; resolve: (command: Command) => void }[] = [];
 
   send(command: Command): void {
     this.sent.push(command);
     this.waiters = this.waiters.filter((w) => (w.kind === command.kind ? (w.resolve(command), false) : true));
-    const answer = this.answers[command.kind] ?? DEFAULT_ANSWERS[command.kind] ?? { ok: true };
+    const given = this.answers[command.kind];
+    const answer = (typeof given === "function" ? given(command) : given) ?? DEFAULT_ANSWERS[command.kind] ?? { ok: true };
     queueMicrotask(() => {
       this.emit({
         kind: "response", id: command.id, command: command.kind, ok: answer.ok,

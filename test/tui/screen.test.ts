@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "../temp.js";
 import { draft as d } from "../fakes/fake-engine.js";
@@ -211,21 +211,21 @@ test("Shift-Tab cycles the permission mode; /copy writes a bare OSC 52; a retry 
   await quit(h);
 });
 
-test("history per workspace: Up recalls earlier prompts and new ones are appended; @ completes paths without ignored or secret files", async () => {
+test("history per workspace: Up recalls earlier prompts and new ones are appended; @ completes the paths the engine lists", async () => {
   const dir = makeTempDir("keen-tui-");
   const historyFile = join(dir, "history.jsonl");
   writeFileSync(historyFile, `${JSON.stringify("an older prompt")}\n`);
-  const ws = join(dir, "ws");
-  mkdirSync(join(ws, "src"), { recursive: true });
-  mkdirSync(join(ws, "dist"));
-  writeFileSync(join(ws, ".gitignore"), "dist/\n");
-  for (const f of ["src/app.ts", "src/apple.ts", ".env", "dist/app.js", "server.pem"]) writeFileSync(join(ws, f), "");
-  const h = await started(100, 30, { historyFile, initial: { cwd: ws, model: "m/x", permissionMode: "ask" } });
+  const h = await started(100, 30, { historyFile, initial: { cwd: "/work/proj", model: "m/x", permissionMode: "ask" } });
+  // The engine's list-files (answered with its filesystem guard; test/e2e/stdio-list-files.test.ts): the TUI shows what it gets.
+  h.engine.answers["list-files"] = (command) => ({
+    ok: true, data: { paths: command.kind === "list-files" && command.query === "ap" ? ["src/app.ts", "src/apple.ts"] : [], truncated: false },
+  });
   await h.keys("\x1b[A");
   await h.waitFor("> an older prompt");
   await h.keys("\x03look at @ap");
   await h.waitFor("src/apple.ts");
-  assert.ok(!h.text().includes("dist/app.js"));
+  const asked = h.engine.commands("list-files").at(-1)!;
+  assert.deepEqual([asked.query, asked.limit], ["ap", 50]);
   await h.keys("\t");
   await h.waitFor("> look at @src/app.ts");
   await h.keys("\r");
@@ -235,7 +235,8 @@ test("history per workspace: Up recalls earlier prompts and new ones are appende
   await h.keys("@.e");
   // The completion list is drawn in the same frame as the input line.
   await h.waitFor("> @.e");
-  assert.ok(!h.text().includes(".env"));
+  assert.deepEqual(h.engine.commands("list-files").at(-1)!.query, ".e");
+  assert.ok(!h.text().includes("src/apple.ts"), "no list for a query the engine matched nothing to");
   await quit(h);
 });
 
