@@ -91,3 +91,21 @@ test("the permission modes are written once, in protocol/modes.ts: every other l
   assert.deepEqual(lists("protocol/modes.ts").length, 1, "the checker sees the source list");
   assert.deepEqual(all.filter((f) => f !== "protocol/modes.ts").flatMap((f) => lists(f).map((l) => l.at)), []);
 });
+
+test("every module of the product is reachable from a build entry: no test-only code in app/ (the run facade is the documented exception)", () => {
+  const build = readFileSync(join(ROOT, "scripts/build.mjs"), "utf8");
+  const entries = [...build.matchAll(/["'](app\/[^"']+\.ts)["']/g)].map((m) => m[1]!);
+  assert.ok(entries.includes("app/cli/entry.ts") && entries.includes("app/tui/start.ts"), `the build's entries: ${entries.join(", ")}`);
+  const files = ["protocol", "app", "storage", "themes"].flatMap((dir) => sourceFiles(dir)).filter((f) => !f.endsWith(".d.ts"));
+  const seen = new Set<string>();
+  const stack = [...entries];
+  while (stack.length) {
+    const file = stack.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    stack.push(...localImports(file).map((t) => t.replace(/\.js$/, ".ts")).filter((t) => files.includes(t)));
+  }
+  // An entry point for programs embedding the engine (docs/stdio.md); no front end of Keen's loads it.
+  const documented = ["app/agent/run-facade.ts"];
+  assert.deepEqual(files.filter((f) => !seen.has(f) && !documented.includes(f)), []);
+});

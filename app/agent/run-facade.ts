@@ -28,6 +28,11 @@ export interface RunFacade {
 
 const STREAM_OPEN = new Set(["text-delta", "thinking-start", "thinking-delta"]);
 
+/**
+ * The run API over `engine`: an entry point for programs that embed Keen's
+ * engine in-process (docs/stdio.md, "In-process: the run API"). Keen's own
+ * front ends speak commands and events instead and never load this module.
+ */
 export function createRunFacade(engine: SessionEngine): RunFacade {
   let streaming = false;
   engine.subscribe((event) => {

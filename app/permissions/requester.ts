@@ -38,8 +38,3 @@ export interface PermissionRequester {
   /** True when the decision needs the call's preview (a person may look at a diff). */
   wantsPreview?(tool: string, kind?: ToolClass): boolean;
 }
-
-/** For tests and trusted runs: approves everything, dangerous bash included (the file guard still applies). */
-export function createAutoApproveRequester(): PermissionRequester {
-  return { request: async () => ({ allow: true }) };
-}

@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import type { EventDraft } from "../../protocol/events.js";
 import { checkToolInput, MAX_INPUT_CHARS, MAX_INPUT_DEPTH } from "../../app/agent/tool-input.js";
 import { runTurn } from "../../app/agent/turn.js";
-import { createAutoApproveRequester } from "../../app/permissions/requester.js";
 import type { Tool } from "../../app/tools/tool.js";
+import { approveAll } from "../fakes/approve-all.js";
 import { FakeProvider } from "../fakes/fake-provider.js";
 
 /** `[[…[leaf]…]]` nested `depth` times, built without recursion. */
@@ -50,7 +50,7 @@ test("a turn answers a too-deep tool call with an error result, never runs the t
   const outcome = await runTurn({
     sessionId: "s1", turnId: "t1", provider, tools: [tool], system: "sys", history: [],
     user: { role: "user", content: [{ type: "text", text: "hi" }] },
-    emit: async (e) => void events.push(structuredClone(e)), requester: createAutoApproveRequester(),
+    emit: async (e) => void events.push(structuredClone(e)), requester: approveAll,
     retry: { maxRetries: 0, maxWaitMs: 0, idleTimeoutMs: 1000, baseDelayMs: 1 },
     signal: new AbortController().signal,
   });

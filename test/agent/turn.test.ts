@@ -2,8 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { EventDraft } from "../../protocol/events.js";
 import { runTurn, type TurnOptions } from "../../app/agent/turn.js";
-import { createAutoApproveRequester } from "../../app/permissions/requester.js";
 import type { Tool } from "../../app/tools/tool.js";
+import { approveAll } from "../fakes/approve-all.js";
 import { FakeProvider, type FakeStep } from "../fakes/fake-provider.js";
 
 const echoTool: Tool = {
@@ -25,7 +25,7 @@ async function turn(script: FakeStep[], extra: Partial<TurnOptions> = {}) {
   const outcome = await runTurn({
     sessionId: "s1", turnId: "t1", provider, tools: [echoTool, throwingTool], system: "sys", history: [],
     user: { role: "user", content: [{ type: "text", text: "hi" }], headless: true },
-    emit: async (e) => void events.push(e), requester: createAutoApproveRequester(),
+    emit: async (e) => void events.push(e), requester: approveAll,
     retry: { maxRetries: 2, maxWaitMs: 1000, idleTimeoutMs: 200, baseDelayMs: 1 },
     signal: new AbortController().signal, sleep: async () => {}, ...extra,
   });

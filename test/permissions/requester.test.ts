@@ -1,13 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { gate, stricterMode, toolClass } from "../../app/permissions/policy.js";
-import { createAutoApproveRequester } from "../../app/permissions/requester.js";
-
-test("auto-approve allows everything, dangerous bash included", async () => {
-  const requester = createAutoApproveRequester();
-  assert.deepEqual(await requester.request({ tool: "bash", input: { command: "rm -rf build" }, summary: "rm -rf build" }), { allow: true });
-  assert.deepEqual(await requester.request({ tool: "write_file", input: {}, summary: "write" }), { allow: true });
-});
 
 test("the decision table: reads run, each mode gates edits and bash as documented", () => {
   const table = (["auto", "accept-edits", "ask", "read-only"] as const).map((mode) =>
