@@ -5,7 +5,7 @@ import * as z from "zod";
 import { PermissionModeSchema, type PermissionMode } from "../../protocol/commands.js";
 import { stricterMode } from "../permissions/policy.js";
 import { McpServersSchema } from "../mcp/config.js";
-import { BUILTIN_PROVIDERS, type ProviderPreset } from "../providers/registry.js";
+import { BUILTIN_PROVIDERS, PROVIDER_KINDS, type ProviderPreset } from "../providers/registry.js";
 import { UsageError } from "./errors.js";
 
 /** `sandbox.mode` and `--sandbox`: confine bash always, never, or when the platform can (the default). */
@@ -25,7 +25,7 @@ const ModelInfoSchema = z.strictObject({
 });
 
 const ProviderSchema = z.strictObject({
-  kind: z.enum(["anthropic", "openai"]).optional(),
+  kind: z.enum(PROVIDER_KINDS).optional(),
   baseURL: z.url({ protocol: /^https?$/, error: "not an http(s) URL" }).optional(),
   apiKeyEnv: z.string().optional(),
   keyOptional: z.boolean().optional(),

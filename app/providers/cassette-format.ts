@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { PROVIDER_KINDS } from "./registry.js";
 
 /**
  * The cassette format (docs/CASSETTES.md): JSON lines, a header first, then
@@ -21,7 +22,7 @@ const RecordedErrorSchema: z.ZodType<RecordedError> = z.lazy(() =>
   z.object({ name: z.string().optional(), message: z.string(), code: z.string().optional(), cause: RecordedErrorSchema.optional() }),
 );
 
-const Kind = z.enum(["anthropic", "openai"]);
+const Kind = z.enum(PROVIDER_KINDS);
 const Headers = z.record(z.string(), z.string());
 const N = z.number().int().min(1);
 const Ms = z.number().min(0);

@@ -1,4 +1,5 @@
 import { REDACTED } from "../permissions/redact.js";
+import type { ProviderKind } from "./registry.js";
 
 /**
  * What a replayed request is matched on: what the run controls. Not the
@@ -7,7 +8,7 @@ import { REDACTED } from "../permissions/redact.js";
  * decide those), not sampling settings.
  */
 export interface RequestKey {
-  kind: "anthropic" | "openai";
+  kind: ProviderKind;
   model: string;
   /** Tool names offered, in order. */
   tools: string[];

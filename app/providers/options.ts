@@ -1,10 +1,11 @@
 import { isIP } from "node:net";
 import type { ProviderFailure } from "../../protocol/provider.js";
 import type { SdkFetch } from "./http.js";
+import type { ProviderKind } from "./registry.js";
 
 /** How to reach one model behind a vendor API; built by the registry from config. */
 export interface ProviderOptions {
-  kind: "anthropic" | "openai";
+  kind: ProviderKind;
   /** The configured provider name (e.g. "opencode"); defaults to `kind`. */
   providerId?: string;
   /** Bare model id sent to the API. */

@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import type { Redactor } from "../permissions/redact.js";
 import type { CassetteHeader, InteractionLine, RecordedError } from "./cassette-format.js";
 import type { SdkFetch } from "./http.js";
+import type { ProviderKind } from "./registry.js";
 
 /** One cassette file being written; numbers its own requests. */
 export interface CassetteWriter {
@@ -60,7 +61,7 @@ const KEPT_RESPONSE_HEADERS = ["content-type", "retry-after", "retry-after-ms", 
 
 /** What a recording fetch needs. */
 export interface RecordingOptions {
-  kind: "anthropic" | "openai";
+  kind: ProviderKind;
   /** Every file the requests go to (the user's cassette; the session's copy for `sessions export`). */
   writers: () => CassetteWriter[];
   /** Known secrets: applied to the request (URL, headers, body), the response headers, every chunk and error messages. */

@@ -12,9 +12,14 @@ export interface ModelInfo {
   price?: ModelPrice;
 }
 
+/** The wire protocols Keen speaks: every provider (built in or from config) and every cassette speaks one. */
+export const PROVIDER_KINDS = ["anthropic", "openai"] as const;
+/** One of PROVIDER_KINDS. */
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
 /** A provider preset: how to reach it and which models it knows. */
 export interface ProviderPreset {
-  kind: "anthropic" | "openai";
+  kind: ProviderKind;
   baseURL?: string;
   /** Env var the base URL may come from (overridden by config). */
   baseURLEnv?: string;

@@ -1,6 +1,7 @@
 import type { Cassette, Interaction, RecordedError } from "./cassette-format.js";
 import { describeMismatch, requestKey } from "./cassette-match.js";
 import type { SdkFetch } from "./http.js";
+import type { ProviderKind } from "./registry.js";
 
 /** Marks a replay failure in an error's cause chain; `classifyFailure` turns it into a final (not retried) provider error. */
 export const REPLAY_ERROR_CODE = "KEEN_REPLAY";
@@ -26,7 +27,7 @@ export interface ReplayOptions {
 /** Serves a process's requests from one cassette, in order, whichever session or provider sends them. */
 export interface ReplayPlayer {
   /** A fetch for a provider speaking `kind`'s wire format. */
-  fetchFor(kind: "anthropic" | "openai"): SdkFetch;
+  fetchFor(kind: ProviderKind): SdkFetch;
   /** Requests served so far. */
   readonly served: number;
 }
