@@ -169,3 +169,23 @@ test("an unknown --theme is a usage error: one line naming the built-in themes, 
   assert.match(screen, /keen: --theme: unknown theme "zebra"; built-in themes: dark, light, high-contrast/);
   assert.doesNotMatch(screen, /\n\s+at /);
 });
+
+test("@ completes workspace paths the engine lists: a .env, a key file and a gitignored file are never offered; Tab takes a path", { skip }, async () => {
+  const { sb, t } = keen();
+  for (const [path, text] of [["notes-app.md", "n\n"], [".env", "TOKEN=1\n"], ["app.key", "k\n"], [".gitignore", "app.log\n"], ["app.log", "l\n"]]) {
+    writeFileSync(join(sb.workspace, path!), text!);
+  }
+  await t.waitFor("Type a prompt");
+  t.type("look at @app");
+  const listed = await t.waitFor("notes-app.md");
+  assert.doesNotMatch(listed, /app\.key|app\.log/);
+  t.keys(["Tab"]);
+  await t.waitFor("> look at @notes-app.md");
+  t.keys(["C-u"]);
+  t.type("@.e");
+  await t.waitFor("> @.e");
+  assert.doesNotMatch(t.screen(), /\.env\b(?!\.)/, "the .env file is not offered");
+  t.keys(["C-u"]);
+  t.keys(["C-d"]);
+  await t.waitFor("[exit 0]");
+});
