@@ -26,9 +26,9 @@ after(async () => {
 });
 beforeEach(() => server?.reset());
 
-function keen(args: string[] = [], size = { cols: 100, rows: 30 }, env: Record<string, string | undefined> = {}) {
-  const sb = makeSandbox(server.url);
-  const t = new TmuxKeen(["--model", MODEL, ...args], { ...sb.env, ...env }, sb.workspace, size);
+function keen(config: Record<string, unknown> = {}) {
+  const sb = makeSandbox(server.url, config);
+  const t = new TmuxKeen(["--model", MODEL], sb.env, sb.workspace, { cols: 100, rows: 30 });
   open.push(t);
   return { sb, t };
 }
@@ -113,4 +113,21 @@ test("/export writes the same transcript `keen sessions show` prints, as markdow
   assert.match(exported, /> export me\n/);
   assert.match(exported, /The \*\*answer\*\*, with a list:\n\n- one\n- two\n/);
   assert.equal(body(exported, 2), body(shown.stdout, 1));
+});
+
+test("config tui.notify always: a finished turn rings the bell, which tmux flags on the window; the default stays quiet while focused", { skip }, async () => {
+  const bellFlag = (t: TmuxKeen) => t.tmux("display-message", "-p", "-t", t.name, "#{window_bell_flag}").trim();
+  for (const [config, expected] of [[{ tui: { notify: "always" } }, "1"], [{}, "0"]] as const) {
+    const { t } = keen(config);
+    server.enqueue({ text: "Done with it." });
+    await t.waitFor("Type a prompt");
+    assert.equal(bellFlag(t), "0");
+    t.type("go");
+    t.keys(["Enter"]);
+    await t.waitFor("Done with it.");
+    await t.waitFor(/ idle +anthropic/);
+    assert.equal(bellFlag(t), expected, JSON.stringify(config));
+    t.keys(["C-d"]);
+    await t.waitFor("[exit 0]");
+  }
 });
