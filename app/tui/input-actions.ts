@@ -23,6 +23,8 @@ export function handleInput(c: TuiController, ev: InputEvent, frame: Frame | und
   if (ev.type === "focus") return;
   if (ev.type === "mouse") return mouse(c, ev, frame);
   const key = ev.type === "key" ? keyId(ev) : undefined;
+  // Ctrl-Z suspends from anywhere, a modal or a pop-up included, as in any terminal program.
+  if (key === "C-z") return void screenAction(c, "suspend");
   if (c.view.permissions.length) return permissionInput(c, ev, key);
   if (c.ui.overlay) return overlayInput(c, ev, key);
   if (c.editor.search && searchInput(c, ev, key)) return;

@@ -181,6 +181,8 @@ export async function startTui(options: StartTuiOptions): Promise<string | undef
   };
   const suspend = () => {
     if (suspended || finishing) return;
+    // Windows has no job control (nor SIGCONT to listen for).
+    if (process.platform === "win32" && !options.stopProcess) return controller.note("Ctrl-Z: this system cannot suspend Keen");
     suspended = true;
     if (timer) clearTimeout(timer);
     timer = undefined;
@@ -188,7 +190,14 @@ export async function startTui(options: StartTuiOptions): Promise<string | undef
     surface?.leave();
     modes.disable();
     process.once("SIGCONT", onContinue);
-    (options.stopProcess ?? (() => process.kill(0, "SIGTSTP")))();
+    try {
+      (options.stopProcess ?? (() => process.kill(0, "SIGTSTP")))();
+    } catch {
+      // The stop failed: take the terminal back at once.
+      process.removeListener("SIGCONT", onContinue);
+      onContinue();
+      controller.note("Ctrl-Z: this system cannot suspend Keen");
+    }
   };
 
   const decoder = new KeyDecoder();

@@ -20,17 +20,16 @@ const since = (h: TuiHarness, mark: number) => h.written.slice(mark).join("");
 
 test("Ctrl-Z gives the terminal back (normal screen, no raw mode, no mouse) and SIGCONT repaints the whole screen", async () => {
   const h = new TuiHarness(100, 30);
-  let stopped: { buffer: string; raw: boolean; mouse: string; focus: boolean } | undefined;
-  let resolveStop!: () => void;
-  const stop = new Promise<void>((r) => (resolveStop = r));
+  type Stopped = { buffer: string; raw: boolean; mouse: string; focus: boolean };
+  let onStop: ((s: Stopped) => void) | undefined;
+  const nextStop = () =>
+    Promise.race([
+      new Promise<Stopped>((r) => (onStop = r)),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`Ctrl-Z did not stop Keen:\n${h.text()}`)), 5000).unref()),
+    ]);
   h.start({
-    stopProcess: () => {
-      // What the shell finds when Keen stops: its own screen and a cooked terminal.
-      void h.settle(0).then(() => {
-        stopped = { buffer: h.term.buffer.active.type, raw: h.stdin.rawMode, mouse: h.term.modes.mouseTrackingMode, focus: h.term.modes.sendFocusMode };
-        resolveStop();
-      });
-    },
+    // What the shell finds when Keen stops: its own screen and a cooked terminal.
+    stopProcess: () => void h.settle(0).then(() => onStop?.({ buffer: h.term.buffer.active.type, raw: h.stdin.rawMode, mouse: h.term.modes.mouseTrackingMode, focus: h.term.modes.sendFocusMode })),
   });
   await h.waitFor("Type a prompt");
   h.engine.emit(d.user("hello"));
@@ -38,9 +37,9 @@ test("Ctrl-Z gives the terminal back (normal screen, no raw mode, no mouse) and 
   h.engine.emit(d.result());
   await h.waitFor("the answer before the pause");
   await h.keys("half typed");
+  let stopped = nextStop();
   await h.keys("\x1a");
-  await Promise.race([stop, new Promise((_, reject) => setTimeout(() => reject(new Error(`Ctrl-Z did not stop Keen:\n${h.text()}`)), 5000).unref())]);
-  assert.deepEqual(stopped, { buffer: "normal", raw: false, mouse: "none", focus: false });
+  assert.deepEqual(await stopped, { buffer: "normal", raw: false, mouse: "none", focus: false });
   // The shell prints on the normal screen meanwhile.
   h.term.write("$ ls\r\nfile.txt\r\n$ fg\r\n");
   const mark = h.written.length;
@@ -55,6 +54,17 @@ test("Ctrl-Z gives the terminal back (normal screen, no raw mode, no mouse) and 
   assert.doesNotMatch(screen, /file\.txt/);
   assert.match(since(h, mark), /\x1b\[\?1049h/);
   await h.keys("\x7f".repeat(10));
+
+  // From the permission modal too: it is there again, still waiting, after fg.
+  h.engine.emit(d.permission("r1", "c1", "bash", { command: "ls" }));
+  await h.waitFor("Permission: bash");
+  stopped = nextStop();
+  await h.keys("\x1a");
+  assert.equal((await stopped).buffer, "normal");
+  process.emit("SIGCONT");
+  await h.waitFor("Permission: bash");
+  assert.equal(h.engine.commands("permission-response").length, 0);
+  await h.keys("n");
   await quit(h);
 });
 
