@@ -89,6 +89,12 @@ export const UserConfigSchema = z.strictObject({
   }).optional(),
   /** The TUI's theme: dark, light, high-contrast, or a theme file (`--theme` wins). */
   theme: z.string().optional(),
+  /** The TUI (docs/tui.md): mouse capture at start (Alt-M switches it) and terminal notifications. */
+  tui: z.strictObject({
+    mouse: z.boolean().optional(),
+    notify: z.enum(["unfocused", "always", "never"]).optional(),
+    notifyWith: z.enum(["bell", "osc9", "osc777"]).optional(),
+  }).optional(),
   /** The CLI runner (README "CLI runner"): turns run by an external agent CLI. User config only. */
   agents: z.strictObject({
     defaults: z.strictObject({

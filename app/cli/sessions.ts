@@ -80,6 +80,20 @@ export async function showSession(idOrPrefix: string, flags: { json?: boolean; j
 }
 
 /**
+ * The transcript `keen sessions show` prints, as one markdown text without
+ * terminal codes (prompts as `>` quotes, answers as the model wrote them):
+ * what the TUI's `/export` writes to a file.
+ */
+export function transcriptMarkdown(stored: SessionMeta, storedEvents: KeenEvent[]): string {
+  // As in `show`: redacted again with the secrets known now.
+  const redactor = secretsRedactor();
+  const meta = redactor.redactDeep(stored);
+  const events = redactor.redactDeep(storedEvents);
+  const head = `# ${meta.title.replace(/\s+/g, " ").trim() || meta.id}\n\n${meta.id}  ${when(meta.updated)}  ${meta.status}  ${meta.model}  ${tilde(meta.cwd)}\n\n`;
+  return head + transcript(events, meta.status === "running").map((line) => `${line.text}\n`).join("");
+}
+
+/**
  * `keen sessions export <id> --cassette <file>`: the session's own copy of
  * its recorded requests (kept only when it ran with --record or KEEN_RECORD),
  * redacted again with the secrets known now, as a cassette `--replay` takes.

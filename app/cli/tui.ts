@@ -10,6 +10,7 @@ import { createSessionEngine } from "../agent/engine.js";
 import { DEFAULT_RETRY } from "../agent/retry.js";
 import { ttyProblem } from "../tui/terminal.js";
 import { historyPathFor } from "../tui/history.js";
+import { uiPrefsPathFor } from "../tui/ui-prefs.js";
 import { cassetteSettings, type CassetteFlags } from "./cassette-flags.js";
 import { keenPaths, loadConfig } from "./config.js";
 import { checkModel, createPreparer, listModels, storedSession, type PreparedSetup } from "./engine-setup.js";
@@ -95,6 +96,12 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
       // A replay starts with its recorded prompt typed in, ready to send.
       draft: meta ? undefined : cassette?.replay?.prompt },
     historyFile: historyPathFor(paths.dataDir, cwd),
+    uiPrefsFile: uiPrefsPathFor(paths.dataDir),
+    settings: config.tui,
+    transcriptMarkdown: async (sessionId) => {
+      const { transcriptMarkdown } = await import("./sessions.js");
+      return transcriptMarkdown(await store.resolve(sessionId), await store.load(sessionId));
+    },
     onExit: (exit) => {
       signal = exit.signal;
       if (signal) engine.stop(signal === "SIGINT" ? "sigint" : signal === "SIGHUP" ? "sighup" : "sigterm");

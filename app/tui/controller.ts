@@ -27,6 +27,14 @@ export interface ControllerDeps {
   redraw: () => void;
   /** The user asked to leave. */
   exit: () => void;
+  /** Remembers the side panes shown (Alt-T, Alt-D, Alt-Z) for the next runs. */
+  savePanes?: (panes: UiState["panes"]) => void;
+  /** Ctrl-Z: steps the screen aside and stops the process; the screen comes back on SIGCONT. */
+  suspend?: () => void;
+  /** Alt-M: takes the mouse or leaves it to the terminal; returns whether Keen has it now. */
+  toggleMouse?: () => boolean;
+  /** `/export`: the stored transcript of a session as markdown. */
+  transcriptMarkdown?: (sessionId: string) => Promise<string>;
   now?: () => number;
 }
 

@@ -1,6 +1,6 @@
 import type { Theme } from "../../themes/index.js";
 import type { Editor } from "./editor.js";
-import { layout, maxInputLines, type Rect } from "./layout.js";
+import { ALL_PANES, layout, maxInputLines, type PaneChoice, type Rect } from "./layout.js";
 import type { SessionView } from "./state.js";
 import { paint } from "./style.js";
 import { fit, truncate, wrap } from "./text.js";
@@ -53,13 +53,15 @@ export interface UiState {
    * can still be edited or removed; the next is sent when a turn ends, and only then enters the transcript.
    */
   queue: string[];
+  /** The side panes shown (Alt-T, Alt-D, Alt-Z); remembered across runs (ui-prefs.ts). */
+  panes: PaneChoice;
 }
 
 export function createUi(theme: Theme): UiState {
   return {
     theme, focus: "input", transcriptScroll: { ...FOLLOW }, tools: { expanded: new Set(), scroll: { ...FOLLOW } },
     diffIndex: 0, diffScroll: 0, diffFollow: true, thinkingExpanded: false, permission: { scroll: 0 },
-    hint: "Type a prompt; ? for keys, / for commands, @ for files", queue: [],
+    hint: "Type a prompt; ? for keys, / for commands, @ for files", queue: [], panes: { ...ALL_PANES },
   };
 }
 
@@ -95,8 +97,8 @@ export function composeFrame(view: SessionView, ui: UiState, editor: Editor, cac
   const theme = ui.theme;
   const inputWidth = Math.max(1, cols - 2);
   const { lines: prompt, cursorRow } = promptView(editor, inputWidth, theme, ui.focus === "input" && !ui.overlay && view.permissions.length === 0, ui.hint);
-  const lay = layout(cols, rows, prompt.length, ui.queue.length);
-  const focusable = new Set<Pane>(["transcript", "input", ...(lay.tools ? (["tools", "diff"] as Pane[]) : [])]);
+  const lay = layout(cols, rows, prompt.length, ui.queue.length, ui.panes);
+  const focusable = new Set<Pane>(["transcript", "input", ...(lay.tools ? (["tools"] as Pane[]) : []), ...(lay.diff ? (["diff"] as Pane[]) : [])]);
   const focus = focusable.has(ui.focus) ? ui.focus : "input";
 
   const t = inner(lay.transcript, !lay.bare);

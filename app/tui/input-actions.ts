@@ -10,6 +10,7 @@ import { parseSlash, SLASH_COMMANDS } from "./slash.js";
 import { PERMISSION_KEYS } from "./views/permission.js";
 import { Editor } from "./editor.js";
 import { searchInput } from "./history-search.js";
+import { screenAction } from "./layout-actions.js";
 
 const EXIT_CONFIRM_MS = 2000;
 
@@ -19,8 +20,11 @@ const EXIT_CONFIRM_MS = 2000;
  * Contract: never throws.
  */
 export function handleInput(c: TuiController, ev: InputEvent, frame: Frame | undefined): void {
+  if (ev.type === "focus") return;
   if (ev.type === "mouse") return mouse(c, ev, frame);
   const key = ev.type === "key" ? keyId(ev) : undefined;
+  // Ctrl-Z suspends from anywhere, a modal or a pop-up included, as in any terminal program.
+  if (key === "C-z") return void screenAction(c, "suspend");
   if (c.view.permissions.length) return permissionInput(c, ev, key);
   if (c.ui.overlay) return overlayInput(c, ev, key);
   if (c.editor.search && searchInput(c, ev, key)) return;
@@ -88,6 +92,7 @@ function selectTool(c: TuiController, step: number): void {
 function act(c: TuiController, action: KeyAction, frame: Frame | undefined): void {
   const { editor, ui } = c;
   const focus = ui.focus;
+  if (screenAction(c, action)) return;
   const page = (pane: Pane) => paneHeight(frame, pane === "input" ? "transcript" : pane) - 1;
   switch (action) {
     case "send": return send(c);
@@ -129,7 +134,7 @@ function act(c: TuiController, action: KeyAction, frame: Frame | undefined): voi
       ui.transcriptScroll = { follow: true, index: 0, line: 0 };
       return c.deps.requestFrame(true);
     case "focus-next": {
-      const order: Pane[] = frame?.tools ? ["transcript", "tools", "diff", "input"] : ["transcript", "input"];
+      const order = (["transcript", "tools", "diff", "input"] as Pane[]).filter((p) => p === "transcript" || p === "input" || frame?.[p]);
       ui.focus = order[(order.indexOf(focus) + 1) % order.length]!;
       if (ui.focus === "tools" && !ui.tools.selected) selectTool(c, 0);
       return c.deps.requestFrame(true);

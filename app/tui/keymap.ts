@@ -12,7 +12,8 @@ export type KeyAction =
   | "page-up" | "page-down" | "focus-next" | "cycle-mode" | "redraw" | "external-editor" | "toggle-thinking"
   | "help" | "complete" | "scroll-up" | "scroll-down" | "top" | "bottom" | "toggle-expand" | "next-diff" | "prev-diff"
   | "cursor-left" | "cursor-right" | "line-start" | "line-end" | "word-left" | "word-right" | "backspace" | "delete"
-  | "delete-word" | "kill-line-start" | "kill-line-end";
+  | "delete-word" | "kill-line-start" | "kill-line-end"
+  | "toggle-tools" | "toggle-diff" | "zoom" | "suspend" | "toggle-mouse";
 
 /** One binding: the key ids (see keys.ts `keyId`), what they do and how help shows them. */
 export interface Binding {
@@ -39,6 +40,11 @@ export const KEYMAP: Binding[] = [
   { keys: ["C-l"], action: "redraw", scope: "global", label: "Ctrl-L", help: "redraw the screen" },
   { keys: ["C-g"], action: "external-editor", scope: "global", label: "Ctrl-G", help: "edit the prompt in $EDITOR" },
   { keys: ["C-t"], action: "toggle-thinking", scope: "global", label: "Ctrl-T", help: "show or fold thinking" },
+  { keys: ["M-z"], action: "zoom", scope: "global", label: "Alt-Z", help: "zoom the transcript to the whole width; again: panes back (remembered)" },
+  { keys: ["M-t"], action: "toggle-tools", scope: "global", label: "Alt-T", help: "hide or show the tool panel (remembered; also /layout)" },
+  { keys: ["M-d"], action: "toggle-diff", scope: "global", label: "Alt-D", help: "hide or show the diff pane (remembered; also /layout)" },
+  { keys: ["M-m"], action: "toggle-mouse", scope: "global", label: "Alt-M", help: "give the mouse to the terminal (select, copy, tmux copy-mode) and back" },
+  { keys: ["C-z"], action: "suspend", scope: "global", label: "Ctrl-Z", help: "suspend to the shell; `fg` brings Keen back" },
   { keys: ["?"], action: "help", scope: "input", label: "?", help: "this help (on an empty prompt; also /help)" },
   { keys: ["up", "k"], action: "scroll-up", scope: "transcript", label: "Up, k", help: "transcript: scroll a line up" },
   { keys: ["down", "j"], action: "scroll-down", scope: "transcript", label: "Down, j", help: "transcript: scroll a line down" },

@@ -10,7 +10,9 @@ export type InputEvent =
   | { type: "key"; name: string; ctrl: boolean; meta: boolean; shift: boolean }
   | { type: "text"; text: string }
   | { type: "paste"; text: string }
-  | { type: "mouse"; action: "wheelup" | "wheeldown" | "press" | "release"; x: number; y: number };
+  | { type: "mouse"; action: "wheelup" | "wheeldown" | "press" | "release"; x: number; y: number }
+  /** The terminal window gained or lost the focus (mode 1004: ESC [ I / ESC [ O). */
+  | { type: "focus"; focused: boolean };
 
 /** The canonical name used in the keymap: modifiers as C-, M-, S- prefixes. */
 export function keyId(e: Extract<InputEvent, { type: "key" }>): string {
@@ -51,6 +53,7 @@ function csi(body: string): InputEvent | undefined {
   }
   if (final === "u") return codepointKey(Number(parts[0]), mods(parts[1])); // CSI u (kitty, foot, …)
   if (final === "Z") return key("tab", { shift: true });
+  if ((final === "I" || final === "O") && !params) return { type: "focus", focused: final === "I" };
   const name = LETTER[final];
   return name ? key(name, mods(parts[1])) : undefined;
 }

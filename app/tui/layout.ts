@@ -1,7 +1,8 @@
 /*
  * Where each pane goes for a terminal size. Wide terminals get a side column
  * (tools above diff); medium ones a strip under the transcript; small ones
- * only the transcript and the input, so 40×10 still works.
+ * only the transcript and the input, so 40×10 still works. The user may hide
+ * either side pane, or both (zoom): the transcript takes the room.
  */
 
 /** A pane's outer box, border included. */
@@ -35,7 +36,15 @@ function queueRows(rows: number, queued: number): number {
   return Math.min(queued, Math.max(1, Math.min(4, Math.floor(rows / 8))));
 }
 
-export function layout(cols: number, rows: number, inputLines: number, queued = 0): Layout {
+/** Which side panes the user wants (Alt-T, Alt-D, Alt-Z); a hidden pane gives its room to the others. */
+export interface PaneChoice {
+  tools: boolean;
+  diff: boolean;
+}
+
+export const ALL_PANES: PaneChoice = { tools: true, diff: true };
+
+export function layout(cols: number, rows: number, inputLines: number, queued = 0, show: PaneChoice = ALL_PANES): Layout {
   cols = Math.max(1, cols);
   rows = Math.max(4, rows);
   const status: Rect = { left: 0, top: rows - 1, width: cols, height: 1 };
@@ -44,26 +53,29 @@ export function layout(cols: number, rows: number, inputLines: number, queued = 
   const inputHeight = Math.min(inputLines, maxInputLines(rows)) + 2;
   const input: Rect = { left: 0, top: rows - 1 - queueHeight - inputHeight, width: cols, height: inputHeight };
   const body = rows - 1 - queueHeight - inputHeight;
-  if (cols >= 100 && body >= 16) {
+  const both = show.tools && show.diff;
+  if ((show.tools || show.diff) && cols >= 100 && body >= 16) {
     const side = Math.max(36, Math.min(72, Math.floor(cols * 0.38)));
     const main = cols - side;
-    const toolsHeight = Math.floor(body / 2);
+    const toolsHeight = both ? Math.floor(body / 2) : show.tools ? body : 0;
     return {
       transcript: { left: 0, top: 0, width: main, height: body },
-      tools: { left: main, top: 0, width: side, height: toolsHeight },
-      diff: { left: main, top: toolsHeight, width: side, height: body - toolsHeight },
+      tools: show.tools ? { left: main, top: 0, width: side, height: toolsHeight } : undefined,
+      diff: show.diff ? { left: main, top: toolsHeight, width: side, height: body - toolsHeight } : undefined,
       input, queue, status, bare: false,
     };
   }
-  if (cols >= 60 && body >= 16) {
+  if ((show.tools || show.diff) && cols >= 60 && body >= 16) {
     const strip = Math.max(6, Math.min(12, Math.floor(body * 0.35)));
-    const half = Math.floor(cols / 2);
+    const half = both ? Math.floor(cols / 2) : show.tools ? cols : 0;
     return {
       transcript: { left: 0, top: 0, width: cols, height: body - strip },
-      tools: { left: 0, top: body - strip, width: half, height: strip },
-      diff: { left: half, top: body - strip, width: cols - half, height: strip },
+      tools: show.tools ? { left: 0, top: body - strip, width: half, height: strip } : undefined,
+      diff: show.diff ? { left: half, top: body - strip, width: cols - half, height: strip } : undefined,
       input, queue, status, bare: false,
     };
   }
-  return { transcript: { left: 0, top: 0, width: cols, height: Math.max(0, body) }, input, queue, status, bare: true };
+  // Zoomed (both panes hidden) the transcript keeps its border and label when the terminal is big enough for panes.
+  const bare = !(cols >= 60 && body >= 16);
+  return { transcript: { left: 0, top: 0, width: cols, height: Math.max(0, body) }, input, queue, status, bare };
 }

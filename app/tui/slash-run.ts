@@ -2,11 +2,14 @@ import { MODE_CYCLE, isPermissionMode } from "../../protocol/modes.js";
 import { THEME_NAMES } from "../../themes/index.js";
 import type { TuiController } from "./controller.js";
 import { completeSlash } from "./slash.js";
+import { disarmExport, exportTranscript } from "./export.js";
+import { changePanes } from "./layout-actions.js";
 import type { ListItem } from "./views/lists.js";
 
 /** Runs a slash command typed in the prompt. Contract: never throws; failures become notices. */
 export function runSlash(c: TuiController, name: string, arg: string): void {
   if (name !== "undo") c.ui.undoArmed = false;
+  if (name !== "export") disarmExport(c);
   switch (name) {
     case "new": return c.newSession();
     case "sessions": return pickSession(c);
@@ -26,6 +29,12 @@ export function runSlash(c: TuiController, name: string, arg: string): void {
       return c.note(`copied ${c.view.lastAnswer.length} characters (OSC 52)`);
     }
     case "undo": return undo(c);
+    case "export": return void exportTranscript(c, arg);
+    case "layout": {
+      const change = ({ tools: "tools", diff: "diff", zoom: "zoom", all: "all", "": "zoom" } as const)[arg];
+      if (!change) return c.notice(`unknown layout "${arg}"; use tools, diff, zoom or all`, "error");
+      return changePanes(c, change);
+    }
     case "retry":
       if (!c.view.lastPrompt) return c.note("no prompt to retry yet");
       if (c.view.running) return c.note("a turn is running: Esc interrupts it first");

@@ -22,6 +22,8 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   { name: "retry", help: "send the last prompt again (after a failed or interrupted turn)" },
   { name: "copy", help: "copy the last answer to the clipboard (OSC 52)" },
   { name: "undo", help: "revert the last turn's file writes and edits (shows them first; /undo again confirms)" },
+  { name: "export", args: "[file]", help: "write the transcript as markdown (default keen-<session>.md here; asks before overwriting)" },
+  { name: "layout", args: "[tools|diff|zoom|all]", help: "hide or show the tool panel or diff pane, zoom the transcript (remembered)" },
   { name: "help", help: "keys and commands" },
   { name: "exit", help: "leave Keen (the session stays resumable)" },
 ];

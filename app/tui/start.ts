@@ -12,6 +12,8 @@ import { ESC_WAIT_MS, KeyDecoder, type InputEvent } from "./keys.js";
 import { loadMarkdown } from "./markdown.js";
 import { createBlessedSurface, type Surface } from "./screen.js";
 import { osc52, runEditor, TerminalModes } from "./terminal.js";
+import { Notifier, type NotifyWhen, type NotifyWith } from "./notify.js";
+import { loadUiPrefs, saveUiPrefs } from "./ui-prefs.js";
 
 export { ttyProblem } from "./terminal.js";
 
@@ -52,6 +54,14 @@ export interface StartTuiOptions {
   handleSignals?: boolean;
   /** Measurement hook (npm run bench): milliseconds each frame took to compose and hand to the terminal. */
   onFrame?: (ms: number) => void;
+  /** The file that remembers the side panes shown (ui-prefs.ts `uiPrefsPathFor`). */
+  uiPrefsFile?: string;
+  /** The config's `tui` settings: mouse capture at start, notifications. */
+  settings?: { mouse?: boolean; notify?: NotifyWhen; notifyWith?: NotifyWith };
+  /** `/export`: the stored transcript of a session as markdown (the text `keen sessions show` prints). */
+  transcriptMarkdown?: (sessionId: string) => Promise<string>;
+  /** Ctrl-Z: stops the process (default SIGTSTP to its process group, as the terminal's own Ctrl-Z would); tests replace it. */
+  stopProcess?: () => void;
 }
 
 /** About 30 frames per second at most while output streams. */
@@ -74,7 +84,11 @@ export async function startTui(options: StartTuiOptions): Promise<string | undef
   const { stdin, stdout, client } = options;
   const theme = typeof options.theme === "object" ? options.theme : loadTheme(options.theme, env);
   const blessed = await import("blessed").then((m) => (m as { default?: typeof import("blessed") }).default ?? m);
-  const modes = new TerminalModes(stdin, stdout);
+  const settings = options.settings ?? {};
+  const modes = new TerminalModes(stdin, stdout, settings.mouse !== false);
+  const notifier = new Notifier({ when: settings.notify, with: settings.notifyWith }, (bytes) => stdout.write(bytes), Boolean(env.TMUX));
+  const prefs = loadUiPrefs(options.uiPrefsFile);
+  let suspended = false;
   let surface: Surface | undefined;
   let lastFrame: Frame | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -85,7 +99,7 @@ export async function startTui(options: StartTuiOptions): Promise<string | undef
 
   const draw = () => {
     timer = undefined;
-    if (!surface || finishing) return;
+    if (!surface || finishing || suspended) return;
     const started = performance.now();
     lastDraw = Date.now();
     try {
@@ -138,13 +152,57 @@ export async function startTui(options: StartTuiOptions): Promise<string | undef
       requestFrame();
     },
     exit: () => void finish({ reason: "user" }),
+    savePanes: (panes) => void saveUiPrefs(options.uiPrefsFile, { ...prefs, panes }),
+    toggleMouse: () => {
+      modes.setMouse(!modes.mouse);
+      return modes.mouse;
+    },
+    suspend: () => suspend(),
+    transcriptMarkdown: options.transcriptMarkdown,
   });
+  controller.ui.panes = { ...prefs.panes };
+
+  // Ctrl-Z in raw mode is a key, not a signal: Keen gives the terminal back, then stops itself as the
+  // terminal would have; SIGCONT (`fg`) takes the terminal again and repaints every cell.
+  const onContinue = () => {
+    if (!suspended || finishing) return;
+    suspended = false;
+    stdin.on("data", onData);
+    modes.enable();
+    surface?.enter();
+    surface?.invalidate();
+    draw();
+  };
+  const suspend = () => {
+    if (suspended || finishing) return;
+    // Windows has no job control (nor SIGCONT to listen for).
+    if (process.platform === "win32" && !options.stopProcess) return controller.note("Ctrl-Z: this system cannot suspend Keen");
+    suspended = true;
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    stdin.off("data", onData);
+    surface?.leave();
+    modes.disable();
+    process.once("SIGCONT", onContinue);
+    try {
+      (options.stopProcess ?? (() => process.kill(0, "SIGTSTP")))();
+    } catch {
+      // The stop failed: take the terminal back at once.
+      process.removeListener("SIGCONT", onContinue);
+      onContinue();
+      controller.note("Ctrl-Z: this system cannot suspend Keen");
+    }
+  };
 
   const decoder = new KeyDecoder();
   const text = new StringDecoder("utf8");
   let escTimer: NodeJS.Timeout | undefined;
   const dispatch = (events: InputEvent[]) => {
     for (const ev of events) {
+      if (ev.type === "focus") {
+        notifier.setFocused(ev.focused);
+        continue;
+      }
       try {
         handleInput(controller, ev, lastFrame);
       } catch (error) {
@@ -158,7 +216,10 @@ export async function startTui(options: StartTuiOptions): Promise<string | undef
     if (decoder.waiting) escTimer = setTimeout(() => dispatch(decoder.flushEscape()), ESC_WAIT_MS);
   };
 
-  const unsubscribe = client.subscribe((event: KeenEvent) => controller.onEvent(event));
+  const unsubscribe = client.subscribe((event: KeenEvent) => {
+    controller.onEvent(event);
+    notifier.onEvent(event);
+  });
   // blessed reads no keys (keys.ts does): it gets a silent stream that only looks like a terminal.
   const silent = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => {} });
   surface = createBlessedSurface(blessed, silent, stdout, () => controller.ui.theme);
@@ -195,6 +256,7 @@ export async function startTui(options: StartTuiOptions): Promise<string | undef
       if (timer) clearTimeout(timer);
       if (escTimer) clearTimeout(escTimer);
       for (const s of signals) process.removeListener(s, onSignal);
+      process.removeListener("SIGCONT", onContinue);
       stdin.off("data", onData);
       stdin.off("end", onStdoutError);
       stdout.off("resize", onResize);

@@ -8,11 +8,14 @@ import { join } from "node:path";
  * the promise to turn them off again, whatever way the process leaves.
  */
 
-/** Bracketed paste (2004), mouse button and wheel reports (1000) in SGR encoding (1006). */
-const MODES_ON = "\x1b[?2004h\x1b[?1000h\x1b[?1006h";
-const MODES_OFF = "\x1b[?2004l\x1b[?1006l\x1b[?1000l";
+/** Bracketed paste (2004) and focus reports (1004: ESC [ I / ESC [ O, for notifications). */
+const MODES_ON = "\x1b[?2004h\x1b[?1004h";
+const MODES_OFF = "\x1b[?2004l\x1b[?1004l";
+/** Mouse button and wheel reports (1000) in SGR encoding (1006); off, the terminal selects and scrolls itself. */
+export const MOUSE_ON = "\x1b[?1000h\x1b[?1006h";
+export const MOUSE_OFF = "\x1b[?1006l\x1b[?1000l";
 /** Leave the alternate screen, show the cursor, reset colours: the last resort at process exit. */
-const SANE = `${MODES_OFF}\x1b[?2026l\x1b[0m\x1b[?25h\x1b[?1049l`;
+const SANE = `${MODES_OFF}${MOUSE_OFF}\x1b[?2026l\x1b[0m\x1b[?25h\x1b[?1049l`;
 
 /** The message for a start without a terminal (the CLI prints it and exits 2). */
 export function ttyProblem(stdin: { isTTY?: boolean }, stdout: { isTTY?: boolean }): string | undefined {
@@ -26,7 +29,19 @@ export class TerminalModes {
   private on = false;
   private exitHandler = () => this.emergency();
 
-  constructor(private stdin: NodeJS.ReadStream, private stdout: NodeJS.WriteStream) {}
+  /** `mouse`: whether Keen takes the mouse (config `tui.mouse`; Alt-M switches it). */
+  constructor(private stdin: NodeJS.ReadStream, private stdout: NodeJS.WriteStream, public mouse = true) {}
+
+  /** Takes the mouse (wheel scrolls Keen's panes) or leaves it to the terminal (native selection, tmux copy-mode). */
+  setMouse(on: boolean): void {
+    this.mouse = on;
+    if (!this.on) return;
+    try {
+      this.stdout.write(on ? MOUSE_ON : MOUSE_OFF);
+    } catch {
+      // closed terminal
+    }
+  }
 
   enable(): void {
     if (this.on) return;
@@ -34,7 +49,7 @@ export class TerminalModes {
     try {
       this.stdin.setRawMode?.(true);
       this.stdin.resume();
-      this.stdout.write(MODES_ON);
+      this.stdout.write(MODES_ON + (this.mouse ? MOUSE_ON : ""));
     } catch {
       // a terminal that went away: restore will find nothing to undo
     }
@@ -47,7 +62,7 @@ export class TerminalModes {
     this.on = false;
     process.removeListener("exit", this.exitHandler);
     try {
-      this.stdout.write(MODES_OFF);
+      this.stdout.write(MODES_OFF + MOUSE_OFF);
     } catch {
       // closed terminal
     }

@@ -244,11 +244,17 @@ export function oneLine(text: string, width: number): string {
 }
 
 /**
- * A line made ready for blessed: its width counting gives an astral emoji
- * (a surrogate pair plus the placeholder cell it needs) one cell more than
- * the terminal does, so one trailing padding space per such emoji goes.
+ * A line made ready for blessed: ZWJ sequences split into their parts (which
+ * keeps their cells: a joiner is zero-width), and, as blessed's width counting
+ * gives an astral emoji (a surrogate pair plus the placeholder cell it needs)
+ * one cell more than the terminal does, one trailing padding space per such
+ * emoji goes.
  */
 export function forBlessed(line: string): string {
+  // A zero-width joiner never reaches the terminal: blessed keeps it only after a narrow character
+  // (🏳️‍🌈, ❤️‍🔥), and tmux or a grapheme-aware terminal then merges the next emoji into that cell, so
+  // everything after it lands a cell or two off and is overdrawn. Without it a sequence shows as its parts.
+  if (line.includes("\u200d")) line = line.replace(/\u200d/g, "");
   let extra = 0;
   // Any astral character blessed draws (a flag's regional indicators too) is one unit longer than its cells.
   for (const ch of line) if (ch.length === 2 && charWidth(ch.codePointAt(0)!) > 0 && (charWidth(ch.codePointAt(0)!) === 1 || EMOJI_WIDE.test(ch))) extra++;

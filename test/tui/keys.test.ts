@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { KeyDecoder, keyId, type InputEvent } from "../../app/tui/keys.js";
 
-const ids = (events: InputEvent[]) => events.map((e) => (e.type === "key" ? keyId(e) : e.type === "mouse" ? `mouse:${e.action}` : `${e.type}:${e.text}`));
+const ids = (events: InputEvent[]) => events.map((e) => (e.type === "key" ? keyId(e) : e.type === "mouse" ? `mouse:${e.action}` : e.type === "focus" ? `focus:${e.focused ? "in" : "out"}` : `${e.type}:${e.text}`));
 
 test("keys the keymap needs, including ones blessed gets wrong", () => {
   const k = new KeyDecoder();
@@ -39,4 +39,10 @@ test("bracketed paste is one event, its newlines never act as Enter, even split 
 test("several lines in one chunk without paste brackets count as a paste", () => {
   assert.deepEqual(ids(new KeyDecoder().push("one\rtwo\r")), ["paste:one\ntwo\n"]);
   assert.deepEqual(ids(new KeyDecoder().push("one\r")), ["text:one", "enter"]);
+});
+
+test("focus reports (mode 1004), Alt-letters and Ctrl-Z", () => {
+  const k = new KeyDecoder();
+  assert.deepEqual(ids(k.push("\x1b[O\x1b[I")), ["focus:out", "focus:in"]);
+  assert.deepEqual(ids(k.push("\x1bz\x1bt\x1bd\x1bm\x1a")), ["M-z", "M-t", "M-d", "M-m", "C-z"]);
 });
