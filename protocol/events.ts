@@ -10,6 +10,34 @@ const base = {
   replay: z.boolean().optional(),
 };
 const assistant = { ...base, role: z.literal("assistant") };
+
+/**
+ * What a tool does, declared by the tool itself: UIs pick icons and wording by it, the
+ * permission gate and undo decide by it. `read` and `search` only look; `edit` changes files
+ * through Keen (undo can restore them); `exec` runs commands; `network` reaches other hosts;
+ * `other`: anything else (an MCP tool without readOnlyHint), treated as the riskiest.
+ */
+export const ToolKindSchema = z.enum(["read", "search", "edit", "exec", "network", "other"]);
+export type ToolKind = z.infer<typeof ToolKindSchema>;
+/** A file a call touches (absolute), and the line when it is one place in it. */
+export const ToolLocationSchema = z.object({ path: z.string(), line: z.number().int().optional() });
+export type ToolLocation = z.infer<typeof ToolLocationSchema>;
+/** How one call describes itself, as `tool-use` and `permission-request` carry it. */
+export interface CallView {
+  tool_kind: ToolKind;
+  mutates: boolean;
+  title: string;
+  locations: ToolLocation[];
+}
+/** The same, on the events (optional: older sessions and unknown tools lack them). */
+const callView = {
+  tool_kind: ToolKindSchema.optional(),
+  /** The call may change something (files, processes, other hosts); false only for reads and searches. */
+  mutates: z.boolean().optional(),
+  /** One line for a human: `Read src/a.ts`, the command of an exec call. */
+  title: z.string().optional(),
+  locations: z.array(ToolLocationSchema).optional(),
+};
 /** Deltas carry the attempt that produced them: a `retry` line voids earlier attempts' deltas. */
 const delta = { ...assistant, attempt: z.number().int() };
 
@@ -37,7 +65,7 @@ export const TextEvent = z.object({
 export const ThinkingEvent = z.object({ kind: z.literal("thinking"), ...assistant, content: z.string() });
 /** The model called a tool; `input` is the tool input as a JSON string. */
 export const ToolUseEvent = z.object({
-  kind: z.literal("tool-use"), ...assistant, tool_name: z.string(), tool_call_id: z.string(), input: z.string(),
+  kind: z.literal("tool-use"), ...assistant, tool_name: z.string(), tool_call_id: z.string(), input: z.string(), ...callView,
 });
 /** A tool finished; `result` is what the model sees, `details` what UIs show (e.g. a diff). */
 export const ToolResultEvent = z.object({
@@ -79,7 +107,7 @@ export const ToolUpdateEvent = z.object({
 
 /** A tool call waits for the user: answer with a `permission-response` command carrying `request_id`. */
 export const PermissionRequestEvent = z.object({
-  kind: z.literal("permission-request"), ...assistant, request_id: z.string(), tool_name: z.string(), tool_call_id: z.string(),
+  kind: z.literal("permission-request"), ...assistant, request_id: z.string(), tool_name: z.string(), tool_call_id: z.string(), ...callView,
   /** The tool input as a JSON string, as in `tool-use`. */
   input: z.string(),
   /** For writes and edits: the unified diff the change would make. */

@@ -2,6 +2,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
+import type { FileGuard } from "../app/permissions/guard.js";
+import { createTools } from "../app/tools/index.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 
@@ -108,4 +111,72 @@ test("every module of the product is reachable from a build entry: no test-only 
   // An entry point for programs embedding the engine (docs/stdio.md); no front end of Keen's loads it.
   const documented = ["app/agent/run-facade.ts"];
   assert.deepEqual(files.filter((f) => !seen.has(f) && !documented.includes(f)), []);
+});
+
+/*
+ * Tools describe themselves (Tool.kind, mutates, describe): the gate, undo, the TUI, ACP and the
+ * CLI runner decide by kind. So a built-in tool's name is a string literal in its own file (the
+ * one that passes it to defineTool) and nowhere else in app/ or protocol/. Comments don't count.
+ */
+const NAME_ALLOWED: { file: string; name: string; why: string }[] = [
+  { file: "app/agent/cli-tools.ts", name: "*", why: "THE table of the claude CLI's tools and Keen's tools standing for them" },
+  { file: "app/sandbox/runtime.ts", name: "bash", why: "the bash executable the sandbox wraps a command in, not the tool" },
+  { file: "app/cli/main.ts", name: "list", why: "the `sessions list` and `mcp list` subcommands" },
+  { file: "app/tools/search-jobs.ts", name: "*", why: "the search worker's job types (a glob walk, a grep scan), shared by the grep and glob tools" },
+  { file: "app/tools/grep.ts", name: "glob", why: "a glob job of the search worker (grep lists the files to scan)" },
+];
+
+/** The built-in tools, from the tools index; none runs, so their context is a dummy. */
+function builtInNames(): string[] {
+  return createTools({ cwd: "/", workspace: "/", guard: {} as FileGuard, env: {} }).map((t) => t.definition.name);
+}
+
+/** Each string literal of a source (no comments, no templates with substitutions), and the tool names it passes to defineTool. */
+function literals(file: string, text: string): { values: string[]; defines: string[] } {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const values: string[] = [];
+  const defines: string[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) values.push(node.text);
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === "defineTool") {
+      const first = node.arguments[0];
+      if (first && ts.isStringLiteral(first)) defines.push(first.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return { values, defines };
+}
+
+/** `file: "name"` for each built-in tool name used as a literal outside its own file and the allowed list. */
+function toolNameLiterals(files: { file: string; text: string }[], names: string[]): string[] {
+  const parsed = files.map(({ file, text }) => ({ file, ...literals(file, text) }));
+  const owner = new Map(parsed.flatMap(({ file, defines }) => defines.map((name) => [name, file] as const)));
+  const violations: string[] = [];
+  for (const { file, values } of parsed) {
+    for (const name of new Set(values.filter((v) => names.includes(v)))) {
+      if (owner.get(name) === file || file === "app/tools/index.ts") continue;
+      if (NAME_ALLOWED.some((a) => a.file === file && (a.name === "*" || a.name === name))) continue;
+      violations.push(`${file}: "${name}"`);
+    }
+  }
+  return violations;
+}
+
+test("no built-in tool's name is a string literal outside its own file: decide by the tool's kind", () => {
+  const names = builtInNames();
+  assert.ok(names.length >= 7, "the tools index lists the built-in tools");
+  const files = [...sourceFiles("app"), ...sourceFiles("protocol")].map((file) => ({ file, text: readFileSync(join(ROOT, file), "utf8") }));
+  const own = new Set(files.flatMap(({ file, text }) => literals(file, text).defines));
+  assert.deepEqual(names.filter((n) => !own.has(n)), [], "each built-in tool names itself in its own file (defineTool)");
+  assert.deepEqual(toolNameLiterals(files, names), []);
+});
+
+test("the tool-name checker catches a comparison outside the tool's file, and ignores comments", () => {
+  const files = [
+    { file: "app/tools/bash.ts", text: `export const t = defineTool("bash", "d", s, run);` },
+    { file: "app/tui/x.ts", text: `// a "bash" comment\nexport const risky = (name: string) => name === "bash";` },
+    { file: "app/acp/y.ts", text: "/* `read_file` */ export const x = 1;" },
+  ];
+  assert.deepEqual(toolNameLiterals(files, ["bash", "read_file"]), ['app/tui/x.ts: "bash"']);
 });

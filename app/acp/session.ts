@@ -93,7 +93,7 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
 
   async function onEvent(event: KeenEvent): Promise<void> {
     if (event.replay) {
-      for (const update of replayUpdates(event, hosted.cwd)) await notify(update);
+      for (const update of replayUpdates(event)) await notify(update);
       return;
     }
     switch (event.kind) {
@@ -115,7 +115,7 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
       case "tool-use":
         streamed = false;
         open.add(event.tool_call_id);
-        return notify(toolCallStarted(event, hosted.cwd));
+        return notify(toolCallStarted(event));
       case "tool-start":
         return notify({ sessionUpdate: "tool_call_update", toolCallId: event.tool_call_id, status: "in_progress" });
       case "tool-update":
@@ -152,7 +152,7 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
     ];
     let choice: string | undefined;
     try {
-      choice = await options.askPermission(permissionToolCall(event, hosted.cwd), choices, controller.signal);
+      choice = await options.askPermission(permissionToolCall(event), choices, controller.signal);
     } catch (error) {
       log(`permission request failed: ${messageOf(error)}`);
     } finally {

@@ -1,6 +1,5 @@
-import { isAbsolute, resolve } from "node:path";
 import type { ContentBlock, SessionUpdate, StopReason, ToolCallContent, ToolCallLocation, ToolCallUpdate, ToolKind } from "@agentclientprotocol/sdk";
-import type { EventOf, KeenEvent } from "../../protocol/events.js";
+import type { EventOf, KeenEvent, ToolKind as KeenToolKind } from "../../protocol/events.js";
 
 /*
  * Keen events → ACP `session/update` payloads, and ACP prompts → Keen text.
@@ -19,35 +18,27 @@ export interface ToolView {
 const TEXT_MAX_CHARS = 100_000;
 const TITLE_MAX_CHARS = 120;
 
-/** Title, kind and locations of a call of `name` with `input` (the tool input as a JSON string). */
-export function toolView(name: string, input: string, cwd: string): ToolView {
-  const args = parseInput(input);
-  const str = (key: string) => (typeof args[key] === "string" ? (args[key] as string) : undefined);
-  const at = (path: string | undefined, line?: unknown): ToolCallLocation[] =>
-    path ? [{ path: isAbsolute(path) ? path : resolve(cwd, path), ...(typeof line === "number" ? { line } : {}) }] : [];
-  switch (name) {
-    case "bash":
-      return { title: short(str("command") ?? "bash"), kind: "execute", locations: [] };
-    case "read_file":
-      return { title: `Read ${str("path") ?? "a file"}`, kind: "read", locations: at(str("path"), args.offset) };
-    case "write_file":
-      return { title: `Write ${str("path") ?? "a file"}`, kind: "edit", locations: at(str("path")) };
-    case "edit_file":
-      return { title: `Edit ${str("path") ?? "a file"}`, kind: "edit", locations: at(str("path")) };
-    case "grep":
-      return { title: short(`Search for ${str("pattern") ?? ""}${str("path") ? ` in ${str("path")}` : ""}`), kind: "search", locations: [] };
-    case "glob":
-      return { title: short(`Find ${str("pattern") ?? "files"}${str("path") ? ` in ${str("path")}` : ""}`), kind: "search", locations: [] };
-    case "list":
-      return { title: `List ${str("path") ?? "."}`, kind: "read", locations: at(str("path")) };
-    default:
-      return { title: name, kind: "other", locations: [] };
-  }
+// Keen's tool kinds as ACP's (which picks the client's icon).
+const ACP_KINDS: Record<KeenToolKind, ToolKind> = {
+  read: "read", search: "search", edit: "edit", exec: "execute", network: "fetch", other: "other",
+};
+
+/**
+ * Title, kind and locations of a call, as its event describes it (the tool's own `title`,
+ * `tool_kind` and `locations`); an event without them (an unknown tool, a session stored
+ * before tools described their calls) shows the tool's name as `other`.
+ */
+export function toolView(event: Pick<EventOf<"tool-use">, "tool_name" | "tool_kind" | "title" | "locations">): ToolView {
+  return {
+    title: short(event.title ?? event.tool_name),
+    kind: event.tool_kind ? ACP_KINDS[event.tool_kind] : "other",
+    locations: (event.locations ?? []).map((l) => ({ path: l.path, ...(l.line !== undefined ? { line: l.line } : {}) })),
+  };
 }
 
 /** The `tool_call` that announces a call (pending until it starts or is refused). */
-export function toolCallStarted(event: EventOf<"tool-use">, cwd: string): SessionUpdate {
-  const view = toolView(event.tool_name, event.input, cwd);
+export function toolCallStarted(event: EventOf<"tool-use">): SessionUpdate {
+  const view = toolView(event);
   return {
     sessionUpdate: "tool_call", toolCallId: event.tool_call_id, name: event.tool_name, status: "pending",
     title: view.title, kind: view.kind, locations: view.locations, rawInput: parseInput(event.input),
@@ -59,8 +50,8 @@ export function toolCallStarted(event: EventOf<"tool-use">, cwd: string): Sessio
  * change it would make, as the finished call will show it (a `diff` item with the whole old
  * and new text; the unified diff as text when they were too large to send).
  */
-export function permissionToolCall(event: EventOf<"permission-request">, cwd: string): ToolCallUpdate {
-  const view = toolView(event.tool_name, event.input, cwd);
+export function permissionToolCall(event: EventOf<"permission-request">): ToolCallUpdate {
+  const view = toolView(event);
   const content: ToolCallContent[] | undefined = event.path && event.new_text !== undefined
     ? [{ type: "diff", path: event.path, oldText: event.old_text ?? null, newText: event.new_text }]
     : event.diff ? [text(fenced(event.diff, "diff"))] : undefined;
@@ -96,14 +87,14 @@ function resultContent(event: EventOf<"tool-result">): ToolCallContent[] {
 }
 
 /** The updates that show one stored event of a session's history (`session/load`, or turns another process appended). */
-export function replayUpdates(event: KeenEvent, cwd: string): SessionUpdate[] {
+export function replayUpdates(event: KeenEvent): SessionUpdate[] {
   switch (event.kind) {
     case "text":
       return [{ sessionUpdate: event.role === "user" ? "user_message_chunk" : "agent_message_chunk", content: { type: "text", text: event.content } }];
     case "thinking":
       return [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.content } }];
     case "tool-use":
-      return [toolCallStarted(event, cwd)];
+      return [toolCallStarted(event)];
     case "tool-result":
       return [toolCallFinished(event)];
     default:

@@ -6,6 +6,7 @@ import type { Message } from "../../protocol/messages.js";
 import { addUsage, emptyUsage } from "../../protocol/usage.js";
 import type { BackendTurnOptions, TurnBackend } from "./backend.js";
 import { createCliTranslator, type CliResult } from "./cli-stream.js";
+import { cliToolName } from "./cli-tools.js";
 import { selectMaxStepsPrompt } from "./max-steps.js";
 import { relayServerPath, startPermissionRelay, type PermissionRelay } from "./permission-relay.js";
 import type { TurnOutcome } from "./turn.js";
@@ -65,15 +66,6 @@ export function cliArgs(options: CliRunnerOptions, session: { resume?: string; i
   if (options.allowedTools) args.push("--allowedTools", options.allowedTools.map(cliToolName).join(","));
   if (options.disallowedTools) args.push("--disallowedTools", options.disallowedTools.map(cliToolName).join(","));
   return [...args, ...relay, ...options.flags];
-}
-
-/** Keen's tool names and the CLI's; any other name is passed on as the CLI's own. */
-export const CLI_TOOL_NAMES: Record<string, string> = {
-  bash: "Bash", read_file: "Read", write_file: "Write", edit_file: "Edit", glob: "Glob", grep: "Grep", list: "LS",
-};
-
-function cliToolName(name: string): string {
-  return CLI_TOOL_NAMES[name] ?? name;
 }
 
 /** `anthropic/claude-sonnet-4-5` → `claude-sonnet-4-5`. */

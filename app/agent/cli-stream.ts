@@ -1,5 +1,6 @@
 import type { EventDraft } from "../../protocol/events.js";
 import type { Usage } from "../../protocol/messages.js";
+import { cliCallView } from "./cli-tools.js";
 import { MemoryFilter } from "./memory-filter.js";
 
 /** What the `result` line of `claude -p --output-format stream-json` said. */
@@ -138,7 +139,9 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
       } else if (part.type === "tool_use" && typeof part.id === "string") {
         const name = typeof part.name === "string" ? part.name : "unknown";
         toolNames.set(part.id, name);
-        complete.push({ kind: "tool-use", role: "assistant", tool_name: name, tool_call_id: part.id, input: JSON.stringify(part.input ?? {}) });
+        complete.push({
+          kind: "tool-use", role: "assistant", tool_name: name, tool_call_id: part.id, input: JSON.stringify(part.input ?? {}), ...cliCallView(name, part.input),
+        });
         // The CLI runs its own tools: the call starts as soon as it is complete, unless the CLI will ask first.
         if (askFirst) unstarted.set(part.id, name);
         else complete.push({ kind: "tool-start", role: "assistant", tool_name: name, tool_call_id: part.id });

@@ -41,10 +41,10 @@ export function createPermissionGate(options: {
     get waiting() {
       return open.size > 0;
     },
-    wantsPreview: (tool, kind) => options.interactive && gate(self.mode, tool, rules.get(tool), { kind, bashConfined: self.bashConfined }) === "ask",
+    wantsPreview: (tool, kind, mutates) => options.interactive && gate(self.mode, rules.get(tool), { kind, mutates, bashConfined: self.bashConfined }) === "ask",
     async request(req: PermissionRequest, signal?: AbortSignal): Promise<PermissionDecision> {
       if (req.network) return requestHost(req, signal);
-      const decision = gate(self.mode, req.tool, rules.get(req.tool), { kind: req.kind, bashConfined: self.bashConfined });
+      const decision = gate(self.mode, rules.get(req.tool), { kind: req.kind, mutates: req.mutates, bashConfined: self.bashConfined });
       if (decision === "allow") return { allow: true };
       if (decision === "refuse") {
         return {
@@ -100,7 +100,7 @@ export function createPermissionGate(options: {
     });
     await options.emit({
       kind: "permission-request", role: "assistant", request_id: requestId, tool_name: req.tool,
-      tool_call_id: req.callId ?? "", input: JSON.stringify(req.input ?? {}),
+      tool_call_id: req.callId ?? "", input: JSON.stringify(req.input ?? {}), ...(req.view ?? {}),
       ...(req.preview ? { diff: req.preview.diff, path: req.preview.path } : {}),
       ...(req.preview?.new_text !== undefined ? { old_text: req.preview.old_text ?? null, new_text: req.preview.new_text } : {}),
     });

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ChangePreview, PermissionRequester } from "../permissions/requester.js";
+import { cliCallView } from "./cli-tools.js";
 import { RELAY_SERVER, RELAY_TOOL, type RelayAnswer, type RelayAsk } from "./permission-relay-wire.js";
 
 /** A running relay: the CLI arguments that make claude ask Keen, and how to stop it. */
@@ -99,7 +100,8 @@ async function answer(line: string, options: RelayOptions): Promise<RelayAnswer>
   // The CLI's own tool names, as its tool-use events show them; the gate treats them as it treats any unknown tool.
   const decision = await options.requester.request(
     {
-      tool: ask.tool_name, input, summary: `${ask.tool_name} ${JSON.stringify(input)}`,
+      // `view` labels the prompt; no `kind`: the CLI asks only where its own rules want a person, so Keen asks too.
+      tool: ask.tool_name, input, summary: `${ask.tool_name} ${JSON.stringify(input)}`, view: cliCallView(ask.tool_name, input),
       ...(ask.tool_use_id ? { callId: ask.tool_use_id } : {}), ...(preview ? { preview } : {}),
     },
     options.signal,

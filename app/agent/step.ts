@@ -1,4 +1,4 @@
-import type { EventDraft } from "../../protocol/events.js";
+import type { CallView, EventDraft } from "../../protocol/events.js";
 import type { Message, Usage } from "../../protocol/messages.js";
 import type { Provider, ProviderRequest } from "../../protocol/provider.js";
 import { addUsage, emptyUsage } from "../../protocol/usage.js";
@@ -28,6 +28,8 @@ export interface StepOptions {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** The attempt number of this step's first attempt: the one that ended the previous step (1 at first). */
   firstAttempt?: number;
+  /** How a call describes itself (its tool's kind, title, locations) for its `tool-use` event; undefined for an unknown tool. */
+  describe?: (name: string, input: unknown) => CallView | undefined;
 }
 
 /**
@@ -104,7 +106,8 @@ export async function runStep(options: StepOptions): Promise<StepOutcome> {
         for (const content of state.texts) await emit({ kind: "text", role: "assistant", content });
         if (memory !== undefined) await emit({ kind: "memory", role: "assistant", content: memory });
         for (const call of state.calls) {
-          await emit({ kind: "tool-use", role: "assistant", tool_name: call.name, tool_call_id: call.id, input: JSON.stringify(call.input ?? {}) });
+          const view = call.invalid ? undefined : options.describe?.(call.name, call.input);
+          await emit({ kind: "tool-use", role: "assistant", tool_name: call.name, tool_call_id: call.id, input: JSON.stringify(call.input ?? {}), ...view });
         }
         // The answer keeps no whitespace that stood before a removed memory block (`text` events still equal their deltas).
         const visibleText = memory === undefined ? state.texts.join("") : state.texts.join("").trimEnd();

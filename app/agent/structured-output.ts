@@ -43,6 +43,9 @@ export function createStructuredOutput(schema: Record<string, unknown>, check: S
     return why;
   };
   const tool: Tool = {
+    // Handing over the answer changes nothing: never asked about, even in read-only mode.
+    kind: "read",
+    describe: () => ({ title: "Give the answer", locations: [] }),
     definition: {
       name: STRUCTURED_OUTPUT_TOOL,
       description: "Give your final answer as a JSON value valid against this tool's input schema. Call it exactly once, when you have the answer; do not write the answer as text.",

@@ -1,6 +1,6 @@
 import type { ContentBlock } from "../../protocol/messages.js";
 import type { EventDraft } from "../../protocol/events.js";
-import type { Tool, ToolPreview, ToolResult } from "../tools/tool.js";
+import { callView, type Tool, type ToolPreview, type ToolResult } from "../tools/tool.js";
 import type { PermissionRequester } from "../permissions/requester.js";
 
 /** A tool call the model made in one step. */
@@ -60,9 +60,10 @@ async function runOne(call: ToolCall, options: ToolRunnerOptions): Promise<ToolR
     const names = options.tools.map((t) => t.definition.name).join(", ");
     return { content: `Unknown tool "${call.name}". Available tools: ${names || "none"}.`, is_error: true };
   }
-  const preview = options.requester.wantsPreview?.(call.name, tool.kind) ? await previewOf(tool, call.input) : undefined;
+  const view = callView(tool, call.input);
+  const preview = options.requester.wantsPreview?.(call.name, view.tool_kind, view.mutates) ? await previewOf(tool, call.input) : undefined;
   const decision = await options.requester.request(
-    { tool: call.name, ...(tool.kind ? { kind: tool.kind } : {}), input: call.input, summary: summarize(call), callId: call.id, preview }, options.signal,
+    { tool: call.name, kind: view.tool_kind, mutates: view.mutates, view, input: call.input, summary: summarize(call), callId: call.id, preview }, options.signal,
   );
   if (!decision.allow) return { content: decision.reason, is_error: true };
   if (options.signal.aborted) return { content: "Not executed: the run was interrupted.", is_error: true };

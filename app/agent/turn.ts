@@ -3,7 +3,7 @@ import type { Message, Usage } from "../../protocol/messages.js";
 import { addUsage, emptyUsage } from "../../protocol/usage.js";
 import type { Provider } from "../../protocol/provider.js";
 import type { PermissionRequester } from "../permissions/requester.js";
-import type { Tool } from "../tools/tool.js";
+import { callView, type Tool } from "../tools/tool.js";
 import type { RetryPolicy } from "./retry.js";
 import { runStep } from "./step.js";
 import { followUp, planStep, replaceConversation, stopsAfterTools, type PendingRequest, type TurnPolicy } from "./policy.js";
@@ -99,6 +99,10 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
         provider: options.provider,
         request: { system: options.system, messages, tools: definitions, toolChoice: plan.toolChoice, sessionId: options.sessionId },
         retry: options.retry, signal: options.signal, emit, sleep: options.sleep, firstAttempt: attempt,
+        describe: (name, input) => {
+          const tool = tools.find((t) => t.definition.name === name);
+          return tool ? callView(tool, input) : undefined;
+        },
       });
     };
     let result = await send();

@@ -7,13 +7,14 @@ export interface UndoStep {
   after: string;
 }
 
-const FILE_TOOLS = new Set(["write_file", "edit_file"]);
 
 /**
  * What undoing the session's last turn means, from its stored events: the
  * writes and edits that succeeded after the last user message, folded per
  * file into (text before the turn, text after it). Pure. A change stored
  * without its texts (too large to keep) cannot be undone, and says so.
+ * Changes are known by the `tool_kind` ("edit") of their `tool-use`: a turn
+ * stored before tools declared their kinds has nothing Keen can undo.
  */
 export function planUndo(events: KeenEvent[]): { steps: UndoStep[] } | { error: string; refused?: boolean } {
   let start = -1;
@@ -25,8 +26,11 @@ export function planUndo(events: KeenEvent[]): { steps: UndoStep[] } | { error: 
   }
   if (start < 0) return { error: "nothing to undo: the session has no turn yet" };
   const steps = new Map<string, UndoStep>();
+  // Calls of `edit` tools (their tool-use says so): the ones whose results carry a file's texts.
+  const edits = new Set<string>();
   for (const event of events.slice(start)) {
-    if (event.kind !== "tool-result" || event.is_error || !FILE_TOOLS.has(event.tool_name)) continue;
+    if (event.kind === "tool-use" && event.tool_kind === "edit") edits.add(event.tool_call_id);
+    if (event.kind !== "tool-result" || event.is_error || !edits.has(event.tool_call_id)) continue;
     const details = event.details ?? {};
     const path = details.path;
     if (typeof path !== "string") continue;

@@ -6,6 +6,7 @@ import type { SessionStore } from "../../storage/store.js";
 import type { TurnBackend } from "../agent/backend.js";
 import type { ChangePreview } from "../permissions/requester.js";
 import type { Tool } from "../tools/tool.js";
+import { cliTool } from "../agent/cli-tools.js";
 import { modelInfo, parseModelRef } from "../providers/registry.js";
 import type { ResolvedConfig } from "./config.js";
 import { UsageError } from "./errors.js";
@@ -79,16 +80,12 @@ export function cliSetup(config: ResolvedConfig, options: {
  * a protected or secret file yields no preview (the prompt shows the input).
  */
 export function cliPreview(tools: Tool[]) {
-  const find = (name: string) => tools.find((t) => t.definition.name === name);
   return async (tool: string, input: Record<string, unknown>): Promise<ChangePreview | undefined> => {
-    const path = input.file_path;
-    if (typeof path !== "string") return undefined;
-    const [target, args] = tool === "Write"
-      ? [find("write_file"), { path, content: input.content }]
-      : tool === "Edit"
-        ? [find("edit_file"), { path, old_string: input.old_string, new_string: input.new_string, replace_all: input.replace_all }]
-        : [undefined, undefined];
-    const preview = await target?.preview?.(args).catch(() => undefined);
+    if (typeof input.file_path !== "string") return undefined;
+    const known = cliTool(tool);
+    if (!known?.previewArgs || !known.keen) return undefined;
+    const target = tools.find((t) => t.definition.name === known.keen);
+    const preview = await target?.preview?.(known.previewArgs(input)).catch(() => undefined);
     return preview && typeof preview === "object" ? preview : undefined;
   };
 }

@@ -138,7 +138,7 @@ const PROJECT_FORBIDDEN = ["providers", "baseURL", "apiKeyEnv", "apiKey", "heade
  * built (app/cli/warm.ts), so a run's config check starts warm.
  */
 export function warmConfigSchemas(): void {
-  const tools = { allowed: ["read_file"], disallowed: ["bash"] };
+  const tools = { allowed: ["some_tool"], disallowed: ["other_tool"] };
   const models = { m: { contextWindow: 1000, maxOutputTokens: 100, thinkingBudget: 10, refuses: ["temperature"] } };
   UserConfigSchema.parse({
     model: "p/m",

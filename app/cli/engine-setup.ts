@@ -198,8 +198,8 @@ function prepareCli(
   const permissionMode = limits.permissionMode ?? settings.defaultMode;
   if (settings.outputSchema) throw new UsageError("--output-schema is not supported with the CLI runner: the CLI has no structured-output step Keen could check");
   const { redactor } = own;
-  // Keen's write_file / edit_file, never run here: they preview the CLI's Write and Edit asks through Keen's guard.
-  const previewTools = own.allTools.filter((t) => t.definition.name === "write_file" || t.definition.name === "edit_file");
+  // Keen's edit tools (write_file, edit_file), never run here: they preview the CLI's Write and Edit asks through Keen's guard.
+  const previewTools = own.allTools.filter((t) => t.kind === "edit");
   const cli = cliSetup(config, {
     model: session.model, mode: permissionMode, maxTurns: limits.maxTurns, allowedTools: limits.allowedTools, disallowedTools: limits.disallowedTools, env,
     previewTools,

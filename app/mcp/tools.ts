@@ -31,7 +31,11 @@ function adaptTool(connection: McpConnection, info: McpToolInfo, name: string): 
   const server = connection.spec.name;
   return {
     definition: { name, description: info.description?.trim() || `${info.name} (MCP server ${server})`, inputSchema: cleanSchema(info.inputSchema) },
-    kind: info.readOnly ? "read" : "exec",
+    // MCP's annotations are hints from the server: readOnlyHint makes a call a read (never asked
+    // about); anything else is `other`, the riskiest kind, asked about in ask and accept-edits
+    // modes. openWorldHint is not mapped to `network`: it would change nothing the gate does, and
+    // a tool that reaches other hosts may also change local state.
+    kind: info.readOnly ? "read" : "other",
     async run(input, call) {
       const args = input && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
       try {

@@ -1,22 +1,8 @@
 import { PERMISSION_MODES, type PermissionMode } from "../../protocol/modes.js";
+import type { ToolKind } from "../../protocol/events.js";
 
 /** How a tool call is treated before it runs. */
 export type Gate = "allow" | "ask" | "refuse";
-
-/** What a tool does, for the permission policy: reads never ask. */
-export type ToolClass = "read" | "edit" | "exec";
-
-// Tools that only read the workspace; everything else (bash, MCP tools without readOnlyHint) counts as exec.
-export const READ_TOOLS: ReadonlySet<string> = new Set(["read_file", "grep", "glob", "list", "structured_output"]);
-export const EDIT_TOOLS: ReadonlySet<string> = new Set(["write_file", "edit_file"]);
-
-/** The class of a tool by name; unknown tools are treated as the riskiest. */
-export function toolClass(name: string): ToolClass {
-  if (READ_TOOLS.has(name)) return "read";
-  if (EDIT_TOOLS.has(name)) return "edit";
-  return "exec";
-}
-
 
 /**
  * The decision table. `auto`: everything runs (the file guard still refuses
@@ -25,22 +11,24 @@ export function toolClass(name: string): ToolClass {
  * are refused without asking. A standing rule from `allow-always` /
  * `deny-always` replaces asking; `read-only` is never widened by a rule.
  */
-export function gate(mode: PermissionMode, tool: string, rule?: "allow" | "deny", opts: GateOptions = {}): Gate {
-  // A tool that says what it is (an MCP tool's readOnlyHint) is taken at its word; the others by name.
-  const cls = opts.kind ?? toolClass(tool);
-  if (cls === "read") return "allow";
+export function gate(mode: PermissionMode, rule?: "allow" | "deny", opts: GateOptions = {}): Gate {
+  // The tool says what it is (Tool.kind, an MCP tool's readOnlyHint); a tool that says nothing is the riskiest.
+  const cls = opts.kind ?? "other";
+  if (opts.mutates === false || (opts.mutates === undefined && (cls === "read" || cls === "search"))) return "allow";
   if (rule === "deny") return "refuse";
   if (mode === "read-only") return "refuse";
   if (rule === "allow" || mode === "auto") return "allow";
-  if (mode === "accept-edits" && (cls === "edit" || (tool === "bash" && opts.bashConfined))) return "allow";
+  if (mode === "accept-edits" && (cls === "edit" || (cls === "exec" && opts.bashConfined))) return "allow";
   return "ask";
 }
 
 /** What else `gate` weighs. */
 export interface GateOptions {
-  /** The tool's own class (MCP tools: "read" with readOnlyHint); absent: by name. */
-  kind?: ToolClass;
-  /** bash runs in the sandbox, its writes confined like the file tools' (and config lets accept-edits run it). */
+  /** The tool's own kind (Tool.kind; MCP tools: "read" with readOnlyHint); absent: "other". */
+  kind?: ToolKind;
+  /** The tool's own word on whether it changes anything (Tool.mutates); absent: by kind. */
+  mutates?: boolean;
+  /** Commands (`exec` kind: bash) run in the sandbox, their writes confined like the file tools' (and config lets accept-edits run them). */
   bashConfined?: boolean;
 }
 

@@ -1,10 +1,14 @@
-import type { ToolClass } from "./policy.js";
+import type { CallView, ToolKind } from "../../protocol/events.js";
 
 /** What a tool call asks permission for; `summary` is a one-line description for a human. */
 export interface PermissionRequest {
   tool: string;
-  /** The tool's own class (Tool.kind), over the policy's table by name. */
-  kind?: ToolClass;
+  /** The tool's kind (Tool.kind), which the gate decides by; absent: "other", asked about. */
+  kind?: ToolKind;
+  /** The tool's own word on whether the call changes anything (Tool.mutates); absent: by kind. */
+  mutates?: boolean;
+  /** How the call reads for a person: the permission-request event carries it. Labels only; the gate goes by `kind`. */
+  view?: CallView;
   input: unknown;
   summary: string;
   /** The model's id for the call (permission-request events carry it). */
@@ -36,5 +40,5 @@ export type PermissionDecision = { allow: true } | { allow: false; reason: strin
 export interface PermissionRequester {
   request(req: PermissionRequest, signal?: AbortSignal): Promise<PermissionDecision>;
   /** True when the decision needs the call's preview (a person may look at a diff). */
-  wantsPreview?(tool: string, kind?: ToolClass): boolean;
+  wantsPreview?(tool: string, kind?: ToolKind, mutates?: boolean): boolean;
 }

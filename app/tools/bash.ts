@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import * as z from "zod";
-import { defineTool, fail, toolInput } from "./define.js";
+import { defineTool, fail, strArg, toolInput } from "./define.js";
 import type { WrappedCommand } from "../sandbox/runtime.js";
 import type { Tool, ToolContext, ToolResult } from "./tool.js";
 
@@ -106,6 +106,9 @@ export function createBashTool(ctx: ToolContext): Tool {
       return fail(`Could not start the sandbox: ${error instanceof Error ? error.message : String(error)}`, { command, exit_code: null, truncated: false, duration_ms: 0 });
     }
     return runBash(command, wrapped.script, timeout, ctx, call.signal, call.onOutput, wrapped);
+  }, {
+    kind: "exec",
+    describe: (args) => ({ title: strArg(args, "command") ?? "bash", locations: [] }),
   });
 }
 

@@ -2,6 +2,7 @@ import { homedir } from "node:os";
 import { relative, resolve, sep } from "node:path";
 import * as z from "zod";
 import { realResolve } from "../permissions/file-guard.js";
+import type { ToolLocation } from "../../protocol/events.js";
 import type { Tool, ToolCallContext, ToolContext, ToolResult } from "./tool.js";
 
 /**
@@ -13,9 +14,11 @@ export function defineTool<S extends z.ZodType>(
   description: string,
   schema: S,
   run: (input: z.output<S>, call: ToolCallContext) => Promise<ToolResult>,
+  about: Pick<Tool, "kind" | "mutates" | "describe"> = {},
 ): Tool {
   return {
     definition: { name, description, inputSchema: inputJsonSchema(schema) },
+    ...about,
     async run(input, call) {
       const parsed = schema.safeParse(input);
       if (!parsed.success) return fail(`Invalid input for ${name}:\n${z.prettifyError(parsed.error)}`);
@@ -94,4 +97,14 @@ export function countLines(text: string): number {
   if (text === "") return 0;
   const newlines = text.split("\n").length - 1;
   return text.endsWith("\n") ? newlines : newlines + 1;
+}
+
+/** A string argument of a call, for `describe` (the input is not validated there). */
+export function strArg(args: Record<string, unknown>, key: string): string | undefined {
+  return typeof args[key] === "string" ? (args[key] as string) : undefined;
+}
+
+/** The location of a call's path argument, absolute; none without one. */
+export function locationOf(paths: PathHelpers, path: string | undefined, line?: unknown): ToolLocation[] {
+  return path ? [{ path: paths.resolve(path), ...(typeof line === "number" ? { line } : {}) }] : [];
 }

@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import * as z from "zod";
-import { defineTool, fail, pathHelpers, toolInput } from "./define.js";
+import { defineTool, fail, pathHelpers, toolInput, strArg } from "./define.js";
 import { runInSearchWorker, SEARCH_BUDGET_MS } from "./search-runner.js";
 import type { Tool, ToolContext } from "./tool.js";
 
@@ -59,5 +59,11 @@ export function createGlobTool(ctx: ToolContext, options: GlobToolOptions = {}):
       content += `\n\n[Showing ${GLOB_MAX_RESULTS} of ${files.length} files, most recently modified first. Narrow the pattern or path.]`;
     }
     return { content, is_error: false, details };
+  }, {
+    kind: "search",
+    describe: (args) => {
+      const path = strArg(args, "path");
+      return { title: `Find ${strArg(args, "pattern") ?? "files"}${path ? ` in ${path}` : ""}`, locations: [] };
+    },
   });
 }

@@ -4,7 +4,7 @@ import { basename, delimiter, dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import * as z from "zod";
 import type { FileGuard } from "../permissions/guard.js";
-import { defineTool, fail, pathHelpers, toolInput } from "./define.js";
+import { defineTool, fail, pathHelpers, toolInput, strArg } from "./define.js";
 import { clipLine, MAX_LINE_CHARS, type GrepMatch } from "./search-jobs.js";
 import { runInSearchWorker, SEARCH_BUDGET_MS } from "./search-runner.js";
 import type { Tool, ToolContext } from "./tool.js";
@@ -232,5 +232,11 @@ export function createGrepTool(ctx: ToolContext, options: GrepToolOptions = {}):
     let content = outcome.matches.map((m) => `${paths.show(m.path)}:${m.line}:${m.text}`).join("\n");
     if (outcome.more) content += `\n\n[Showing the first ${search.maxResults} matches; there are more. Narrow the pattern, path or glob.]`;
     return { content, is_error: false, details };
+  }, {
+    kind: "search",
+    describe: (args) => {
+      const path = strArg(args, "path");
+      return { title: `Search for ${strArg(args, "pattern") ?? ""}${path ? ` in ${path}` : ""}`, locations: [] };
+    },
   });
 }

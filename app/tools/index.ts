@@ -33,6 +33,9 @@ export function withRedaction(tool: Tool, redactor: Redactor): Tool {
   return {
     definition: tool.definition,
     ...(tool.kind ? { kind: tool.kind } : {}),
+    ...(tool.mutates !== undefined ? { mutates: tool.mutates } : {}),
+    // A title may quote a secret too (a bash command with a token in it).
+    ...(tool.describe ? { describe: (args: Record<string, unknown>) => redactor.redactDeep(tool.describe!(args)) } : {}),
     // A diff shown for approval may quote a file's secret too.
     ...(preview ? { preview: async (input: unknown) => redactor.redactDeep(await preview.call(tool, input)) } : {}),
     async run(input, call) {

@@ -2,7 +2,7 @@ import { closeSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import * as z from "zod";
 import { openGuardedDir } from "../permissions/guarded-open.js";
-import { defineTool, fail, pathHelpers, toolInput } from "./define.js";
+import { defineTool, fail, pathHelpers, toolInput, locationOf, strArg } from "./define.js";
 import type { Tool, ToolContext } from "./tool.js";
 
 /** At most this many entries come back. */
@@ -51,5 +51,8 @@ export function createListTool(ctx: ToolContext): Tool {
     let content = entries.slice(0, LIST_MAX_ENTRIES).join("\n");
     if (truncated) content += `\n\n[Showing ${LIST_MAX_ENTRIES} of ${entries.length} entries. Use glob to narrow down.]`;
     return { content, is_error: false, details };
+  }, {
+    kind: "read",
+    describe: (args) => ({ title: `List ${strArg(args, "path") ?? "."}`, locations: locationOf(paths, strArg(args, "path")) }),
   });
 }

@@ -1,7 +1,7 @@
 import { closeSync } from "node:fs";
 import * as z from "zod";
 import { openGuarded, readAll } from "../permissions/guarded-open.js";
-import { defineTool, fail, pathHelpers, toolInput } from "./define.js";
+import { defineTool, fail, pathHelpers, toolInput, locationOf, strArg } from "./define.js";
 import { clientFailure } from "./file-source.js";
 import type { Tool, ToolContext } from "./tool.js";
 
@@ -93,5 +93,8 @@ export function createReadFileTool(ctx: ToolContext): Tool {
       content += `\n\n[Showing lines ${start}-${end} of ${total}. Use offset=${end + 1} to read more.]`;
     }
     return { content, is_error: false, details: { ...details, total_lines: total, start_line: start, end_line: end, truncated } };
+  }, {
+    kind: "read",
+    describe: (args) => ({ title: `Read ${strArg(args, "path") ?? "a file"}`, locations: locationOf(paths, strArg(args, "path"), args.offset) }),
   });
 }

@@ -1,6 +1,6 @@
 import type { ToolDefinition } from "../../protocol/provider.js";
 import type { FileGuard } from "../permissions/guard.js";
-import type { ToolClass } from "../permissions/policy.js";
+import type { CallView, ToolKind, ToolLocation } from "../../protocol/events.js";
 import type { Redactor } from "../permissions/redact.js";
 import type { ChangePreview } from "../permissions/requester.js";
 import type { CommandSandbox, NetworkAsk } from "../sandbox/runtime.js";
@@ -68,8 +68,15 @@ export type ToolPreview = ChangePreview;
  */
 export interface Tool {
   definition: ToolDefinition;
-  /** What the tool does, for the permission policy; absent: the policy's table by name (MCP tools set it). */
-  kind?: ToolClass;
+  /**
+   * What the tool does (protocol/events.ts ToolKind). The permission gate, undo, the TUI and ACP
+   * decide by it, never by the tool's name. Absent: `other`, treated as the riskiest.
+   */
+  kind?: ToolKind;
+  /** Whether a call may change anything; absent: everything but `read` and `search` kinds does. */
+  mutates?: boolean;
+  /** How a call with `input` reads for a human; absent: the tool's name and no locations. Contract: never throws. */
+  describe?(input: Record<string, unknown>): { title: string; locations: ToolLocation[] };
   run(input: unknown, call: ToolCallContext): Promise<ToolResult>;
   /**
    * The change a call would make, computed without writing anything (write_file, edit_file);
@@ -77,4 +84,20 @@ export interface Tool {
    * a refused or missing file.
    */
   preview?(input: unknown): Promise<ToolPreview | string>;
+}
+
+/** True unless the kind only looks (reads, searches). */
+export function kindMutates(kind: ToolKind): boolean {
+  return kind !== "read" && kind !== "search";
+}
+
+/** The view of a call of `tool` with `input` (any JSON; a non-object counts as no arguments). */
+export function callView(tool: Tool, input: unknown): CallView {
+  const kind = tool.kind ?? "other";
+  const args = input && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+  const described = tool.describe?.(args);
+  return {
+    tool_kind: kind, mutates: tool.mutates ?? kindMutates(kind),
+    title: described?.title || tool.definition.name, locations: described?.locations ?? [],
+  };
 }

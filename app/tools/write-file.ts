@@ -1,7 +1,7 @@
 import { closeSync } from "node:fs";
 import * as z from "zod";
 import { openGuarded, readAll, replaceContent, type GuardedFile } from "../permissions/guarded-open.js";
-import { countLines, defineTool, fail, pathHelpers, plural, toolInput, type PathHelpers } from "./define.js";
+import { countLines, defineTool, fail, pathHelpers, plural, toolInput, type PathHelpers, locationOf, strArg } from "./define.js";
 import { changeDetails, decodeExact, isCrlf, markerRefusal, toCrlf } from "./file-text.js";
 import { clientFailure, currentText, writeSource, type FileText } from "./file-source.js";
 import type { Tool, ToolContext, ToolPreview, ToolResult } from "./tool.js";
@@ -60,6 +60,9 @@ export function createWriteFileTool(ctx: ToolContext): Tool {
     } finally {
       closeSync(file.fd);
     }
+  }, {
+    kind: "edit",
+    describe: (args) => ({ title: `Write ${strArg(args, "path") ?? "a file"}`, locations: locationOf(paths, strArg(args, "path")) }),
   });
   return { ...tool, preview: (input) => previewWrite(ctx, paths, input) };
 }

@@ -29,6 +29,8 @@ export interface ToolCall {
   endedAt?: number;
   output: string;
   totalBytes?: number;
+  /** The call's own one-line description (tool-use `title`). */
+  title?: string;
 }
 
 /** A diff for the diff pane: applied (from a tool result) or awaiting approval. */
@@ -40,7 +42,7 @@ export interface DiffEntry {
 }
 
 /** A permission request waiting for the user's answer. */
-export type PendingPermission = Pick<EventOf<"permission-request">, "request_id" | "tool_name" | "tool_call_id" | "input" | "diff" | "path">;
+export type PendingPermission = Pick<EventOf<"permission-request">, "request_id" | "tool_name" | "tool_call_id" | "input" | "diff" | "path" | "tool_kind" | "title">;
 
 /** Everything the views draw that comes from events (UI-only state lives in the app). */
 export interface SessionView {
@@ -161,12 +163,13 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
       view.retry = undefined;
       view.tools.set(event.tool_call_id, {
         callId: event.tool_call_id, name: event.tool_name, input: event.input, status: "pending", requestedAt: event.ts, output: "",
+        ...(event.title ? { title: event.title } : {}),
       });
       view.toolOrder.push(event.tool_call_id);
       push(view, { type: "tool", id: 0, callId: event.tool_call_id });
       break;
     case "permission-request":
-      view.permissions.push({ request_id: event.request_id, tool_name: event.tool_name, tool_call_id: event.tool_call_id, input: event.input, diff: event.diff, path: event.path });
+      view.permissions.push({ request_id: event.request_id, tool_name: event.tool_name, tool_call_id: event.tool_call_id, input: event.input, diff: event.diff, path: event.path, tool_kind: event.tool_kind, title: event.title });
       updateTool(view, event.tool_call_id, { status: "waiting" });
       if (event.diff) view.diffs.push({ callId: event.tool_call_id, path: event.path ?? "", diff: event.diff, pending: true });
       break;

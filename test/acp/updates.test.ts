@@ -16,13 +16,14 @@ test("stop reasons: cancel wins, refusal and max_tokens pass through, the step l
   assert.deepEqual(stopReasonOf(undefined, false), { error: "the turn ended without a result" });
 });
 
-test("tool views: titles, kinds and absolute locations; bad input still gives a view", () => {
-  assert.deepEqual(toolView("read_file", JSON.stringify({ path: "src/a.ts", offset: 10 }), "/w"), { title: "Read src/a.ts", kind: "read", locations: [{ path: "/w/src/a.ts", line: 10 }] });
-  assert.deepEqual(toolView("edit_file", JSON.stringify({ path: "/abs/b.ts" }), "/w"), { title: "Edit /abs/b.ts", kind: "edit", locations: [{ path: "/abs/b.ts" }] });
-  assert.deepEqual(toolView("grep", JSON.stringify({ pattern: "TODO", path: "src" }), "/w"), { title: "Search for TODO in src", kind: "search", locations: [] });
-  assert.deepEqual(toolView("bash", JSON.stringify({ command: "npm test\nnpm run lint" }), "/w"), { title: "npm test…", kind: "execute", locations: [] });
-  assert.deepEqual(toolView("structured_output", "{}", "/w"), { title: "structured_output", kind: "other", locations: [] });
-  assert.deepEqual(toolView("write_file", "not json", "/w"), { title: "Write a file", kind: "edit", locations: [] });
+test("tool views: the call's own title, kind and locations, in ACP's kinds; a call that says nothing is `other` under its name", () => {
+  const at = [{ path: "/w/src/a.ts", line: 10 }];
+  assert.deepEqual(toolView({ tool_name: "x", tool_kind: "read", title: "Read src/a.ts", locations: at }), { title: "Read src/a.ts", kind: "read", locations: at });
+  assert.deepEqual(toolView({ tool_name: "x", tool_kind: "exec", title: "npm test\nnpm run lint" }), { title: "npm test…", kind: "execute", locations: [] });
+  assert.deepEqual(toolView({ tool_name: "x", tool_kind: "network" }), { title: "x", kind: "fetch", locations: [] });
+  assert.deepEqual(toolView({ tool_name: "x", tool_kind: "search" }).kind, "search");
+  assert.deepEqual(toolView({ tool_name: "x", tool_kind: "edit" }).kind, "edit");
+  assert.deepEqual(toolView({ tool_name: "mcp__s__do" }), { title: "mcp__s__do", kind: "other", locations: [] });
 });
 
 test("finished calls: a diff with old and new text, the unified diff when they were too large, errors as text", () => {
@@ -44,10 +45,10 @@ test("a fence is longer than any backtick run inside", () => {
 });
 
 test("replay: prompts, answers, thinking and tool calls are shown; memory and errors are not", () => {
-  assert.deepEqual(replayUpdates({ ...base, kind: "text", role: "user", content: "hi" }, "/w"), [{ sessionUpdate: "user_message_chunk", content: { type: "text", text: "hi" } }]);
-  assert.deepEqual(replayUpdates({ ...base, kind: "thinking", content: "hm" }, "/w"), [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "hm" } }]);
-  assert.deepEqual(replayUpdates({ ...base, kind: "memory", content: "secret plan" }, "/w"), []);
-  assert.deepEqual(replayUpdates({ conversation_id: "s", ts: 0, kind: "error", message: "x" }, "/w"), []);
+  assert.deepEqual(replayUpdates({ ...base, kind: "text", role: "user", content: "hi" }), [{ sessionUpdate: "user_message_chunk", content: { type: "text", text: "hi" } }]);
+  assert.deepEqual(replayUpdates({ ...base, kind: "thinking", content: "hm" }), [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "hm" } }]);
+  assert.deepEqual(replayUpdates({ ...base, kind: "memory", content: "secret plan" }), []);
+  assert.deepEqual(replayUpdates({ conversation_id: "s", ts: 0, kind: "error", message: "x" }), []);
 });
 
 test("prompt text: links and embedded text resources inline; images are refused", () => {
@@ -60,7 +61,7 @@ test("permission previews: a diff item when the old and new text came along, the
   const ask = (extra: Record<string, unknown>) => ({
     ...base, kind: "permission-request" as const, request_id: "r", tool_name: "write_file", tool_call_id: "c", input: JSON.stringify({ path: "a" }), ...extra,
   });
-  assert.deepEqual(permissionToolCall(ask({ path: "/w/a", diff: "@@", old_text: null, new_text: "x\n" }), "/w").content, [{ type: "diff", path: "/w/a", oldText: null, newText: "x\n" }]);
-  assert.deepEqual(permissionToolCall(ask({ path: "/w/a", diff: "@@ -1 +1 @@" }), "/w").content, [{ type: "content", content: { type: "text", text: "```diff\n@@ -1 +1 @@\n```" } }]);
-  assert.equal(permissionToolCall({ ...ask({}), tool_name: "bash", input: "{}" }, "/w").content, undefined);
+  assert.deepEqual(permissionToolCall(ask({ path: "/w/a", diff: "@@", old_text: null, new_text: "x\n" })).content, [{ type: "diff", path: "/w/a", oldText: null, newText: "x\n" }]);
+  assert.deepEqual(permissionToolCall(ask({ path: "/w/a", diff: "@@ -1 +1 @@" })).content, [{ type: "content", content: { type: "text", text: "```diff\n@@ -1 +1 @@\n```" } }]);
+  assert.equal(permissionToolCall({ ...ask({}), tool_name: "bash", input: "{}" }).content, undefined);
 });

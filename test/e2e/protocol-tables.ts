@@ -1,7 +1,10 @@
 import type * as z from "zod";
 import { COMMAND_ANSWERS, CommandSchema, PERMISSION_MODES, type PermissionMode } from "../../protocol/commands.js";
 import { ERROR_CODES } from "../../protocol/responses.js";
-import { EDIT_TOOLS, READ_TOOLS, gate, type Gate, type GateOptions } from "../../app/permissions/policy.js";
+import { gate, type Gate, type GateOptions } from "../../app/permissions/policy.js";
+import { STRUCTURED_OUTPUT_TOOL } from "../../app/agent/structured-output.js";
+import { createTools } from "../../app/tools/index.js";
+import type { FileGuard } from "../../app/permissions/guard.js";
 
 /*
  * docs/PROTOCOL.md's command and permission tables, generated from the code
@@ -46,22 +49,27 @@ export interface ToolColumn {
 }
 
 const MCP_TOOL = "mcp__server__tool";
-const names = (set: ReadonlySet<string>) => [...set].map((name) => ({ name }));
+// The built-in tools as they declare themselves; only their kinds are read (none runs, so no guard is needed).
+const BUILT_IN = createTools({ cwd: "/", workspace: "/", guard: {} as FileGuard, env: {} })
+  .map((t) => ({ name: t.definition.name, kind: t.kind }));
+const ofKinds = (...kinds: string[]) => BUILT_IN.filter((t) => t.kind && kinds.includes(t.kind));
+const listed = (tools: { name: string }[]) => tools.map((t) => `\`${t.name}\``).join(", ");
+const READS = [...ofKinds("read", "search"), { name: STRUCTURED_OUTPUT_TOOL, kind: "read" as const }];
 export const TOOL_COLUMNS: ToolColumn[] = [
   {
-    header: `reads (${[...READ_TOOLS].map((t) => `\`${t}\``).join(", ")}; MCP tools that declare \`readOnlyHint\`)`,
-    tools: [...names(READ_TOOLS), { name: MCP_TOOL, kind: "read" }],
+    header: `reads (${listed(READS)}; MCP tools that declare \`readOnlyHint\`)`,
+    tools: [...READS, { name: MCP_TOOL, kind: "read" }],
   },
-  { header: [...EDIT_TOOLS].map((t) => `\`${t}\``).join(", "), tools: names(EDIT_TOOLS) },
-  { header: "`bash`", tools: [{ name: "bash" }] },
-  { header: "any other tool (MCP tools without `readOnlyHint`)", tools: [{ name: MCP_TOOL }] },
+  { header: listed(ofKinds("edit")), tools: ofKinds("edit") },
+  { header: listed(ofKinds("exec")), tools: ofKinds("exec") },
+  { header: "any other tool (MCP tools without `readOnlyHint`)", tools: [{ name: MCP_TOOL, kind: "other" }] },
 ];
 
 const WORD: Record<Gate, string> = { allow: "run", ask: "ask", refuse: "refused" };
 
 /** What the gate does with a column's tool in a mode, with bash in the sandbox (`confined`) or not. */
 export function modeCell(mode: PermissionMode, column: ToolColumn, confined: boolean): string {
-  const words = new Set(column.tools.map((tool) => WORD[gate(mode, tool.name, undefined, { bashConfined: confined, kind: tool.kind })]));
+  const words = new Set(column.tools.map((tool) => WORD[gate(mode, undefined, { bashConfined: confined, kind: tool.kind })]));
   if (words.size !== 1) throw new Error(`the tools of column "${column.header}" are not treated alike in ${mode} mode: split the column`);
   return [...words][0]!;
 }

@@ -46,11 +46,11 @@ test("allow and deny lists: exact names and * patterns; unknown mcp__ entries ar
   });
 });
 
-test("the permission gate takes a tool's own class over the table by name", () => {
-  assert.equal(gate("read-only", "mcp__s__look", undefined, { kind: "read" }), "allow");
-  assert.equal(gate("read-only", "mcp__s__do", undefined, { kind: "exec" }), "refuse");
-  assert.equal(gate("ask", "mcp__s__do"), "ask", "unknown names are exec");
-  assert.equal(gate("accept-edits", "mcp__s__do", undefined, { kind: "exec" }), "ask");
-  assert.equal(gate("ask", "mcp__s__do", "allow", { kind: "exec" }), "allow");
-  assert.equal(gate("auto", "mcp__s__do", undefined, { kind: "exec" }), "allow");
+test("the permission gate takes an MCP tool's kind: read with readOnlyHint, else other (asked about)", () => {
+  assert.equal(gate("read-only", undefined, { kind: "read" }), "allow");
+  assert.equal(gate("read-only", undefined, { kind: "other" }), "refuse");
+  assert.equal(gate("ask", undefined), "ask", "a tool that declares no kind is the riskiest");
+  assert.equal(gate("accept-edits", undefined, { kind: "other", bashConfined: true }), "ask");
+  assert.equal(gate("ask", "allow", { kind: "other" }), "allow");
+  assert.equal(gate("auto", undefined, { kind: "other" }), "allow");
 });

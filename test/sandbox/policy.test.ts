@@ -15,9 +15,9 @@ import { makeTempDir } from "../temp.js";
 
 test("accept-edits runs bash only when it is confined; other modes are unchanged", () => {
   const modes = ["auto", "accept-edits", "ask", "read-only"] as const;
-  assert.deepEqual(modes.map((m) => gate(m, "bash", undefined, { bashConfined: true })), ["allow", "allow", "ask", "refuse"]);
-  assert.deepEqual(modes.map((m) => gate(m, "bash", undefined, { bashConfined: false })), ["allow", "ask", "ask", "refuse"]);
-  assert.equal(gate("accept-edits", "mcp__x", undefined, { bashConfined: true }), "ask", "only bash is confined");
+  assert.deepEqual(modes.map((m) => gate(m, undefined, { kind: "exec", bashConfined: true })), ["allow", "allow", "ask", "refuse"]);
+  assert.deepEqual(modes.map((m) => gate(m, undefined, { kind: "exec", bashConfined: false })), ["allow", "ask", "ask", "refuse"]);
+  assert.equal(gate("accept-edits", undefined, { kind: "other", bashConfined: true }), "ask", "only commands (exec: bash) are confined");
 });
 
 test("an unknown host is asked about only in modes that ask; auto does not widen the allowlist", () => {

@@ -44,7 +44,7 @@ export function permissionModal(req: PendingPermission, ui: PermissionUi, width:
   const tool = sanitize(req.tool_name);
   const head: string[] = [];
   let body: string[];
-  if (req.tool_name === "bash" && typeof input.command === "string") {
+  if (req.tool_kind === "exec" && typeof input.command === "string") {
     const { text, reasons } = highlightCommand(input.command, cwd, theme);
     head.push(paint(theme, "accent", "Run this command?"));
     body = text.split("\n").flatMap((l, i) => wrapLine((i === 0 ? "$ " : "  ") + l, width, 2));
@@ -53,7 +53,7 @@ export function permissionModal(req: PendingPermission, ui: PermissionUi, width:
     head.push(paint(theme, "accent", `Let the sandboxed command connect to ${sanitize(req.tool_name.slice("network:".length))}?`));
     body = wrap("The host is not in sandbox.network.allowedDomains of your Keen config. Always: for the rest of this session.", width);
   } else if (req.diff) {
-    head.push(paint(theme, "accent", `${req.tool_name === "write_file" ? "Write" : "Edit"} ${sanitize(req.path ?? String(input.path ?? ""))}?`));
+    head.push(paint(theme, "accent", `${sanitize(req.title ?? `Change ${req.path ?? String(input.path ?? "")}`)}?`));
     body = diffLines(req.diff, width, theme);
   } else {
     head.push(paint(theme, "accent", `Allow ${tool}?`));

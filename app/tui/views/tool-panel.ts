@@ -22,7 +22,7 @@ export function toolBlock(tool: ToolCall, selected: boolean, expanded: boolean, 
   const right = ` ${statusWord(tool)}${time ? ` ${time}` : ""}`;
   const name = sanitize(tool.name);
   const room = Math.max(1, width - name.length - right.length - 3);
-  const summary = fit(truncate(sanitize(summarizeInput(tool.name, tool.input)).replace(/\s+/g, " "), room), room);
+  const summary = fit(truncate(sanitize(summarizeInput(tool)).replace(/\s+/g, " "), room), room);
   let head = `${paint(theme, token, statusMark(tool, now))} ${paint(theme, "tool", name)} ${summary}${paint(theme, token, right)}`;
   head = truncate(head, width);
   if (selected) head = paint(theme, "selection", fit(head.replace(/\x1b\[[0-9;]*m/g, ""), width));

@@ -1,31 +1,21 @@
 import type { ToolCall } from "../state.js";
 
-/** The one-line summary of a tool call's input: the command, the path, the pattern. */
-export function summarizeInput(name: string, input: string): string {
+/**
+ * The one-line summary of a call: the title it gave itself (its tool's `describe`: the command,
+ * `Read src/a.ts`); for a call without one (an unknown tool, an older session), its first
+ * string argument, else its raw input.
+ */
+export function summarizeInput(tool: Pick<ToolCall, "input" | "title">): string {
+  if (tool.title) return tool.title;
   let args: Record<string, unknown>;
   try {
-    const parsed = JSON.parse(input) as unknown;
+    const parsed = JSON.parse(tool.input) as unknown;
     args = parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>) : {};
   } catch {
-    return input;
+    return tool.input;
   }
-  const str = (key: string) => (typeof args[key] === "string" ? (args[key] as string) : undefined);
-  switch (name) {
-    case "bash": return str("command") ?? "";
-    case "read_file": {
-      const range = typeof args.offset === "number" ? `:${args.offset}${typeof args.limit === "number" ? `+${args.limit}` : ""}` : "";
-      return `${str("path") ?? ""}${range}`;
-    }
-    case "write_file":
-    case "edit_file":
-    case "list": return str("path") ?? ".";
-    case "grep": return [str("pattern") && `/${str("pattern")}/`, str("path"), str("glob")].filter(Boolean).join(" ");
-    case "glob": return [str("pattern"), str("path")].filter(Boolean).join(" in ");
-    default: {
-      const first = Object.entries(args).find(([, v]) => typeof v === "string");
-      return first ? `${first[0]}: ${first[1] as string}` : input;
-    }
-  }
+  const first = Object.entries(args).find(([, v]) => typeof v === "string");
+  return first ? `${first[0]}: ${first[1] as string}` : tool.input;
 }
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];

@@ -125,7 +125,7 @@ function toolLines(tool: ToolCall, ctx: TranscriptContext): string[] {
   const tail = ` ${statusWord(tool)}${duration(tool, now) ? ` ${duration(tool, now)}` : ""}`;
   const head = `${paint(theme, token, statusMark(tool, now))} ${paint(theme, "tool", sanitize(tool.name))} `;
   const room = Math.max(4, width - tool.name.length - tail.length - 4);
-  const summary = truncate(sanitize(summarizeInput(tool.name, tool.input)).replace(/\s+/g, " "), room);
+  const summary = truncate(sanitize(summarizeInput(tool)).replace(/\s+/g, " "), room);
   const lines = [`${head}${summary}${paint(theme, token === "dim" ? "dim" : token, tail)}`];
   if (tool.status === "error" && tool.output) {
     const first = sanitize(tool.output).trim().split("\n")[0] ?? "";
