@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { test } from "node:test";
 import { createRedactor } from "../../app/permissions/redact.js";
 import { BASH_OUTPUT_CAP } from "../../app/tools/bash.js";
 import { createTools, isSecretEnvName, toolEnv, withRedaction } from "../../app/tools/index.js";
+import { callView } from "../../app/tools/tool.js";
 import { call, tempWorkspace } from "./helpers.js";
 
 test("createTools: the seven tools in order, each with a JSON Schema object and a description", () => {
@@ -88,4 +90,22 @@ test("bash: a cut through a secret never leaves part of it, wherever the padding
       assert.ok(!/ABCDEFGH|STUVWXYZ|sk-ant-a/.test(r.content), `shift ${shift}`);
     }
   }
+});
+
+test("every built-in tool declares its kind and describes a call: a title and absolute locations", () => {
+  const t = tempWorkspace();
+  const ctx = t.ctx();
+  const tools = new Map(createTools(ctx).map((tool) => [tool.definition.name, tool]));
+  assert.deepEqual([...tools].map(([name, tool]) => [name, tool.kind]), [
+    ["bash", "exec"], ["read_file", "read"], ["write_file", "edit"], ["edit_file", "edit"], ["grep", "search"], ["glob", "search"], ["list", "read"],
+  ]);
+  const view = (name: string, input: unknown) => callView(tools.get(name)!, input);
+  assert.deepEqual(view("read_file", { path: "src/a.ts", offset: 10 }), {
+    tool_kind: "read", mutates: false, title: "Read src/a.ts", locations: [{ path: join(ctx.cwd, "src/a.ts"), line: 10 }],
+  });
+  assert.deepEqual(view("edit_file", { path: "/abs/b.ts" }), { tool_kind: "edit", mutates: true, title: "Edit /abs/b.ts", locations: [{ path: "/abs/b.ts" }] });
+  assert.deepEqual(view("bash", { command: "npm test" }), { tool_kind: "exec", mutates: true, title: "npm test", locations: [] });
+  assert.equal(view("grep", { pattern: "TODO", path: "src" }).title, "Search for TODO in src");
+  // Bad input still gives a view.
+  assert.deepEqual(view("write_file", "not an object"), { tool_kind: "edit", mutates: true, title: "Write a file", locations: [] });
 });
