@@ -14,7 +14,7 @@ export interface PermissionGate extends PermissionRequester {
   restore(events: KeenEvent[]): void;
   /** True while a request waits for an answer. */
   readonly waiting: boolean;
-  /** bash runs sandboxed with accept-edits allowed to run it (set from the session's setup). */
+  /** The sandbox confines commands and accept-edits may run sandboxed ones (set from the session's setup). */
   bashConfined: boolean;
 }
 
@@ -34,6 +34,9 @@ export function createPermissionGate(options: {
 }): PermissionGate {
   const rules = new Map<string, "allow" | "deny">();
   const open = new Map<string, (reply: Reply) => void>();
+  // By what the call's tool declares (kind, mutates, sandboxed), never by its name; a standing rule is per tool.
+  const decide = (req: Pick<PermissionRequest, "tool" | "kind" | "mutates" | "sandboxed">) =>
+    gate(self.mode, rules.get(req.tool), { kind: req.kind, mutates: req.mutates, sandboxed: req.sandboxed, bashConfined: self.bashConfined });
   const self: PermissionGate = {
     mode: options.mode,
     bashConfined: false,
@@ -41,10 +44,10 @@ export function createPermissionGate(options: {
     get waiting() {
       return open.size > 0;
     },
-    wantsPreview: (tool, kind, mutates) => options.interactive && gate(self.mode, rules.get(tool), { kind, mutates, bashConfined: self.bashConfined }) === "ask",
+    wantsPreview: (req) => options.interactive && decide(req) === "ask",
     async request(req: PermissionRequest, signal?: AbortSignal): Promise<PermissionDecision> {
       if (req.network) return requestHost(req, signal);
-      const decision = gate(self.mode, rules.get(req.tool), { kind: req.kind, mutates: req.mutates, bashConfined: self.bashConfined });
+      const decision = decide(req);
       if (decision === "allow") return { allow: true };
       if (decision === "refuse") {
         return {

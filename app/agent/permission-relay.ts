@@ -96,7 +96,7 @@ async function answer(line: string, options: RelayOptions): Promise<RelayAnswer>
   }
   const input = ask.input && typeof ask.input === "object" ? ask.input : {};
   await options.before?.(ask);
-  const preview = options.preview && options.requester.wantsPreview?.(ask.tool_name) ? await options.preview(ask.tool_name, input) : undefined;
+  const preview = options.preview && options.requester.wantsPreview?.({ tool: ask.tool_name }) ? await options.preview(ask.tool_name, input) : undefined;
   // The CLI's own tool names, as its tool-use events show them; the gate treats them as it treats any unknown tool.
   const decision = await options.requester.request(
     {

@@ -61,9 +61,10 @@ async function runOne(call: ToolCall, options: ToolRunnerOptions): Promise<ToolR
     return { content: `Unknown tool "${call.name}". Available tools: ${names || "none"}.`, is_error: true };
   }
   const view = callView(tool, call.input);
-  const preview = options.requester.wantsPreview?.(call.name, view.tool_kind, view.mutates) ? await previewOf(tool, call.input) : undefined;
+  const asked = { tool: call.name, kind: view.tool_kind, mutates: view.mutates, ...(tool.sandboxed ? { sandboxed: true } : {}) };
+  const preview = options.requester.wantsPreview?.(asked) ? await previewOf(tool, call.input) : undefined;
   const decision = await options.requester.request(
-    { tool: call.name, kind: view.tool_kind, mutates: view.mutates, view, input: call.input, summary: summarize(call), callId: call.id, preview }, options.signal,
+    { ...asked, view, input: call.input, summary: `${call.name}: ${view.title}`, callId: call.id, preview }, options.signal,
   );
   if (!decision.allow) return { content: decision.reason, is_error: true };
   if (options.signal.aborted) return { content: "Not executed: the run was interrupted.", is_error: true };
@@ -94,12 +95,6 @@ async function previewOf(tool: Tool, input: unknown): Promise<ToolPreview | unde
   } catch {
     return undefined;
   }
-}
-
-function summarize(call: ToolCall): string {
-  const input = call.input as Record<string, unknown> | undefined;
-  const main = input && (input.command ?? input.path ?? input.pattern);
-  return typeof main === "string" ? `${call.name} ${main}` : call.name;
 }
 
 /** Emits `tool-update` at most every 100 ms with a bounded tail, never the whole output again. */

@@ -6,7 +6,8 @@ export type Gate = "allow" | "ask" | "refuse";
 
 /**
  * The decision table. `auto`: everything runs (the file guard still refuses
- * what it refuses). `accept-edits`: edits and writes run, bash asks (runs when it is sandboxed: `bashConfined`). `ask`:
+ * what it refuses). `accept-edits`: edits and writes run, commands ask (an `exec` call that runs
+ * in the sandbox runs when the sandbox confines its writes: `sandboxed` and `bashConfined`). `ask`:
  * reads run, edits, writes and bash ask. `read-only`: edits, writes and bash
  * are refused without asking. A standing rule from `allow-always` /
  * `deny-always` replaces asking; `read-only` is never widened by a rule.
@@ -18,7 +19,7 @@ export function gate(mode: PermissionMode, rule?: "allow" | "deny", opts: GateOp
   if (rule === "deny") return "refuse";
   if (mode === "read-only") return "refuse";
   if (rule === "allow" || mode === "auto") return "allow";
-  if (mode === "accept-edits" && (cls === "edit" || (cls === "exec" && opts.bashConfined))) return "allow";
+  if (mode === "accept-edits" && (cls === "edit" || (cls === "exec" && opts.sandboxed && opts.bashConfined))) return "allow";
   return "ask";
 }
 
@@ -28,7 +29,9 @@ export interface GateOptions {
   kind?: ToolKind;
   /** The tool's own word on whether it changes anything (Tool.mutates); absent: by kind. */
   mutates?: boolean;
-  /** Commands (`exec` kind: bash) run in the sandbox, their writes confined like the file tools' (and config lets accept-edits run them). */
+  /** The call runs inside the command sandbox (Tool.sandboxed: bash when the sandbox is on). */
+  sandboxed?: boolean;
+  /** The sandbox confines commands' writes like the file tools' and config lets accept-edits run them (the session's setup). */
   bashConfined?: boolean;
 }
 

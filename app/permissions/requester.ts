@@ -7,6 +7,8 @@ export interface PermissionRequest {
   kind?: ToolKind;
   /** The tool's own word on whether the call changes anything (Tool.mutates); absent: by kind. */
   mutates?: boolean;
+  /** The call runs inside the command sandbox (Tool.sandboxed). */
+  sandboxed?: boolean;
   /** How the call reads for a person: the permission-request event carries it. Labels only; the gate goes by `kind`. */
   view?: CallView;
   input: unknown;
@@ -40,5 +42,5 @@ export type PermissionDecision = { allow: true } | { allow: false; reason: strin
 export interface PermissionRequester {
   request(req: PermissionRequest, signal?: AbortSignal): Promise<PermissionDecision>;
   /** True when the decision needs the call's preview (a person may look at a diff). */
-  wantsPreview?(tool: string, kind?: ToolKind, mutates?: boolean): boolean;
+  wantsPreview?(req: Pick<PermissionRequest, "tool" | "kind" | "mutates" | "sandboxed">): boolean;
 }

@@ -9,7 +9,12 @@ import type { Tool, ToolContext } from "./tool.js";
 import { createWriteFileTool } from "./write-file.js";
 
 /**
- * Keen's built-in tools, in the order the model is offered them. With
+ * Keen's built-in tools, in the order the model is offered them. A new tool is
+ * its own file (`defineTool` with its `kind`, `describe`, and `sandboxed` when
+ * its commands run in `ctx.sandbox`; an `edit` tool's result details carry
+ * `path`, `old_text` and `new_text`, which undo restores) plus its line here:
+ * the permission gate, undo, the TUI, ACP and the CLI runner read those
+ * declarations, never a tool's name (test/tools/new-tool.test.ts). With
  * `ctx.redactor`, no known secret leaves a tool: not in its content, its
  * details, its progress output or the message of an exception.
  */
@@ -34,6 +39,7 @@ export function withRedaction(tool: Tool, redactor: Redactor): Tool {
     definition: tool.definition,
     ...(tool.kind ? { kind: tool.kind } : {}),
     ...(tool.mutates !== undefined ? { mutates: tool.mutates } : {}),
+    ...(tool.sandboxed !== undefined ? { sandboxed: tool.sandboxed } : {}),
     // A title may quote a secret too (a bash command with a token in it).
     ...(tool.describe ? { describe: (args: Record<string, unknown>) => redactor.redactDeep(tool.describe!(args)) } : {}),
     // A diff shown for approval may quote a file's secret too.

@@ -75,6 +75,12 @@ export interface Tool {
   kind?: ToolKind;
   /** Whether a call may change anything; absent: everything but `read` and `search` kinds does. */
   mutates?: boolean;
+  /**
+   * Its calls run inside the command sandbox (`ctx.sandbox`), writes confined to the workspace:
+   * when the sandbox is on and config allows it, `accept-edits` runs such an `exec` call without
+   * asking, as it runs edits. Absent: an `exec` call asks in `accept-edits`.
+   */
+  sandboxed?: boolean;
   /** How a call with `input` reads for a human; absent: the tool's name and no locations. Contract: never throws. */
   describe?(input: Record<string, unknown>): { title: string; locations: ToolLocation[] };
   run(input: unknown, call: ToolCallContext): Promise<ToolResult>;

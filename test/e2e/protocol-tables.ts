@@ -5,6 +5,7 @@ import { gate, type Gate, type GateOptions } from "../../app/permissions/policy.
 import { STRUCTURED_OUTPUT_TOOL } from "../../app/agent/structured-output.js";
 import { createTools } from "../../app/tools/index.js";
 import type { FileGuard } from "../../app/permissions/guard.js";
+import type { CommandSandbox } from "../../app/sandbox/runtime.js";
 
 /*
  * docs/PROTOCOL.md's command and permission tables, generated from the code
@@ -45,13 +46,13 @@ function fieldText(name: string, schema: z.ZodType): string {
 /** A column of the permission table: the tools its header names, as the gate sees them (they must all agree). */
 export interface ToolColumn {
   header: string;
-  tools: { name: string; kind?: GateOptions["kind"] }[];
+  tools: { name: string; kind?: GateOptions["kind"]; sandboxed?: boolean }[];
 }
 
 const MCP_TOOL = "mcp__server__tool";
-// The built-in tools as they declare themselves; only their kinds are read (none runs, so no guard is needed).
-const BUILT_IN = createTools({ cwd: "/", workspace: "/", guard: {} as FileGuard, env: {} })
-  .map((t) => ({ name: t.definition.name, kind: t.kind }));
+// The built-in tools as they declare themselves with the sandbox on; only their kinds are read (none runs, so no guard or sandbox is needed).
+const BUILT_IN = createTools({ cwd: "/", workspace: "/", guard: {} as FileGuard, env: {}, sandbox: {} as CommandSandbox })
+  .map((t) => ({ name: t.definition.name, kind: t.kind, sandboxed: t.sandboxed }));
 const ofKinds = (...kinds: string[]) => BUILT_IN.filter((t) => t.kind && kinds.includes(t.kind));
 const listed = (tools: { name: string }[]) => tools.map((t) => `\`${t.name}\``).join(", ");
 const READS = [...ofKinds("read", "search"), { name: STRUCTURED_OUTPUT_TOOL, kind: "read" as const }];
@@ -69,7 +70,7 @@ const WORD: Record<Gate, string> = { allow: "run", ask: "ask", refuse: "refused"
 
 /** What the gate does with a column's tool in a mode, with bash in the sandbox (`confined`) or not. */
 export function modeCell(mode: PermissionMode, column: ToolColumn, confined: boolean): string {
-  const words = new Set(column.tools.map((tool) => WORD[gate(mode, undefined, { bashConfined: confined, kind: tool.kind })]));
+  const words = new Set(column.tools.map((tool) => WORD[gate(mode, undefined, { bashConfined: confined, kind: tool.kind, sandboxed: tool.sandboxed })]));
   if (words.size !== 1) throw new Error(`the tools of column "${column.header}" are not treated alike in ${mode} mode: split the column`);
   return [...words][0]!;
 }

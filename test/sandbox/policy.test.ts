@@ -15,8 +15,9 @@ import { makeTempDir } from "../temp.js";
 
 test("accept-edits runs bash only when it is confined; other modes are unchanged", () => {
   const modes = ["auto", "accept-edits", "ask", "read-only"] as const;
-  assert.deepEqual(modes.map((m) => gate(m, undefined, { kind: "exec", bashConfined: true })), ["allow", "allow", "ask", "refuse"]);
-  assert.deepEqual(modes.map((m) => gate(m, undefined, { kind: "exec", bashConfined: false })), ["allow", "ask", "ask", "refuse"]);
+  assert.deepEqual(modes.map((m) => gate(m, undefined, { kind: "exec", sandboxed: true, bashConfined: true })), ["allow", "allow", "ask", "refuse"]);
+  assert.deepEqual(modes.map((m) => gate(m, undefined, { kind: "exec", sandboxed: true, bashConfined: false })), ["allow", "ask", "ask", "refuse"]);
+  assert.equal(gate("accept-edits", undefined, { kind: "exec", bashConfined: true }), "ask", "an exec tool that runs outside the sandbox asks");
   assert.equal(gate("accept-edits", undefined, { kind: "other", bashConfined: true }), "ask", "only commands (exec: bash) are confined");
 });
 
