@@ -95,6 +95,14 @@ export function createReadFileTool(ctx: ToolContext): Tool {
     return { content, is_error: false, details: { ...details, total_lines: total, start_line: start, end_line: end, truncated } };
   }, {
     kind: "read",
-    describe: (args) => ({ title: `Read ${strArg(args, "path") ?? "a file"}`, locations: locationOf(paths, strArg(args, "path"), args.offset) }),
+    describe: (args) => ({ title: `Read ${strArg(args, "path") ?? "a file"}${lineRange(args)}`, locations: locationOf(paths, strArg(args, "path"), args.offset) }),
   });
+}
+
+/** `:10-29` for a call that reads part of a file, as editors write a range; ` from line 10` with no limit; nothing for the whole file. */
+function lineRange(args: Record<string, unknown>): string {
+  const whole = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 1;
+  const start = whole(args.offset) ? args.offset : 1;
+  if (whole(args.limit)) return `:${start}-${start + args.limit - 1}`;
+  return start > 1 ? ` from line ${start}` : "";
 }

@@ -1,5 +1,5 @@
 import type { PermissionMode } from "../../protocol/commands.js";
-import type { EventOf, KeenEvent } from "../../protocol/events.js";
+import type { EventOf, KeenEvent, ToolKind } from "../../protocol/events.js";
 import type { Usage } from "../../protocol/messages.js";
 import { addUsage, emptyUsage } from "../../protocol/usage.js";
 
@@ -31,6 +31,8 @@ export interface ToolCall {
   totalBytes?: number;
   /** The call's own one-line description (tool-use `title`). */
   title?: string;
+  /** What its tool does (tool-use `tool_kind`). */
+  kind?: ToolKind;
 }
 
 /** A diff for the diff pane: applied (from a tool result) or awaiting approval. */
@@ -163,7 +165,7 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
       view.retry = undefined;
       view.tools.set(event.tool_call_id, {
         callId: event.tool_call_id, name: event.tool_name, input: event.input, status: "pending", requestedAt: event.ts, output: "",
-        ...(event.title ? { title: event.title } : {}),
+        ...(event.title ? { title: event.title } : {}), ...(event.tool_kind ? { kind: event.tool_kind } : {}),
       });
       view.toolOrder.push(event.tool_call_id);
       push(view, { type: "tool", id: 0, callId: event.tool_call_id });

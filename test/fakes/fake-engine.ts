@@ -1,6 +1,6 @@
 import type { Command } from "../../protocol/commands.js";
 import type { EngineClient } from "../../protocol/client.js";
-import type { EventDraft, KeenEvent } from "../../protocol/events.js";
+import type { CallView, EventDraft, KeenEvent } from "../../protocol/events.js";
 import type { ErrorCode } from "../../protocol/responses.js";
 
 /** What the real engine answers where a command's answer always has data (list-models: the session's model). */
@@ -79,15 +79,18 @@ export const draft = {
   thinkingStart: (attempt = 1): EventDraft => ({ kind: "thinking-start", role: "assistant", attempt }),
   thinkingDelta: (delta: string, attempt = 1): EventDraft => ({ kind: "thinking-delta", role: "assistant", attempt, delta }),
   thinkingEnd: (attempt = 1): EventDraft => ({ kind: "thinking-end", role: "assistant", attempt }),
-  toolUse: (id: string, name: string, input: unknown): EventDraft => ({ kind: "tool-use", role: "assistant", tool_name: name, tool_call_id: id, input: JSON.stringify(input) }),
+  /** `view`: how the call describes itself (its tool's kind and title), as the engine's tool-use carries it. */
+  toolUse: (id: string, name: string, input: unknown, view?: Partial<CallView>): EventDraft => ({
+    kind: "tool-use", role: "assistant", tool_name: name, tool_call_id: id, input: JSON.stringify(input), ...view,
+  }),
   toolStart: (id: string, name: string): EventDraft => ({ kind: "tool-start", role: "assistant", tool_name: name, tool_call_id: id }),
   toolUpdate: (id: string, name: string, tail: string): EventDraft => ({ kind: "tool-update", role: "assistant", tool_name: name, tool_call_id: id, tail, total_bytes: tail.length }),
   toolResult: (id: string, name: string, result: string, isError = false, details?: Record<string, unknown>): EventDraft => ({
     kind: "tool-result", role: "assistant", tool_name: name, tool_call_id: id, result, is_error: isError, ...(details && { details }),
   }),
-  permission: (requestId: string, id: string, name: string, input: unknown, diff?: string, path?: string): EventDraft => ({
+  permission: (requestId: string, id: string, name: string, input: unknown, diff?: string, path?: string, view?: Partial<CallView>): EventDraft => ({
     kind: "permission-request", role: "assistant", request_id: requestId, tool_name: name, tool_call_id: id, input: JSON.stringify(input),
-    ...(diff && { diff }), ...(path && { path }),
+    ...(diff && { diff }), ...(path && { path }), ...view,
   }),
   retry: (attempt: number, delayMs: number, reason = "429 rate limited"): EventDraft => ({ kind: "retry", role: "assistant", attempt, reason, delay_ms: delayMs, retry: attempt - 1, max_retries: 4 }),
   error: (message: string): EventDraft => ({ kind: "error", message }),

@@ -101,8 +101,11 @@ test("every built-in tool declares its kind and describes a call: a title and ab
   ]);
   const view = (name: string, input: unknown) => callView(tools.get(name)!, input);
   assert.deepEqual(view("read_file", { path: "src/a.ts", offset: 10 }), {
-    tool_kind: "read", mutates: false, title: "Read src/a.ts", locations: [{ path: join(ctx.cwd, "src/a.ts"), line: 10 }],
+    tool_kind: "read", mutates: false, title: "Read src/a.ts from line 10", locations: [{ path: join(ctx.cwd, "src/a.ts"), line: 10 }],
   });
+  assert.equal(view("read_file", { path: "src/a.ts", offset: 10, limit: 20 }).title, "Read src/a.ts:10-29");
+  assert.equal(view("read_file", { path: "src/a.ts", limit: 5 }).title, "Read src/a.ts:1-5");
+  assert.equal(view("read_file", { path: "src/a.ts" }).title, "Read src/a.ts");
   assert.deepEqual(view("edit_file", { path: "/abs/b.ts" }), { tool_kind: "edit", mutates: true, title: "Edit /abs/b.ts", locations: [{ path: "/abs/b.ts" }] });
   assert.deepEqual(view("bash", { command: "npm test" }), { tool_kind: "exec", mutates: true, title: "npm test", locations: [] });
   assert.equal(view("grep", { pattern: "TODO", path: "src" }).title, "Search for TODO in src");

@@ -1,5 +1,8 @@
-import type { EventDraft, KeenEvent } from "../../protocol/events.js";
+import type { CallView, EventDraft, KeenEvent } from "../../protocol/events.js";
+import type { FileGuard } from "../../app/permissions/guard.js";
 import { createSessionView, reduce, type LocalAction, type SessionView } from "../../app/tui/state.js";
+import { createTools } from "../../app/tools/index.js";
+import { callView } from "../../app/tools/tool.js";
 
 let ts = 1_700_000_000_000;
 
@@ -18,4 +21,14 @@ export function viewOf(events: (EventDraft | LocalAction)[], extra: Partial<Keen
 /** Lines without SGR codes, trailing spaces trimmed: what a snapshot compares. */
 export function plain(lines: string[]): string[] {
   return lines.map((l) => l.replace(/\x1b\[[0-9;]*m/g, "").trimEnd());
+}
+
+// The built-in tools of a session in /work/proj; only their declarations are read (none runs).
+const BUILT_IN = createTools({ cwd: "/work/proj", workspace: "/work/proj", guard: {} as FileGuard, env: {} });
+
+/** How a call of the built-in tool `name` describes itself, as the engine's tool-use and permission-request carry it. */
+export function viewOfCall(name: string, input: unknown): CallView {
+  const tool = BUILT_IN.find((t) => t.definition.name === name);
+  if (!tool) throw new Error(`no built-in tool ${name}`);
+  return callView(tool, input);
 }

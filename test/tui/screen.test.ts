@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { makeTempDir } from "../temp.js";
 import { draft as d } from "../fakes/fake-engine.js";
 import { TuiHarness } from "./harness.js";
+import { viewOfCall } from "./helpers.js";
 
 const DIFF = "--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1,3 +1,3 @@\n const x = 1;\n-const y = 2;\n+const y = 3;\n const z = 4;\n";
 
@@ -32,7 +33,7 @@ test("120x40: a streamed answer, a tool call in the tool panel, its diff in the 
   assert.match(h.text(), / streaming +anthropic\/claude-test \| mode: ask/);
   h.engine.emit(d.contentEnd());
   h.engine.emit(d.text("Looking at **src/a.ts** now"));
-  h.engine.emit(d.toolUse("t1", "edit_file", { path: "src/a.ts" }));
+  h.engine.emit(d.toolUse("t1", "edit_file", { path: "src/a.ts" }, viewOfCall("edit_file", { path: "src/a.ts" })));
   h.engine.emit(d.toolStart("t1", "edit_file"));
   await h.waitFor("running edit_file");
   h.engine.emit(d.toolResult("t1", "edit_file", "Edited src/a.ts", false, { path: "/work/proj/src/a.ts", diff: DIFF }));
@@ -40,7 +41,7 @@ test("120x40: a streamed answer, a tool call in the tool panel, its diff in the 
   await h.waitFor("/work/proj/src/a.ts 1/1");
   const screen = h.text();
   assert.match(screen, /Tools 1/);
-  assert.match(screen, /✓ edit_file src\/a\.ts +ok \d+ms/);
+  assert.match(screen, /✓ Edit src\/a\.ts +ok \d+ms/);
   assert.match(screen, /\+const y = 3;/);
   assert.match(screen, / idle +anthropic\/claude-test \| mode: ask \| ctx 1\.3k\/200k 1% \| 1\.2k in 80 out \| 0199aaaa \| \/work\/proj/);
   assert.equal(screen.split("\n").length, 40);
@@ -50,8 +51,9 @@ test("120x40: a streamed answer, a tool call in the tool panel, its diff in the 
 test("80x24: an edit approved from the modal with its diff; a bash command denied with a message", async () => {
   const h = await started(80, 24);
   h.engine.emit(d.user("go"));
-  h.engine.emit(d.toolUse("t1", "edit_file", { path: "src/a.ts" }));
-  h.engine.emit(d.permission("r1", "t1", "edit_file", { path: "src/a.ts" }, DIFF, "src/a.ts"));
+  const edit = viewOfCall("edit_file", { path: "src/a.ts" });
+  h.engine.emit(d.toolUse("t1", "edit_file", { path: "src/a.ts" }, edit));
+  h.engine.emit(d.permission("r1", "t1", "edit_file", { path: "src/a.ts" }, DIFF, "src/a.ts", edit));
   await h.waitFor("Permission: edit_file");
   assert.match(h.text(), /Edit src\/a\.ts\?/);
   assert.match(h.text(), /-const y = 2;/);
@@ -59,8 +61,9 @@ test("80x24: an edit approved from the modal with its diff; a bash command denie
   await h.keys("y");
   assert.deepEqual(h.engine.commands("permission-response").map(({ request_id, decision }) => ({ request_id, decision })), [{ request_id: "r1", decision: "allow-once" }]);
   await h.waitFor(/^(?![\s\S]*Permission: edit_file)/);
-  h.engine.emit(d.toolUse("t2", "bash", { command: "rm -rf build" }));
-  h.engine.emit(d.permission("r2", "t2", "bash", { command: "rm -rf build" }));
+  const bash = viewOfCall("bash", { command: "rm -rf build" });
+  h.engine.emit(d.toolUse("t2", "bash", { command: "rm -rf build" }, bash));
+  h.engine.emit(d.permission("r2", "t2", "bash", { command: "rm -rf build" }, undefined, undefined, bash));
   await h.waitFor("Permission: bash");
   assert.match(h.text(), /Look twice: deletes recursively\./);
   await h.keys("m");

@@ -2,7 +2,7 @@ import type { Theme } from "../../../themes/index.js";
 import type { SessionView, ToolCall } from "../state.js";
 import { paint } from "../style.js";
 import { fit, sanitize, truncate, wrap } from "../text.js";
-import { duration, statusMark, statusWord, summarizeInput } from "./tool-summary.js";
+import { duration, statusMark, statusWord, callLabel } from "./tool-summary.js";
 import { windowOf, type Scroll, type Window } from "./window.js";
 
 /** The tool panel's own state: which call is selected and which show their output. */
@@ -20,10 +20,11 @@ export function toolBlock(tool: ToolCall, selected: boolean, expanded: boolean, 
   const token = tool.status === "error" ? "error" : tool.status === "ok" ? "success" : tool.status === "waiting" ? "warning" : "dim";
   const time = duration(tool, now);
   const right = ` ${statusWord(tool)}${time ? ` ${time}` : ""}`;
-  const name = sanitize(tool.name);
-  const room = Math.max(1, width - name.length - right.length - 3);
-  const summary = fit(truncate(sanitize(summarizeInput(tool)).replace(/\s+/g, " "), room), room);
-  let head = `${paint(theme, token, statusMark(tool, now))} ${paint(theme, "tool", name)} ${summary}${paint(theme, token, right)}`;
+  const label = callLabel(tool);
+  const lead = label.lead ? `${sanitize(label.lead)} ` : "";
+  const room = Math.max(1, width - lead.length - right.length - 2);
+  const summary = fit(truncate(sanitize(label.rest).replace(/\s+/g, " "), room), room);
+  let head = `${paint(theme, token, statusMark(tool, now))} ${lead ? paint(theme, "tool", lead) : ""}${summary}${paint(theme, token, right)}`;
   head = truncate(head, width);
   if (selected) head = paint(theme, "selection", fit(head.replace(/\x1b\[[0-9;]*m/g, ""), width));
   if (!expanded) return [head];

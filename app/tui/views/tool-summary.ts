@@ -1,21 +1,23 @@
 import type { ToolCall } from "../state.js";
 
 /**
- * The one-line summary of a call: the title it gave itself (its tool's `describe`: the command,
- * `Read src/a.ts`); for a call without one (an unknown tool, an older session), its first
- * string argument, else its raw input.
+ * How a call reads on its one line: `lead` (drawn in the tool colour) and `rest`. A call that
+ * describes itself shows its own title ("Edit src/a.ts", "Read src/a.ts:10-29"); an `exec`
+ * call's title is the command itself, so the tool's name leads it ("bash npm test"). A call
+ * without a title (an older session's, an unknown tool's, one titled only by its name) shows
+ * its name and first string argument, else its raw input.
  */
-export function summarizeInput(tool: Pick<ToolCall, "input" | "title">): string {
-  if (tool.title) return tool.title;
+export function callLabel(tool: Pick<ToolCall, "name" | "input" | "title" | "kind">): { lead: string; rest: string } {
+  if (tool.title && tool.title !== tool.name) return tool.kind === "exec" ? { lead: tool.name, rest: tool.title } : { lead: "", rest: tool.title };
   let args: Record<string, unknown>;
   try {
     const parsed = JSON.parse(tool.input) as unknown;
     args = parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>) : {};
   } catch {
-    return tool.input;
+    return { lead: tool.name, rest: tool.input };
   }
   const first = Object.entries(args).find(([, v]) => typeof v === "string");
-  return first ? `${first[0]}: ${first[1] as string}` : tool.input;
+  return { lead: tool.name, rest: first ? `${first[0]}: ${first[1] as string}` : tool.input };
 }
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];

@@ -4,7 +4,7 @@ import type { SessionView, ToolCall, TranscriptItem } from "../state.js";
 import { paint } from "../style.js";
 import { sanitize, truncate, wrap, wrapLine } from "../text.js";
 import { setupLines } from "./setup.js";
-import { duration, statusMark, statusWord, summarizeInput } from "./tool-summary.js";
+import { duration, statusMark, statusWord, callLabel } from "./tool-summary.js";
 import { windowOf, type Scroll, type Window } from "./window.js";
 
 /** What rendering a transcript needs besides the items. */
@@ -123,9 +123,11 @@ function toolLines(tool: ToolCall, ctx: TranscriptContext): string[] {
   const { theme, width, now } = ctx;
   const token = tool.status === "error" ? "error" : tool.status === "ok" ? "success" : tool.status === "waiting" ? "warning" : "dim";
   const tail = ` ${statusWord(tool)}${duration(tool, now) ? ` ${duration(tool, now)}` : ""}`;
-  const head = `${paint(theme, token, statusMark(tool, now))} ${paint(theme, "tool", sanitize(tool.name))} `;
-  const room = Math.max(4, width - tool.name.length - tail.length - 4);
-  const summary = truncate(sanitize(summarizeInput(tool)).replace(/\s+/g, " "), room);
+  const label = callLabel(tool);
+  const lead = label.lead ? `${sanitize(label.lead)} ` : "";
+  const head = `${paint(theme, token, statusMark(tool, now))} ${lead ? paint(theme, "tool", lead) : ""}`;
+  const room = Math.max(4, width - lead.length - tail.length - 3);
+  const summary = truncate(sanitize(label.rest).replace(/\s+/g, " "), room);
   const lines = [`${head}${summary}${paint(theme, token === "dim" ? "dim" : token, tail)}`];
   if (tool.status === "error" && tool.output) {
     const first = sanitize(tool.output).trim().split("\n")[0] ?? "";
