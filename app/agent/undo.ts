@@ -7,14 +7,14 @@ export interface UndoStep {
   after: string;
 }
 
-
 /**
  * What undoing the session's last turn means, from its stored events: the
  * writes and edits that succeeded after the last user message, folded per
  * file into (text before the turn, text after it). Pure. A change stored
  * without its texts (too large to keep) cannot be undone, and says so.
- * Changes are known by the `tool_kind` ("edit") of their `tool-use`: a turn
- * stored before tools declared their kinds has nothing Keen can undo.
+ * Changes are known by the `tool_kind` ("edit") of their `tool-use` and the
+ * file texts their results carry (a `tool-use` stored before tools declared
+ * kinds has none: its result's texts alone decide).
  */
 export function planUndo(events: KeenEvent[]): { steps: UndoStep[] } | { error: string; refused?: boolean } {
   let start = -1;
@@ -26,14 +26,16 @@ export function planUndo(events: KeenEvent[]): { steps: UndoStep[] } | { error: 
   }
   if (start < 0) return { error: "nothing to undo: the session has no turn yet" };
   const steps = new Map<string, UndoStep>();
-  // Calls of `edit` tools (their tool-use says so): the ones whose results carry a file's texts.
-  const edits = new Set<string>();
+  // Per call: whether its tool is an `edit` one; undefined for a tool-use stored before tools declared kinds.
+  const isEdit = new Map<string, boolean | undefined>();
   for (const event of events.slice(start)) {
-    if (event.kind === "tool-use" && event.tool_kind === "edit") edits.add(event.tool_call_id);
-    if (event.kind !== "tool-result" || event.is_error || !edits.has(event.tool_call_id)) continue;
+    if (event.kind === "tool-use") isEdit.set(event.tool_call_id, event.tool_kind === undefined ? undefined : event.tool_kind === "edit");
+    if (event.kind !== "tool-result" || event.is_error || isEdit.get(event.tool_call_id) === false) continue;
     const details = event.details ?? {};
     const path = details.path;
     if (typeof path !== "string") continue;
+    // An undeclared call counts only when its result carries a file's texts (write_file and edit_file stored them).
+    if (isEdit.get(event.tool_call_id) === undefined && typeof details.new_text !== "string") continue;
     if (typeof details.new_text !== "string") {
       return { error: `${path}: the change was too large for Keen to keep its previous contents; undo it with git`, refused: true };
     }
