@@ -1,7 +1,10 @@
 import type { EventDraft } from "../../protocol/events.js";
 import type { Usage } from "../../protocol/messages.js";
+import type { ProviderEvent } from "../../protocol/provider.js";
+import { AnthropicStreamState, type AnthropicStreamEvent } from "../providers/anthropic-stream.js";
 import { cliCallView } from "./cli-tools.js";
 import { MemoryFilter } from "./memory-filter.js";
+import { createStepEmitter, type StepEmitter } from "./step-emitter.js";
 
 /** What the `result` line of `claude -p --output-format stream-json` said. */
 export interface CliResult {
@@ -21,46 +24,73 @@ export interface CliResult {
 
 type Json = Record<string, unknown>;
 
+/** The message in flight: the Anthropic provider's parser of its stream and the step's emitter of its events. */
+interface InFlight {
+  id: string;
+  stream: AnthropicStreamState;
+  events: StepEmitter;
+}
+
 /**
- * Translates the CLI's NDJSON, one line at a time, into Keen's events:
- * `stream_event` deltas stream as `text-delta` / `thinking-*` / `content-end`;
- * the complete `assistant` frames (one per content block, sharing
- * `message.id`) become `thinking`, `text`, `memory` and `tool-use`, emitted
- * once per message when it stops, as the embedded loop emits them; `user`
- * frames' `tool_result` blocks become `tool-result`; the `result` line ends it.
- * With `askFirst` (ask mode: the CLI asks Keen before it runs a tool), a
- * call's `tool-start` waits for the answer, as in the embedded loop: after an
- * allow (`decided`), or before its result when nobody was asked; never after a
- * denial. Contract: `line` never throws; malformed and unknown lines are skipped.
+ * Translates the CLI's NDJSON, one line at a time, into Keen's events, through the code the
+ * embedded loop uses: each `stream_event` line's `event` is an Anthropic stream event, parsed
+ * by the Anthropic provider's own parser (AnthropicStreamState) into ProviderEvents, which
+ * the step's emitter (createStepEmitter) turns into `text-delta` / `thinking-*` /
+ * `content-end` as they stream and into `thinking`, `text`, `memory` and `tool-use` once the
+ * message stops: the same events, in the same order, as a step of the embedded loop. The
+ * complete `assistant` frames (one per content block) only stand in for a message that was
+ * not streamed (no `--include-partial-messages`, a frame the CLI made itself): their blocks go
+ * through the same emitter, whole. `user` frames' `tool_result` blocks become `tool-result`;
+ * the `result` line ends it. With `askFirst` (ask mode: the CLI asks Keen before it runs a
+ * tool), a call's `tool-start` waits for the answer, as in the embedded loop: after an allow
+ * (`decided`), or before its result when nobody was asked; never after a denial.
+ * Contract: `line` never throws; malformed and unknown lines are skipped.
  */
 export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, debug?: (line: string) => void, askFirst = false) {
   let sessionId: string | undefined;
   let tools: string[] = [];
   let result: CliResult | undefined;
-  /** Complete entries of the message in flight, emitted when it stops. */
-  let complete: EventDraft[] = [];
+  let message: InFlight | undefined;
+  /** Messages the stream carried (their assistant frames repeat what it said). */
+  const streamed = new Set<string>();
+  /** Blocks of frames already taken (the CLI may repeat a frame). */
   const seen = new Set<string>();
   const toolNames = new Map<string, string>();
-  /** The streaming block: its kind and, for text, its memory filter. */
-  let block: { kind: "text"; filter: MemoryFilter; emitted: boolean } | { kind: "thinking" } | undefined;
-  let texts: string[] = [];
-  /** The raw usage of the main model's request in flight (message_start, updated by message_delta). */
-  let requestUsage: Json | undefined;
+  const texts: string[] = [];
+  /** Usage of the main model's last request (its stream's message_start / message_delta). */
+  let lastUsage: Usage | undefined;
   /** Calls emitted as tool-use whose tool-start waits for the user's answer (askFirst). */
   const unstarted = new Map<string, string>();
   const announced = new Set<string>();
   const waiting = new Map<string, (() => void)[]>();
 
-  async function flushComplete(): Promise<void> {
-    const pending = complete;
-    complete = [];
-    for (const event of pending) {
-      await emit(event);
-      if (event.kind !== "tool-use") continue;
-      announced.add(event.tool_call_id);
-      for (const wake of waiting.get(event.tool_call_id) ?? []) wake();
-      waiting.delete(event.tool_call_id);
+  /** What the emitter emits, plus what only a CLI turn needs: the CLI runs its own tools, so a call starts once complete, unless the CLI asks first. */
+  async function out(event: EventDraft): Promise<void> {
+    if (event.kind === "tool-use") {
+      toolNames.set(event.tool_call_id, event.tool_name);
+      if (askFirst) unstarted.set(event.tool_call_id, event.tool_name);
     }
+    await emit(event);
+    if (event.kind === "text") texts.push(event.content);
+    if (event.kind !== "tool-use") return;
+    announced.add(event.tool_call_id);
+    for (const wake of waiting.get(event.tool_call_id) ?? []) wake();
+    waiting.delete(event.tool_call_id);
+    if (!askFirst) await emit({ kind: "tool-start", role: "assistant", tool_name: event.tool_name, tool_call_id: event.tool_call_id });
+  }
+
+  function open(id: string): InFlight {
+    message = { id, stream: new AnthropicStreamState(), events: createStepEmitter(out, 1) };
+    return message;
+  }
+
+  /** The message in flight is complete: its entries go out. */
+  async function complete(): Promise<void> {
+    const done = message;
+    message = undefined;
+    if (!done) return;
+    if (done.stream.reportedUsage) lastUsage = done.stream.usage();
+    await done.events.complete(cliCallView);
   }
 
   async function start(id: string): Promise<void> {
@@ -71,87 +101,58 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
   }
 
   async function streamEvent(event: Json): Promise<void> {
-    switch (event.type) {
-      case "content_block_start": {
-        const type = (event.content_block as Json | undefined)?.type;
-        if (type === "text") block = { kind: "text", filter: new MemoryFilter(), emitted: false };
-        else if (type === "thinking") {
-          block = { kind: "thinking" };
-          await emit({ kind: "thinking-start", role: "assistant", attempt: 1 });
-        } else block = undefined;
-        return;
-      }
-      case "content_block_delta": {
-        const delta = event.delta as Json | undefined;
-        if (delta?.type === "text_delta" && block?.kind === "text" && typeof delta.text === "string") {
-          const visible = block.filter.push(delta.text);
-          if (visible) {
-            block.emitted = true;
-            await emit({ kind: "text-delta", role: "assistant", attempt: 1, delta: visible });
-          }
-        } else if (delta?.type === "thinking_delta" && typeof delta.thinking === "string") {
-          await emit({ kind: "thinking-delta", role: "assistant", attempt: 1, delta: delta.thinking });
+    if (event.type === "message_start") {
+      await complete();
+      const id = (event.message as Json | undefined)?.id;
+      open(typeof id === "string" ? id : "");
+      if (typeof id === "string") streamed.add(id);
+    }
+    const current = message ?? open("");
+    let parsed: ProviderEvent[];
+    try {
+      parsed = [...current.stream.handle(event as unknown as AnthropicStreamEvent)];
+    } catch {
+      return debug?.(`skipped a malformed stream event: ${JSON.stringify(event).slice(0, 200)}`);
+    }
+    for (const item of parsed) await feed(current, item);
+    if (event.type === "message_stop") await complete();
+  }
+
+  async function feed(target: InFlight, item: ProviderEvent): Promise<void> {
+    if (item.type === "tool-call") target.events.call({ id: item.id, name: item.name, input: item.input });
+    else if (item.type !== "done" && item.type !== "error") await target.events.take(item);
+  }
+
+  async function assistantFrame(frame: Json): Promise<void> {
+    const id = typeof frame.id === "string" ? frame.id : "";
+    if (streamed.has(id)) return;
+    if (message?.id !== id) {
+      await complete();
+      open(id);
+    }
+    const target = message!;
+    const content = Array.isArray(frame.content) ? (frame.content as Json[]) : [];
+    for (const [index, part] of content.entries()) {
+      const key = `${id}\0${String(part.type)}\0${typeof part.id === "string" ? part.id : index}\0${typeof part.text === "string" ? part.text : ""}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      // The block whole, as a provider streams a block that arrives in one piece.
+      if (part.type === "thinking" && typeof part.thinking === "string" && part.thinking) {
+        for (const type of ["thinking-start", "thinking-delta", "thinking-end"] as const) {
+          await feed(target, type === "thinking-delta" ? { type, text: part.thinking } : { type });
         }
-        return;
+      } else if (part.type === "text" && typeof part.text === "string") {
+        await feed(target, { type: "text-delta", text: part.text });
+        await feed(target, { type: "text-end" });
+      } else if (part.type === "tool_use" && typeof part.id === "string") {
+        await feed(target, { type: "tool-call", id: part.id, name: typeof part.name === "string" ? part.name : "unknown", input: part.input ?? {} });
       }
-      case "content_block_stop": {
-        if (block?.kind === "text") {
-          const tail = block.filter.flush();
-          if (tail) await emit({ kind: "text-delta", role: "assistant", attempt: 1, delta: tail });
-          if (tail || block.emitted) await emit({ kind: "content-end", role: "assistant", attempt: 1 });
-        } else if (block?.kind === "thinking") await emit({ kind: "thinking-end", role: "assistant", attempt: 1 });
-        block = undefined;
-        return;
-      }
-      case "message_start": {
-        const usage = (event.message as Json | undefined)?.usage;
-        if (usage && typeof usage === "object") requestUsage = { ...(usage as Json) };
-        return;
-      }
-      case "message_delta":
-        // Final counts of the request; a field it leaves out keeps message_start's.
-        if (requestUsage && event.usage && typeof event.usage === "object") requestUsage = { ...requestUsage, ...(event.usage as Json) };
-        return;
-      case "message_stop":
-        return flushComplete();
     }
   }
 
-  function assistantFrame(message: Json): void {
-    const id = typeof message.id === "string" ? message.id : "";
-    const content = Array.isArray(message.content) ? (message.content as Json[]) : [];
-    content.forEach((part, index) => {
-      // The CLI may repeat a frame: one entry per (message, block).
-      const key = `${id}\0${part.type}\0${typeof part.id === "string" ? part.id : index}\0${typeof part.text === "string" ? part.text : ""}`;
-      if (seen.has(key)) return;
-      seen.add(key);
-      if (part.type === "thinking" && typeof part.thinking === "string" && part.thinking) {
-        complete.push({ kind: "thinking", role: "assistant", content: part.thinking });
-      } else if (part.type === "text" && typeof part.text === "string") {
-        const filter = new MemoryFilter();
-        const visible = filter.push(part.text) + filter.flush();
-        if (visible) {
-          texts.push(visible);
-          complete.push({ kind: "text", role: "assistant", content: visible });
-        }
-        const memory = filter.memory();
-        if (memory !== undefined) complete.push({ kind: "memory", role: "assistant", content: memory });
-      } else if (part.type === "tool_use" && typeof part.id === "string") {
-        const name = typeof part.name === "string" ? part.name : "unknown";
-        toolNames.set(part.id, name);
-        complete.push({
-          kind: "tool-use", role: "assistant", tool_name: name, tool_call_id: part.id, input: JSON.stringify(part.input ?? {}), ...cliCallView(name, part.input),
-        });
-        // The CLI runs its own tools: the call starts as soon as it is complete, unless the CLI will ask first.
-        if (askFirst) unstarted.set(part.id, name);
-        else complete.push({ kind: "tool-start", role: "assistant", tool_name: name, tool_call_id: part.id });
-      }
-    });
-  }
-
-  async function userFrame(message: Json): Promise<void> {
-    await flushComplete();
-    const content = Array.isArray(message.content) ? (message.content as Json[]) : [];
+  async function userFrame(frame: Json): Promise<void> {
+    await complete();
+    const content = Array.isArray(frame.content) ? (frame.content as Json[]) : [];
     for (const part of content) {
       if (part.type !== "tool_result" || typeof part.tool_use_id !== "string") continue;
       await start(part.tool_use_id);
@@ -165,7 +166,7 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
   }
 
   async function resultLine(line: Json): Promise<void> {
-    await flushComplete();
+    await complete();
     const filter = new MemoryFilter();
     const raw = typeof line.result === "string" ? line.result : "";
     const text = filter.push(raw) + filter.flush();
@@ -179,7 +180,7 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
       usage: usageOf(line.usage as Json | undefined),
       ...(typeof line.stop_reason === "string" ? { stopReason: line.stop_reason } : {}),
       ...(typeof line.total_cost_usd === "number" ? { costUsd: line.total_cost_usd } : {}),
-      ...(requestUsage ? { lastUsage: usageOf(requestUsage) } : {}),
+      ...(lastUsage ? { lastUsage } : {}),
       ...(contextWindowOf(line.modelUsage) ? { contextWindow: contextWindowOf(line.modelUsage) } : {}),
     };
   }
@@ -209,7 +210,7 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
           return;
         case "assistant":
           if (json.parent_tool_use_id) return;
-          if (json.message && typeof json.message === "object") assistantFrame(json.message as Json);
+          if (json.message && typeof json.message === "object") await assistantFrame(json.message as Json);
           return;
         case "user":
           if (json.parent_tool_use_id) return;
@@ -231,8 +232,8 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
       if (allow) await start(id);
       else unstarted.delete(id);
     },
-    /** Emits complete entries still held (a stream cut before its message stopped). */
-    finish: flushComplete,
+    /** Emits the complete entries of a message still in flight (a stream cut before it stopped). */
+    finish: complete,
     get sessionId() {
       return sessionId;
     },

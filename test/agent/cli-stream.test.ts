@@ -5,6 +5,10 @@ import { join } from "node:path";
 import type { EventDraft } from "../../protocol/events.js";
 import { createCliTranslator, usageOf } from "../../app/agent/cli-stream.js";
 import { cliArgs, cliModel, permissionModeFor, storedCliSession } from "../../app/agent/cli-backend.js";
+import { runStep } from "../../app/agent/step.js";
+import { cliCallView } from "../../app/agent/cli-tools.js";
+import { AnthropicStreamState, type AnthropicStreamEvent } from "../../app/providers/anthropic-stream.js";
+import type { Provider, ProviderEvent } from "../../protocol/provider.js";
 
 const FIXTURES = join(import.meta.dirname, "../fixtures/claude-stream-json");
 
@@ -62,7 +66,8 @@ test("an error result is an error whatever its exit code", async () => {
 
 test("noise: malformed and unknown lines are skipped, a repeated frame is emitted once, tool memory is filtered", async () => {
   const { events, skipped, result } = await translate("noisy");
-  assert.deepEqual(events.map(brief), ["text:Done.", "memory:user likes tea"]);
+  // A message that was not streamed (no stream_event lines): its frame's block goes out whole, as one delta.
+  assert.deepEqual(events.map(brief), ["text-delta:Done.", "content-end", "text:Done.", "memory:user likes tea"]);
   assert.equal(skipped.length, 3);
   assert.equal(result?.text, "Done.");
   assert.deepEqual(result?.usage, usageOf({ input_tokens: 10, cache_read_input_tokens: 5, cache_creation_input_tokens: 2, output_tokens: 3 }));
@@ -108,4 +113,34 @@ test("askFirst: tool-start waits for an allow, never follows a denial, and prece
   assert.deepEqual(await run(true), { before: ["tool-use", "tool-start"], after: ["tool-use", "tool-start", "tool-result"] });
   assert.deepEqual(await run(false), { before: ["tool-use"], after: ["tool-use", "tool-result"] });
   assert.deepEqual(await run(), { before: ["tool-use"], after: ["tool-use", "tool-start", "tool-result"] });
+});
+
+test("one turn contract: a message of the CLI's stream gives the events an embedded step gives for the same Anthropic stream", async () => {
+  for (const name of ["text-thinking", "tool-bash"]) {
+    const lines = readFileSync(join(FIXTURES, `${name}.jsonl`), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    // The first message's stream events, as the Anthropic API would have sent them to the provider.
+    const stream = lines.filter((l) => l.type === "stream_event").map((l) => l.event as AnthropicStreamEvent);
+    const first = stream.slice(0, stream.findIndex((e) => e.type === "message_stop") + 1);
+    const provider: Provider = {
+      providerId: "anthropic", model: "m",
+      async *stream(): AsyncIterable<ProviderEvent> {
+        const state = new AnthropicStreamState();
+        for (const event of first) yield* state.handle(event);
+        yield { type: "done", message: state.message(), usage: state.usage(), stopReason: state.stopReason };
+      },
+    };
+    const embedded: EventDraft[] = [];
+    await runStep({
+      provider, request: { system: "", messages: [], tools: [], sessionId: "s" }, signal: new AbortController().signal,
+      retry: { maxRetries: 0, maxWaitMs: 1, idleTimeoutMs: 5000, baseDelayMs: 1 }, emit: async (e) => void embedded.push(e),
+      describe: (toolName, input) => cliCallView(toolName, input),
+    });
+    const cli: EventDraft[] = [];
+    const t = createCliTranslator(async (e) => void cli.push(e), undefined, true);
+    for (const line of lines.slice(0, lines.findIndex((l) => l.type === "stream_event" && (l.event as { type: string }).type === "message_stop") + 1)) {
+      await t.line(JSON.stringify(line));
+    }
+    assert.ok(embedded.some((e) => e.kind === "text" || e.kind === "tool-use"), name);
+    assert.deepEqual(cli, embedded, name);
+  }
 });
