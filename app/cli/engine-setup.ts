@@ -9,6 +9,8 @@ import { createStructuredOutput } from "../agent/structured-output.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import { createFileGuard } from "../permissions/file-guard.js";
 import { BUILTIN_PROVIDERS, modelInfo } from "../providers/registry.js";
+import { DEFAULT_BASE_URLS } from "../providers/options.js";
+import { preconnect } from "../providers/preconnect.js";
 import type { FileAccess, Tool } from "../tools/tool.js";
 import { createTools, toolEnv, withRedaction } from "../tools/index.js";
 import { createFileRestorer } from "../tools/restore-file.js";
@@ -132,6 +134,8 @@ async function prepare(
   if (unknown.some((entry) => !entry.startsWith("mcp__"))) {
     throw new UsageError(`unknown tool "${unknown.find((e) => !e.startsWith("mcp__"))}"; tools: ${builtinNames.join(", ")}`);
   }
+  // Usage errors are behind us, so a request will follow: its handshake runs while MCP servers start (app/providers/preconnect.ts).
+  if (!settings.cassette) preconnect(choice.baseURL ?? DEFAULT_BASE_URLS[choice.preset.kind], env);
   // Servers connect (each within its timeout) before the first request, so `mcp__` names are checked against what they offer.
   const mcp = sources ? await openMcp(paths, config, sources, cwd, env, mcpConfinement(sandbox, fallback)) : undefined;
   const mcpTools = () => (mcp?.handle?.tools() ?? []).map((tool) => (redactor.active ? withRedaction(tool, redactor) : tool));

@@ -4,10 +4,9 @@ import type { Provider, ProviderEvent, ProviderRequest } from "../../protocol/pr
 import { AnthropicStreamState } from "./anthropic-stream.js";
 import type { createMessagesClient, MessagesClient } from "./anthropic-client.js";
 import { createFetch } from "./http.js";
-import { abortedFailure, classifyFailure, endpointOf, type ProviderOptions } from "./options.js";
+import { DEFAULT_BASE_URLS, abortedFailure, classifyFailure, endpointOf, type ProviderOptions } from "./options.js";
 
-/** Where the SDK sends requests when no base URL is configured. */
-const DEFAULT_BASE_URL = "https://api.anthropic.com";
+const DEFAULT_BASE_URL = DEFAULT_BASE_URLS.anthropic;
 
 type Params = Anthropic.MessageCreateParamsStreaming;
 type BlockParam = Anthropic.ContentBlockParam;

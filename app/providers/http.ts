@@ -1,4 +1,5 @@
 import { setFlagsFromString } from "node:v8";
+import { hasPreconnect, warmDispatcher } from "./preconnect.js";
 
 /** The fetch signature both SDKs accept. */
 export type SdkFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -19,6 +20,9 @@ export function createFetch(env: NodeJS.ProcessEnv = process.env): SdkFetch {
     // Node loads its fetch implementation (undici, tens of ms) on the first call; touching one of
     // its lazy globals loads it now instead, while the caller still waits on other work (the store's disk I/O).
     void globalThis.Headers;
+    // With an early socket (app/providers/preconnect.ts) the requests go through the dispatcher that owns it.
+    const dispatcher = hasPreconnect() ? warmDispatcher() : undefined;
+    if (dispatcher) return (input, init) => globalThis.fetch(input, { ...init, dispatcher } as RequestInit);
     return globalThis.fetch;
   }
   let loading: Promise<{ fetch: SdkFetch; dispatcher: unknown }> | undefined;

@@ -2,11 +2,10 @@ import type { OpenAI } from "openai";
 import type { ContentBlock, Message, Usage } from "../../protocol/messages.js";
 import type { Provider, ProviderEvent, ProviderFailure, ProviderRequest } from "../../protocol/provider.js";
 import { createFetch } from "./http.js";
-import { abortedFailure, classifyFailure, endpointOf, parseToolInput, type ProviderOptions } from "./options.js";
+import { DEFAULT_BASE_URLS, abortedFailure, classifyFailure, endpointOf, parseToolInput, type ProviderOptions } from "./options.js";
 import { createThinkTagSplitter, type ThinkSegment } from "./think-tags.js";
 
-/** Where the SDK sends requests when no base URL is configured. */
-const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+const DEFAULT_BASE_URL = DEFAULT_BASE_URLS.openai;
 
 type Params = OpenAI.Chat.ChatCompletionCreateParamsStreaming;
 type Chunk = OpenAI.Chat.ChatCompletionChunk;

@@ -39,6 +39,9 @@ export interface Endpoint {
   proxy?: { url: string; source: string };
 }
 
+/** Where each SDK sends requests when no base URL is configured. */
+export const DEFAULT_BASE_URLS = { anthropic: "https://api.anthropic.com", openai: "https://api.openai.com/v1" } as const;
+
 /** The endpoint of `options` (the SDK's default URL when none is configured) and the proxy variable that applies to it. */
 export function endpointOf(options: ProviderOptions, defaultURL: string, env: NodeJS.ProcessEnv = process.env): Endpoint {
   const url = options.baseURL ?? defaultURL;

@@ -133,6 +133,8 @@ export interface MockLLMServer {
   rejected: { path: string; message: string }[];
   /** CONNECT targets ("host:port") of clients that used this server as their HTTP proxy. */
   tunnels: string[];
+  /** TCP connections accepted so far (a tunnel counts once), e.g. to see a pre-connect arrive before its request. */
+  connections(): number;
   enqueue(...steps: MockStep[]): void;
   /** Steps not yet consumed. */
   pending(): number;
@@ -217,6 +219,14 @@ export async function startMockLLMServer(options: MockLLMServerOptions = {}): Pr
     if (head.length > 0) socket.unshift(head);
     server.emit("connection", socket);
   });
+  // A tunnel re-emits its own TCP socket as a connection: a set counts each socket once.
+  const sockets = new Set<unknown>();
+  let connections = 0;
+  server.on("connection", (socket: Duplex) => {
+    if (!sockets.has(socket)) connections++;
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -228,10 +238,12 @@ export async function startMockLLMServer(options: MockLLMServerOptions = {}): Pr
     unexpected,
     rejected,
     tunnels,
+    connections: () => connections,
     enqueue: (...steps) => void queue.push(...steps),
     pending: () => queue.length,
     reset: () => {
       for (const list of [queue, requests, unexpected, rejected, tunnels]) list.length = 0;
+      connections = 0;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,0 +1,158 @@
+import net, { isIP, type Socket } from "node:net";
+import tls from "node:tls";
+
+/**
+ * Pre-connect: the TCP (and TLS) handshake to the provider, started as soon as
+ * the base URL is known, so it runs while Keen opens its store, builds the
+ * prompt and starts tools, instead of after. Over a real link that is 2–3
+ * round trips the first request no longer waits for.
+ *
+ * The socket is handed to the first request through a dispatcher made from
+ * Node's own fetch implementation (the class of its global dispatcher, so the
+ * interfaces match on every Node version; undici from npm costs ~10× more to
+ * load). Nothing here connects unless `preconnect` is called, and the callers
+ * call it only when a request will follow (not for replay, cassettes, the CLI
+ * runner, `--version`, `sessions` or usage errors). With a proxy variable set
+ * the request goes through the proxy agent and no socket is opened early.
+ */
+
+/** How long an unused early socket is kept: servers close idle connections (often after 60 s), and a dead socket costs a retry. */
+const FRESH_MS = 20_000;
+/** undici's default connect timeout. */
+const CONNECT_TIMEOUT_MS = 10_000;
+const GLOBAL_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
+
+interface Warm {
+  key: string;
+  socket: Socket;
+  ready: Promise<boolean>;
+  at: number;
+}
+
+let warm: Warm | undefined;
+
+interface Target {
+  protocol: string;
+  hostname: string;
+  port: number;
+}
+
+function targetOf(url: string): Target | undefined {
+  try {
+    const u = new URL(url);
+    if (u.protocol !== "https:" && u.protocol !== "http:") return undefined;
+    const hostname = u.hostname.replace(/^\[(.*)\]$/, "$1");
+    return { protocol: u.protocol, hostname, port: Number(u.port || (u.protocol === "https:" ? 443 : 80)) };
+  } catch {
+    return undefined;
+  }
+}
+
+const keyOf = (t: Target) => `${t.protocol}//${t.hostname}:${t.port}`;
+
+/** Opens a socket to `t`; resolves it once connected (TLS: once the handshake is done), or rejects. */
+function open(t: Target): { socket: Socket; ready: Promise<Socket> } {
+  const socket =
+    t.protocol === "https:"
+      ? tls.connect({ host: t.hostname, port: t.port, servername: isIP(t.hostname) ? undefined : t.hostname, ALPNProtocols: ["http/1.1"] })
+      : net.connect({ host: t.hostname, port: t.port });
+  socket.setNoDelay(true);
+  const ready = new Promise<Socket>((resolve, reject) => {
+    const timer = setTimeout(() => socket.destroy(new Error(`connect timeout after ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
+    timer.unref();
+    socket.once(t.protocol === "https:" ? "secureConnect" : "connect", () => {
+      clearTimeout(timer);
+      resolve(socket);
+    });
+    socket.once("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
+  return { socket, ready };
+}
+
+/** Starts the handshake to `baseURL`'s host unless a proxy applies or one is already under way. Never throws, never holds the process open. */
+export function preconnect(baseURL: string, env: NodeJS.ProcessEnv = process.env): void {
+  const target = targetOf(baseURL);
+  if (!target || warm || proxied(target, env)) return;
+  const { socket, ready } = open(target);
+  // An idle early socket must not keep a finished process alive; undici refs it while a request uses it.
+  socket.unref();
+  warm = {
+    key: keyOf(target),
+    socket,
+    ready: ready.then(
+      () => true,
+      () => false,
+    ),
+    at: Date.now(),
+  };
+}
+
+/** Whether an early socket was started in this process (the fetch then routes through `warmDispatcher`). */
+export function hasPreconnect(): boolean {
+  return warm !== undefined;
+}
+
+function proxied(t: Target, env: NodeJS.ProcessEnv): boolean {
+  const names = t.protocol === "https:" ? ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"] : ["HTTP_PROXY", "http_proxy"];
+  return names.some((n) => (env[n] ?? "").trim() !== "");
+}
+
+interface ConnectOptions {
+  hostname: string;
+  protocol: string;
+  port: string;
+}
+type Callback = (err: Error | null, socket: Socket | null) => void;
+
+/** The connector the dispatcher uses: the early socket for its host the first time, a fresh one after. */
+async function connect(options: ConnectOptions, callback: Callback): Promise<void> {
+  const target: Target = {
+    protocol: options.protocol,
+    hostname: options.hostname.replace(/^\[(.*)\]$/, "$1"),
+    port: Number(options.port || (options.protocol === "https:" ? 443 : 80)),
+  };
+  const early = warm?.key === keyOf(target) ? warm : undefined;
+  if (early) {
+    warm = { ...early, key: "" };
+    const ok = await early.ready;
+    if (ok && !early.socket.destroyed && Date.now() - early.at < FRESH_MS) {
+      // undici unrefs an idle socket itself, but only refs one it unref'd: a request in flight must hold the process.
+      early.socket.ref();
+      return callback(null, early.socket);
+    }
+    early.socket.destroy();
+  }
+  open(target).ready.then(
+    (socket) => callback(null, socket),
+    (err: Error) => callback(err, null),
+  );
+}
+
+type DispatcherClass = new (options: { connect: typeof connect }) => object;
+let dispatcher: object | undefined;
+
+/**
+ * A dispatcher of Node's fetch whose first connection is the early socket, or
+ * undefined where Node's fetch does not expose its dispatcher class (then the
+ * request connects as usual).
+ */
+export function warmDispatcher(): object | undefined {
+  if (dispatcher) return dispatcher;
+  void globalThis.Headers; // loads Node's fetch, which installs its global dispatcher
+  const global = (globalThis as Record<symbol, unknown>)[GLOBAL_DISPATCHER] as { constructor?: unknown } | undefined;
+  if (typeof global?.constructor !== "function") return undefined;
+  dispatcher = new (global.constructor as DispatcherClass)({ connect });
+  return dispatcher;
+}
+
+/** Drops the early socket and the dispatcher (its idle sockets close): for a host that opens a second session with other settings, and for tests. */
+export async function closePreconnect(): Promise<void> {
+  warm?.socket.destroy();
+  warm = undefined;
+  const d = dispatcher as { close?: () => Promise<void> } | undefined;
+  dispatcher = undefined;
+  await d?.close?.();
+}

@@ -1,0 +1,52 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { makeSandbox } from "./harness.js";
+import { FAKE_MCP } from "./mcp-helpers.js";
+import { startMockLLMServer } from "../fakes/mock-llm-server.js";
+import { makeTempDir } from "../temp.js";
+
+/** Resolves once `check` holds; the connection arrives asynchronously, so poll the event loop. */
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((r) => setTimeout(r, 10));
+}
+
+test("the provider's connection is open while an MCP server starts, and the first request goes over it", { timeout: 60_000 }, async () => {
+  const server = await startMockLLMServer();
+  try {
+    // An MCP server that starts only when the test says: set-up waits for it, which is when the handshake must already run.
+    const gate = join(makeTempDir("keen-gate-"), "open");
+    const script = `while [ ! -e "$GATE" ]; do sleep 0.05; done; exec "${process.execPath}" "${FAKE_MCP}"`;
+    const sb = makeSandbox(server.url, { mcpServers: { gated: { command: "sh", args: ["-c", script], env: { GATE: gate }, connectTimeoutMs: 300_000 } } });
+    server.enqueue({ text: "hello back" });
+    const run = sb.run(["run", "hello"]);
+    await until(() => server.connections() > 0 || server.requests.length > 0);
+    assert.equal(server.requests.length, 0, "connected before the request: set-up is still waiting for the MCP server");
+    writeFileSync(gate, "");
+    const r = await run;
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.trim(), "hello back");
+    assert.equal(server.requests.length, 1);
+    assert.equal(server.connections(), 1, "the request used the early connection");
+  } finally {
+    await server.close();
+  }
+});
+
+test("nothing connects when no request will be made: replay, usage errors, --version, sessions", async () => {
+  const server = await startMockLLMServer();
+  try {
+    const sb = makeSandbox(server.url);
+    const replay = await sb.run(["run", "--replay", "demo", "--headless", "--replay-speed", "0"]);
+    assert.equal(replay.code, 0, replay.stderr);
+    const usage = await sb.run(["run", "--allowed-tools", "no_such_tool", "hello"]);
+    assert.equal(usage.code, 2, usage.stderr);
+    assert.equal((await sb.run(["--version"])).code, 0);
+    assert.equal((await sb.run(["sessions", "list"])).code, 0);
+    assert.equal(server.connections(), 0);
+    assert.equal(server.requests.length, 0);
+  } finally {
+    await server.close();
+  }
+});
