@@ -14,6 +14,8 @@ import tls from "node:tls";
  * call it only when a request will follow (not for replay, cassettes, the CLI
  * runner, `--version`, `sessions` or usage errors). With a proxy variable set
  * the request goes through the proxy agent and no socket is opened early.
+ * KEEN_PRECONNECT=off turns it off (a network that frowns on idle connections;
+ * the bench's comparison).
  */
 
 /** How long an unused early socket is kept: servers close idle connections (often after 60 s), and a dead socket costs a retry. */
@@ -75,7 +77,7 @@ function open(t: Target): { socket: Socket; ready: Promise<Socket> } {
 /** Starts the handshake to `baseURL`'s host unless a proxy applies or one is already under way. Never throws, never holds the process open. */
 export function preconnect(baseURL: string, env: NodeJS.ProcessEnv = process.env): void {
   const target = targetOf(baseURL);
-  if (!target || warm || proxied(target, env)) return;
+  if (!target || warm || proxied(target, env) || env.KEEN_PRECONNECT === "off") return;
   const { socket, ready } = open(target);
   // An idle early socket must not keep a finished process alive; undici refs it while a request uses it.
   socket.unref();

@@ -7,7 +7,8 @@
  * Env: BENCH_RUNS (default 9) runs per figure; BENCH_LATENCY_RUNS (default 9)
  * runs of the 1,000-delta latency stream; BENCH_RESUME_TURNS (default 1000,
  * 10 events each); BENCH_TUI_RUNS (default 3) runs of the in-process TUI
- * stream and of the resumed-session RSS.
+ * stream and of the resumed-session RSS; BENCH_LINK_RTT_MS (default 40) the
+ * link bench's round trip; BENCH_ONLY a comma list of sections to run.
  */
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
@@ -19,8 +20,12 @@ import { startMockLLMServer, type MockStep } from "../fakes/mock-llm-server.js";
 import { percentile, RSS_METHOD, stats, timeProcess, type ProcessSample, type Stats, type TimeOptions } from "./measure.js";
 import { buildSession, timeCompactedResume, timeFloorRead, timeResume } from "./resume-10k.js";
 import { benchFirstFrame, benchInProcess, benchResumeRss } from "./tui.js";
+import { startLink } from "./link.js";
 
 const RUNS = positive("BENCH_RUNS", 9);
+// BENCH_ONLY=link,first-delta runs those sections only (names in the `wanted(...)` calls below).
+const ONLY = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+const wanted = (section: string) => ONLY.length === 0 || ONLY.includes(section);
 const LATENCY_RUNS = positive("BENCH_LATENCY_RUNS", 9);
 const RESUME_TURNS = positive("BENCH_RESUME_TURNS", 1000);
 const TUI_RUNS = positive("BENCH_TUI_RUNS", 3);
@@ -125,6 +130,15 @@ function buildFigures(): string {
   }
 }
 
+function onPath(command: string): boolean {
+  try {
+    execFileSync("sh", ["-c", `command -v ${command}`], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function progress(what: string) {
   process.stderr.write(`bench: ${what}\n`);
 }
@@ -142,7 +156,7 @@ const ratioBudget = (row: Omit<Row, "budget">, max: number): Row["budget"] => ({
 });
 
 // 1. Start-up.
-{
+if (wanted("startup")) {
   progress("Start-up");
   const forced = join(FORCED, "dist");
   const [floors = [], keens = [], snapshots = [], plains = []] = await alternate(
@@ -159,7 +173,7 @@ const ratioBudget = (row: Omit<Row, "budget">, max: number): Row["budget"] => ({
 }
 
 // 2. One text turn of 200 deltas: wall and peak RSS (both sides under the RSS wrapper).
-{
+if (wanted("turn")) {
   progress("One text turn of 200 deltas");
   // Also, for information, the floor with the V8 wasm flags Keen sets (app/providers/http.ts):
   // what is left of the ratio once the floor skips the same compile that its exit waits for.
@@ -176,7 +190,7 @@ const ratioBudget = (row: Omit<Row, "budget">, max: number): Row["budget"] => ({
 }
 
 // 3. Two steps: one bash tool call, then text. No budget; the floor runs the same bash command.
-{
+if (wanted("tool")) {
   progress("Two steps");
   const { floors, keens } = await paired(toolThenText, () => floor(), () => keen(["run", "--sandbox", "off", "hello"]));
   rows.push({ name: "run: bash call + text", unit: "ms", keen: wall(keens), floor: wall(floors), floorName: "fetch script + bash" });
@@ -184,7 +198,7 @@ const ratioBudget = (row: Omit<Row, "budget">, max: number): Row["budget"] => ({
 
 // 3b. The extra of one stdio MCP server (test/fakes/mcp-server.mjs: node + the SDK's server side) on a text turn.
 // No budget (issue 16 asks for the figure); the floor is the same run without MCP servers.
-{
+if (wanted("mcp")) {
   progress("One text turn with one stdio MCP server");
   const withMcp = makeSandbox(server.url, { mcpServers: { fake: { command: NODE, args: [resolve(import.meta.dirname, "../fakes/mcp-server.mjs")] } } });
   const { floors, keens } = await paired(
@@ -196,7 +210,7 @@ const ratioBudget = (row: Omit<Row, "budget">, max: number): Row["budget"] => ({
 // 3c. The sandbox's cost (README "Sandbox"): the same runs with one and with ten bash calls, confined
 // against unconfined. A run pays the library's load and set-up once (its first call), then each call
 // its wrap and bwrap start. Skipped where the machine has no sandbox.
-if (sandboxSupport().ok) {
+if (wanted("sandbox") && sandboxSupport().ok) {
   progress("Sandboxed bash calls");
   const tenCalls: MockStep[] = [{ toolCalls: Array.from({ length: 10 }, () => ({ name: "bash", input: { command: "echo bench" } })) }, { text: "Done." }];
   const one = await paired(toolThenText, () => keen(["run", "--sandbox", "off", "hello"]), () => keen(["run", "--sandbox", "on", "hello"]));
@@ -207,12 +221,12 @@ if (sandboxSupport().ok) {
   const added10 = wall(ten.keens).median - wall(ten.floors).median;
   const perCall = (added10 - added1) / 9;
   notes.push(`sandbox: ~${perCall.toFixed(0)} ms added per bash call, ~${(added1 - perCall).toFixed(0)} ms once per run (library load and set-up)`);
-} else {
+} else if (wanted("sandbox")) {
   notes.push(`sandbox rows skipped: ${(sandboxSupport() as { missing: string }).missing}`);
 }
 
 // 4. Spawn to the first text-delta line (headless) vs the floor's first printed delta.
-{
+if (wanted("first-delta")) {
   progress("Spawn to the first text-delta line (headless) vs the floor's first printed delta");
   const { floors, keens } = await paired(
     [reply200],
@@ -224,8 +238,38 @@ if (sandboxSupport().ok) {
   rows.push({ ...row, budget: ratioBudget(row, 1.5) });
 }
 
+// 4b. The same over a real-shaped link (test/bench/link.ts): TLS and a round-trip time, where pre-connect
+// (app/providers/preconnect.ts) hides the handshake behind Keen's set-up; the floor cannot overlap anything.
+if (wanted("link")) {
+  const rtt = positive("BENCH_LINK_RTT_MS", 40);
+  progress(`The same over a ${rtt} ms link`);
+  const link = await startLink(server.url, rtt);
+  if ("skip" in link) notes.push(`link bench skipped: ${link.skip}`);
+  else {
+    try {
+      const overLink = { ANTHROPIC_BASE_URL: link.url, NODE_EXTRA_CA_CERTS: link.caFile };
+      const args = ["run", "--headless", "--stream-deltas", "hello"];
+      const [floors = [], keens = [], cold = []] = await alternate(
+        [reply200],
+        () => floor({ firstLine: anyLine, env: { ...floorEnv, ...overLink } }),
+        () => keen(args, { firstLine: isKeenDelta, env: { ...keenEnv, ...overLink } }),
+        () => keen(args, { firstLine: isKeenDelta, env: { ...keenEnv, ...overLink, KEEN_PRECONNECT: "off" } }),
+      );
+      const first = (samples: ProcessSample[]) => stats(samples.map((s) => s.firstMs!));
+      const row = { name: `${rtt} ms link: spawn → first text-delta`, unit: "ms" as const, keen: first(keens), floor: first(floors), floorName: "fetch script" };
+      rows.push({ ...row, budget: ratioBudget(row, 1.1) });
+      rows.push({ name: "  (same, for information)", unit: "ms", keen: row.keen, floor: first(cold), floorName: "Keen, KEEN_PRECONNECT=off" });
+      rows.push({ name: `${rtt} ms link: 1 turn, 200 deltas`, unit: "ms", keen: wall(keens), floor: wall(floors), floorName: "fetch script" });
+      const peers = ["codex", "claude"].filter((cmd) => !onPath(cmd));
+      notes.push(`the ${rtt} ms link is a user-space relay (the TCP handshake itself is not delayed; see test/bench/link.ts)${peers.length ? `; not on this machine, so no row: ${peers.join(", ")}` : ""}`);
+    } finally {
+      await link.close();
+    }
+  }
+}
+
 // 5. Eight runs at once on one store vs eight floor scripts at once: spawn of the first to exit of the last.
-{
+if (wanted("concurrent")) {
   progress("Eight runs at once on one store vs eight floor scripts at once");
   const parallel = async (one: () => Promise<ProcessSample>) => {
     server.enqueue(...Array.from({ length: 8 }, () => reply200));
@@ -239,7 +283,7 @@ if (sandboxSupport().ok) {
 }
 
 // 6. Resume of a 10,000-event session, in-process.
-{
+if (wanted("resume")) {
   progress("Resume of a 10,000-event session, in-process");
   const dir = mkdtempSync(join(tmpdir(), "keen-bench-resume-"));
   try {
@@ -280,7 +324,7 @@ if (sandboxSupport().ok) {
 }
 
 // 7. Pass-through latency: 1,000 stamped deltas 5 ms apart; read time minus send time, per delta.
-{
+if (wanted("pass-through")) {
   progress("Pass-through latency");
   const step: MockStep = { stampDeltas: true, stampCount: 1000, delayMs: 5 };
   const p50 = { keen: [] as number[], floor: [] as number[] };
@@ -306,7 +350,7 @@ if (sandboxSupport().ok) {
 
 // 8. The TUI (test/bench/tui.ts): spawn to first frame in a pty, keystroke latency and frame time while
 // a turn streams over a 100k-character transcript (in-process), peak RSS resuming a 10k-event session.
-{
+if (wanted("tui")) {
   progress("TUI: spawn to first frame");
   const first = await benchFirstFrame(KEEN_BIN, keenEnv, sandbox.workspace, RUNS);
   rows.push({ ...first, budget: ratioBudget(first, 3.5) });
