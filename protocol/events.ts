@@ -45,6 +45,11 @@ export const ToolResultEvent = z.object({
   result: z.string(), is_error: z.boolean(), details: z.record(z.string(), z.unknown()).optional(),
   /** The run was interrupted before or while this call ran (it did not fail on its own). */
   interrupted: z.literal(true).optional(),
+  /**
+   * How long the tool ran, from its `tool-start` (after any permission wait) to this result; absent when it never
+   * started. Stored, unlike `tool-start`, so a resumed session shows the same time as the live one did.
+   */
+  duration_ms: z.number().int().nonnegative().optional(),
 });
 /** The inner text of the turn's `<keen_memory>` block, hidden from visible text. */
 export const MemoryEvent = z.object({ kind: z.literal("memory"), ...assistant, content: z.string() });

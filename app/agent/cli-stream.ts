@@ -49,12 +49,15 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
   const unstarted = new Map<string, string>();
   const announced = new Set<string>();
   const waiting = new Map<string, (() => void)[]>();
+  /** When each call's tool-start went out, for the result's `duration_ms`. */
+  const startedAt = new Map<string, number>();
 
   async function flushComplete(): Promise<void> {
     const pending = complete;
     complete = [];
     for (const event of pending) {
       await emit(event);
+      if (event.kind === "tool-start") startedAt.set(event.tool_call_id, Date.now());
       if (event.kind !== "tool-use") continue;
       announced.add(event.tool_call_id);
       for (const wake of waiting.get(event.tool_call_id) ?? []) wake();
@@ -67,6 +70,7 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
     if (name === undefined) return;
     unstarted.delete(id);
     await emit({ kind: "tool-start", role: "assistant", tool_name: name, tool_call_id: id });
+    startedAt.set(id, Date.now());
   }
 
   async function streamEvent(event: Json): Promise<void> {
@@ -157,6 +161,7 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
       await emit({
         kind: "tool-result", role: "assistant", tool_name: toolNames.get(part.tool_use_id) ?? "unknown",
         tool_call_id: part.tool_use_id, result: text, is_error: part.is_error === true,
+        ...(startedAt.has(part.tool_use_id) ? { duration_ms: Date.now() - startedAt.get(part.tool_use_id)! } : {}),
       });
     }
   }

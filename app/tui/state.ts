@@ -27,6 +27,8 @@ export interface ToolCall {
   requestedAt: number;
   startedAt?: number;
   endedAt?: number;
+  /** How long the tool ran, as its result says: the one figure shown once it ended, live and after resume alike. */
+  durationMs?: number;
   output: string;
   totalBytes?: number;
 }
@@ -294,7 +296,7 @@ function toolResult(view: SessionView, event: EventOf<"tool-result">): void {
     view.tools.set(event.tool_call_id, { callId: event.tool_call_id, name: event.tool_name, input: "{}", status: "pending", requestedAt: event.ts, output: "" });
     view.toolOrder.push(event.tool_call_id);
   }
-  updateTool(view, event.tool_call_id, { status: event.interrupted ? "interrupted" : event.is_error ? "error" : "ok", endedAt: event.ts, output: event.result });
+  updateTool(view, event.tool_call_id, { status: event.interrupted ? "interrupted" : event.is_error ? "error" : "ok", endedAt: event.ts, output: event.result, durationMs: event.duration_ms });
   const pending = view.diffs.findIndex((d) => d.callId === event.tool_call_id && d.pending);
   const diff = typeof event.details?.diff === "string" ? event.details.diff : undefined;
   const path = typeof event.details?.path === "string" ? event.details.path : undefined;

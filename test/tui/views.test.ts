@@ -1,5 +1,6 @@
 import { before, test } from "node:test";
 import assert from "node:assert/strict";
+import type { EventDraft } from "../../protocol/events.js";
 import { draft as d } from "../fakes/fake-engine.js";
 import { loadMarkdown, renderMarkdown } from "../../app/tui/markdown.js";
 import { loadTheme } from "../../themes/index.js";
@@ -24,8 +25,8 @@ before(() => loadMarkdown());
 const session = () =>
   viewOf([
     d.sessionStart(), d.user("fix the failing test"), d.thinking("The test fails because x.\nCheck y."),
-    d.toolUse("t1", "bash", { command: "npm test" }), d.toolResult("t1", "bash", "1 failing", true),
-    d.toolUse("t2", "read_file", { path: "src/a.ts", offset: 10, limit: 20 }), d.toolResult("t2", "read_file", "..."),
+    d.toolUse("t1", "bash", { command: "npm test" }), { ...d.toolResult("t1", "bash", "1 failing", true), duration_ms: 1 } as EventDraft,
+    d.toolUse("t2", "read_file", { path: "src/a.ts", offset: 10, limit: 20 }), { ...d.toolResult("t2", "read_file", "..."), duration_ms: 1 } as EventDraft,
     d.text("Fixed it:\n\n- changed `a`\n- ran tests\n\n```ts\nconst a = 1;\n```"), d.error("rate limited"), d.result(),
   ]);
 
