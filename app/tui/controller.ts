@@ -6,6 +6,7 @@ import type { Theme } from "../../themes/index.js";
 import { Editor } from "./editor.js";
 import { composeFrame, createUi, type Frame, type UiState } from "./frame.js";
 import { createSessionView, reduce, type LocalAction, type SessionView } from "./state.js";
+import { DIFF_AT_FIRST_CHANGE } from "./views/diff-pane.js";
 import { TranscriptCache } from "./views/transcript.js";
 
 /** What the controller needs from the outside world; start.ts supplies the real ones, tests fakes. */
@@ -70,7 +71,7 @@ export class TuiController {
       if (event.kind === "result" && !("replay" in event && event.replay)) this.turnEnded(event.status);
       if (this.view.diffs.length !== this.lastDiffCount) {
         if (this.ui.diffFollow || this.view.diffs.length < this.lastDiffCount) this.ui.diffIndex = Math.max(0, this.view.diffs.length - 1);
-        this.ui.diffScroll = 0;
+        this.ui.diffScroll = DIFF_AT_FIRST_CHANGE;
         this.lastDiffCount = this.view.diffs.length;
       }
     } catch (error) {
@@ -242,6 +243,7 @@ export class TuiController {
     const frame = composeFrame(this.view, this.ui, this.editor, this.cache, cols, rows, this.now());
     this.ui.transcriptScroll = frame.scrolls.transcript;
     this.ui.tools.scroll = frame.scrolls.tools;
+    this.ui.diffScroll = frame.scrolls.diff;
     return frame;
   }
 

@@ -31,6 +31,8 @@ export interface ToolCall {
   durationMs?: number;
   output: string;
   totalBytes?: number;
+  /** The change an edit or write made (its result's `details.diff`), drawn under its line in the transcript. */
+  diff?: string;
 }
 
 /** A diff for the diff pane: applied (from a tool result) or awaiting approval. */
@@ -296,9 +298,11 @@ function toolResult(view: SessionView, event: EventOf<"tool-result">): void {
     view.tools.set(event.tool_call_id, { callId: event.tool_call_id, name: event.tool_name, input: "{}", status: "pending", requestedAt: event.ts, output: "" });
     view.toolOrder.push(event.tool_call_id);
   }
-  updateTool(view, event.tool_call_id, { status: event.interrupted ? "interrupted" : event.is_error ? "error" : "ok", endedAt: event.ts, output: event.result, durationMs: event.duration_ms });
-  const pending = view.diffs.findIndex((d) => d.callId === event.tool_call_id && d.pending);
   const diff = typeof event.details?.diff === "string" ? event.details.diff : undefined;
+  updateTool(view, event.tool_call_id, {
+    status: event.interrupted ? "interrupted" : event.is_error ? "error" : "ok", endedAt: event.ts, output: event.result, durationMs: event.duration_ms, diff,
+  });
+  const pending = view.diffs.findIndex((d) => d.callId === event.tool_call_id && d.pending);
   const path = typeof event.details?.path === "string" ? event.details.path : undefined;
   if (diff) {
     const entry = { callId: event.tool_call_id, path: path ?? "", diff, pending: false };
