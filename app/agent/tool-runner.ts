@@ -71,7 +71,9 @@ async function runOne(call: ToolCall, options: ToolRunnerOptions, timing: { star
   if (options.signal.aborted) return { content: "Not executed: the run was interrupted.", is_error: true };
   await options.emit({ kind: "tool-start", role: "assistant", tool_name: call.name, tool_call_id: call.id });
   timing.started = Date.now();
-  const updates = createUpdateThrottle(call, options.emit);
+  const updates = createOutputThrottle((tail, total) => ({
+    kind: "tool-update", role: "assistant", tool_name: call.name, tool_call_id: call.id, tail, total_bytes: total,
+  }), options.emit);
   try {
     const askHost = async (host: string, port: number | undefined) => {
       const where = port ? `${host}:${port}` : host;
@@ -105,8 +107,11 @@ function summarize(call: ToolCall): string {
   return typeof main === "string" ? `${call.name} ${main}` : call.name;
 }
 
-/** Emits `tool-update` at most every 100 ms with a bounded tail, never the whole output again. */
-function createUpdateThrottle(call: ToolCall, emit: (event: EventDraft) => Promise<void>) {
+/**
+ * Emits a progress event (`tool-update`, `shell-update`) at most every 100 ms with a bounded tail of the output
+ * (4 KiB), never the whole output again. Progress is a delta: never stored; the final result is the record.
+ */
+export function createOutputThrottle(update: (tail: string, total: number) => EventDraft, emit: (event: EventDraft) => Promise<void>) {
   let tail = "";
   let total = 0;
   let dirty = false;
@@ -118,9 +123,7 @@ function createUpdateThrottle(call: ToolCall, emit: (event: EventDraft) => Promi
     if (!dirty) return;
     dirty = false;
     last = Date.now();
-    const event: EventDraft = {
-      kind: "tool-update", role: "assistant", tool_name: call.name, tool_call_id: call.id, tail, total_bytes: total,
-    };
+    const event = update(tail, total);
     chain = chain.then(() => emit(event)).catch(() => {});
   };
   return {

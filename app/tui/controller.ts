@@ -124,6 +124,7 @@ export class TuiController {
       this.ui.queue.push(text);
       return this.deps.requestFrame(true);
     }
+    if (text.startsWith("!")) return this.shell(text.slice(1).trim());
     this.local({ kind: "local-prompt", text });
     this.ui.undoArmed = false;
     this.request({ kind: "prompt", text }, (r) => {
@@ -132,6 +133,21 @@ export class TuiController {
       this.unqueue("The queued prompts were not sent: they are back in the input.");
     });
     this.ui.transcriptScroll = { follow: true, index: 0, line: 0 };
+  }
+
+  /**
+   * The user's own `!command`: the engine runs it in the workspace (no approval; the sandbox setting applies),
+   * its output shows under it, and the next prompt gives command and output to the model.
+   */
+  shell(command: string): void {
+    if (!command) return this.notice("Type a command after !, e.g. !git status (a prompt cannot start with !).", "warning");
+    this.ui.undoArmed = false;
+    this.ui.transcriptScroll = { follow: true, index: 0, line: 0 };
+    this.request({ kind: "shell", command }, () => {
+      // It ended (or was refused): the next queued prompt may go, as after a turn.
+      this.view.running = false;
+      this.turnEnded("success");
+    });
   }
 
   /** Takes the newest queued prompt back into an empty input to edit it (or clear it: removed). */

@@ -180,6 +180,17 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
       break;
     case "tool-update": updateTool(view, event.tool_call_id, { output: event.tail, totalBytes: event.total_bytes }); break;
     case "tool-result": toolResult(view, event); break;
+    // The user's own `!command` is drawn as a call of a tool named "!", so it shows as bash does.
+    case "shell-start":
+      if (live) view.running = true;
+      addTool(view, event.shell_id, "!", JSON.stringify({ command: event.command }), event.ts, { status: "running", startedAt: event.ts });
+      break;
+    case "shell-update": updateTool(view, event.shell_id, { output: event.tail, totalBytes: event.total_bytes }); break;
+    case "shell":
+      if (!view.tools.has(event.shell_id)) addTool(view, event.shell_id, "!", JSON.stringify({ command: event.command }), event.ts, {});
+      updateTool(view, event.shell_id, { status: event.is_error ? "error" : "ok", endedAt: event.ts, durationMs: event.duration_ms, output: event.output });
+      if (live) view.running = false;
+      break;
     case "error": push(view, { type: "notice", id: 0, level: "error", text: event.message }); break;
     case "compaction":
       // Start and end both arrive; the end says what happened (the transcript itself is kept whole).
@@ -281,6 +292,12 @@ function confirm(view: SessionView, type: "assistant" | "thinking", text: string
     return;
   }
   push(view, { type, id: 0, text, live: false, streaming: false, attempt: view.attempt } as TranscriptItem);
+}
+
+function addTool(view: SessionView, callId: string, name: string, input: string, ts: number, change: Partial<ToolCall>): void {
+  view.tools.set(callId, { callId, name, input, status: "pending", requestedAt: ts, output: "", ...change });
+  view.toolOrder.push(callId);
+  push(view, { type: "tool", id: 0, callId });
 }
 
 function updateTool(view: SessionView, callId: string, change: Partial<ToolCall>): void {

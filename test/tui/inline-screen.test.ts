@@ -115,3 +115,31 @@ test("a bash call streams its newest lines under its line; done, they fold to a 
     await h.waitFor("│ build step 1");
   });
 });
+
+test("!command runs the user's command through the engine's shell command (never a prompt) and shows its output under it", { timeout: 60_000 }, async () => {
+  await withTui(100, 30, async (h) => {
+    await h.keys("!ls -la\r");
+    assert.deepEqual(h.engine.commands("shell").map((c) => c.command), ["ls -la"]);
+    assert.deepEqual(h.engine.commands("prompt"), [], "not sent to the model as a prompt");
+    h.engine.emit({ kind: "shell-start", role: "user", shell_id: "s1", command: "ls -la" });
+    h.engine.emit({ kind: "shell-update", role: "user", shell_id: "s1", tail: "README.md\nsrc\n", total_bytes: 14 });
+    await h.waitFor("│ src");
+    assert.match(h.text(), /! ls -la +running/);
+    h.engine.emit({ kind: "shell", role: "user", shell_id: "s1", command: "ls -la", output: "README.md\nsrc", exit_code: 0, is_error: false, duration_ms: 40 });
+    await h.waitFor("2 lines of output (Ctrl-O shows)");
+    assert.match(h.text(), /✓ ! ls -la +ok 40ms/);
+    // A bare "!" says what to do instead of sending anything.
+    await h.keys("!\r");
+    await h.waitFor("Type a command after !");
+    assert.equal(h.engine.commands("shell").length, 1);
+  });
+});
+
+test("a resumed session shows the user's earlier !command with its output folded", { timeout: 60_000 }, async () => {
+  await withTui(100, 30, async (h) => {
+    h.engine.emit(replayed({ kind: "shell", role: "user", shell_id: "s1", command: "git status", output: "clean", exit_code: 0, is_error: false, duration_ms: 900 }));
+    await h.waitFor(/✓ ! git status +ok 900ms/);
+    await h.keys("\x0f");
+    await h.waitFor("│ clean");
+  });
+});

@@ -11,7 +11,8 @@ export function summarizeInput(name: string, input: string): string {
   }
   const str = (key: string) => (typeof args[key] === "string" ? (args[key] as string) : undefined);
   switch (name) {
-    case "bash": return str("command") ?? "";
+    case "bash":
+    case "!": return str("command") ?? "";
     case "read_file": {
       const range = typeof args.offset === "number" ? `:${args.offset}${typeof args.limit === "number" ? `+${args.limit}` : ""}` : "";
       return `${str("path") ?? ""}${range}`;
