@@ -1,5 +1,5 @@
 import type { EventDraft, EventOf, KeenEvent } from "../../protocol/events.js";
-import type { ContentBlock } from "../../protocol/messages.js";
+import type { ContentBlock, Message } from "../../protocol/messages.js";
 import type { Tool } from "../tools/tool.js";
 import { createOutputThrottle } from "./tool-runner.js";
 
@@ -68,7 +68,12 @@ export function shellContext(events: KeenEvent[]): ContentBlock[] {
   while (from > 0 && events[from - 1]!.kind !== "user-message" && events[from - 1]!.kind !== "context-replacement") from--;
   return events.slice(from)
     .filter((e): e is EventOf<"shell"> => e.kind === "shell")
-    .map((e) => ({ type: "text" as const, text: shellText(e) }));
+    .map((e) => ({ type: "text" as const, text: shellText(e), context: true as const }));
+}
+
+/** What the user typed: a user message's text without the context Keen put before it (the `text` event shows this). */
+export function typedText(message: Message): string {
+  return message.content.flatMap((b) => (b.type === "text" && !b.context ? [b.text] : [])).join("\n");
 }
 
 function shellText(e: EventOf<"shell">): string {

@@ -32,6 +32,8 @@ test("shell: runs unasked in the workspace, streams its output, and the next pro
   assert.match(done.output, /marker-42/);
   assert.ok(first.lines.some((l) => l.kind === "shell-update" && /marker-42/.test(l.tail)), "the output streamed");
   assert.equal(first.response("p").ok, true);
+  const shown = first.lines.filter((l) => l.kind === "text" && l.role === "user").map((l) => l.content);
+  assert.deepEqual(shown, ["what did I just see?"], "the prompt is shown as typed: the context goes to the model only");
   const [request] = server.requests;
   const last = userTexts(request!.body).at(-1)!;
   assert.match(last, /user_shell_command/);

@@ -189,7 +189,9 @@ test("bash output streams under its call and folds; !command runs unasked and re
   server.enqueue({ text: "You ran it." });
   t.type("what did I run?");
   t.keys(["Enter"]);
-  await t.waitFor("You ran it.");
+  const answered = await t.waitFor("You ran it.");
+  assert.equal(answered.split("> what did I run?").length, 2, "the prompt shows once, as typed");
+  assert.doesNotMatch(answered, /user_shell_command/);
   const last = JSON.stringify(server.requests.at(-1)!.body.messages.at(-1));
   assert.match(last, /user_shell_command/);
   assert.match(last, /user-ran-42/);
