@@ -68,10 +68,17 @@ export const ShutdownCommand = z.object({ kind: z.literal("shutdown"), ...id });
 /** Compact the idle session's conversation now; `instructions` steer the summary. */
 export const CompactCommand = z.object({ kind: z.literal("compact"), ...id, instructions: z.string().optional().describe("what the summary should focus on") });
 
+/**
+ * Run the user's own shell command in the session's directory (the TUI's `!command`): no permission prompt, the
+ * sandbox setting applies as for bash. Its output streams as `shell-update`; the `shell` event (stored) gives the
+ * command and output to the model as context with the next prompt.
+ */
+export const ShellCommand = z.object({ kind: z.literal("shell"), ...id, command: z.string().describe("the command line, run by bash") });
+
 /** Every command a front end can send. */
 export const CommandSchema = z.discriminatedUnion("kind", [
   PromptCommand, InterruptCommand, PermissionResponseCommand, SetModelCommand, SetPermissionModeCommand,
-  NewSessionCommand, ResumeSessionCommand, ListSessionsCommand, ListModelsCommand, ListFilesCommand, ShutdownCommand, UndoCommand, CompactCommand,
+  NewSessionCommand, ResumeSessionCommand, ListSessionsCommand, ListModelsCommand, ListFilesCommand, ShutdownCommand, UndoCommand, CompactCommand, ShellCommand,
 ]);
 export type Command = z.infer<typeof CommandSchema>;
 export type CommandOf<K extends Command["kind"]> = Extract<Command, { kind: K }>;
@@ -94,6 +101,7 @@ export const COMMAND_ANSWERS: Record<Command["kind"], string> = {
   "list-files": "`data` `{ paths, truncated }`: paths relative to the session's directory (directories end in `/`), best match first: path prefix, then file-name prefix, then substring, shorter first. Gitignored paths, `.git`, and every path the filesystem guard refuses to read (secret names such as `.env` and `id_rsa`, credential directories, links to them) are left out. The walk is reused for a few seconds and bounded in size (`truncated` when it stopped early, as when more than `limit` matched). `ok: false` when the session cannot be set up (e.g. no provider configured)",
   shutdown: "after every command sent before it, the running turn and queued prompts (send `interrupt` first to stop sooner); then the process exits 0",
   undo: "`data` `{ files: [{ path, action: \"restore\" | \"remove\" }], restored }`: without `confirm` only what would change; with it, the last turn's successful writes and edits are reverted from the contents Keen stored (through the filesystem guard). `ok: false`, nothing changed, when a file changed since the turn, when a change was too large to keep its contents (128 KiB), or while a turn runs",
+  shell: "when the command has ended: `data` `{ session_id, exit_code, is_error }` (a failing command is still `ok`: its exit code says how it ended); `ok: false` for an empty command, while a turn runs, or when another process holds the session",
   compact: "when the compaction has ended: `data` `{ session_id, tokens_before, tokens_after }`; `ok: false` while a turn runs, before the session's first turn, when another process holds the session (busy), or when the compaction failed (the session is then unchanged)",
 };
 

@@ -73,6 +73,11 @@ export const ToolResultEvent = z.object({
   result: z.string(), is_error: z.boolean(), details: z.record(z.string(), z.unknown()).optional(),
   /** The run was interrupted before or while this call ran (it did not fail on its own). */
   interrupted: z.literal(true).optional(),
+  /**
+   * How long the tool ran, from its `tool-start` (after any permission wait) to this result; absent when it never
+   * started. Stored, unlike `tool-start`, so a resumed session shows the same time as the live one did.
+   */
+  duration_ms: z.number().int().nonnegative().optional(),
 });
 /** The inner text of the turn's `<keen_memory>` block, hidden from visible text. */
 export const MemoryEvent = z.object({ kind: z.literal("memory"), ...assistant, content: z.string() });
@@ -103,6 +108,21 @@ export const ContentEndEvent = z.object({ kind: z.literal("content-end"), ...del
 export const ToolUpdateEvent = z.object({
   kind: z.literal("tool-update"), ...assistant, tool_name: z.string(), tool_call_id: z.string(),
   tail: z.string(), total_bytes: z.number().int(),
+});
+
+/** The user's own command (`shell` command) began; `shell_id` names it in its updates and its `shell` event. */
+export const ShellStartEvent = z.object({ kind: z.literal("shell-start"), ...base, role: z.literal("user"), shell_id: z.string(), command: z.string() });
+/** Progress of the user's command: a bounded tail of its output and the total size so far (as `tool-update`). */
+export const ShellUpdateEvent = z.object({
+  kind: z.literal("shell-update"), ...base, role: z.literal("user"), shell_id: z.string(), tail: z.string(), total_bytes: z.number().int(),
+});
+/**
+ * The user's own command ended: `output` as bash gives it to a model (truncated like a bash result). Stored; the
+ * model gets the command and output as context at the start of the session's next prompt.
+ */
+export const ShellEvent = z.object({
+  kind: z.literal("shell"), ...base, role: z.literal("user"), shell_id: z.string(), command: z.string(), output: z.string(),
+  exit_code: z.number().int().nullable(), is_error: z.boolean(), duration_ms: z.number().int().nonnegative(),
 });
 
 /** A tool call waits for the user: answer with a `permission-response` command carrying `request_id`. */
@@ -168,6 +188,7 @@ export const PublicEventSchema = z.discriminatedUnion("kind", [
   SessionStartEvent, TextEvent, ThinkingEvent, ToolUseEvent, ToolResultEvent, MemoryEvent, RetryEvent,
   ErrorEvent, ResultEvent, TextDeltaEvent, ThinkingStartEvent, ThinkingDeltaEvent, ThinkingEndEvent,
   ContentEndEvent, ToolUpdateEvent, PermissionRequestEvent, ToolStartEvent, ResponseEvent, CompactionEvent, McpServerEvent,
+  ShellStartEvent, ShellUpdateEvent, ShellEvent,
 ]);
 export type PublicEvent = z.infer<typeof PublicEventSchema>;
 

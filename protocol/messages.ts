@@ -2,7 +2,11 @@ import * as z from "zod";
 
 /** One block of a conversation message, provider-neutral. */
 export const ContentBlockSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("text"), text: z.string() }),
+  z.object({
+    type: z.literal("text"), text: z.string(),
+    /** Context Keen put before the prompt (the user's `!command`s): sent to the model, not shown as what the user typed. */
+    context: z.literal(true).optional(),
+  }),
   /** Anthropic signs thinking blocks; they go back unchanged within a turn. */
   z.object({ type: z.literal("thinking"), thinking: z.string(), signature: z.string().optional() }),
   z.object({ type: z.literal("redacted_thinking"), data: z.string() }),

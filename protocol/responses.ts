@@ -13,7 +13,7 @@ import { PermissionModeSchema, type Command, type CommandId } from "./commands.j
  */
 export const ERROR_CODES = {
   invalid: "the line is not a valid command (bad JSON, unknown kind, a missing or mistyped field)",
-  empty_prompt: "`prompt` with no text",
+  empty_prompt: "`prompt` (or `shell`) with no text",
   no_provider: "no provider is configured, or the chosen provider's API key is not set: the text names what to set",
   unknown_model: "`set-model` (or a turn's setup): the model reference names no known provider or cannot be used as configured",
   unknown_session: "`resume-session`: no stored session matches the id or prefix, or the prefix matches several",
@@ -80,6 +80,10 @@ export const RESPONSE_DATA = {
     restored: z.boolean().describe("false: only what would change"),
   }),
   compact: z.object({ session_id: z.string(), tokens_before: z.number(), tokens_after: z.number() }),
+  shell: z.object({
+    session_id: z.string(), exit_code: z.number().int().nullable().describe("null: killed (interrupt, timeout)"),
+    is_error: z.boolean().describe("did not run, or ended with a non-zero exit code"),
+  }),
 } satisfies Record<Command["kind"], z.ZodType>;
 
 export type ResponseData<K extends Command["kind"]> = z.infer<(typeof RESPONSE_DATA)[K]>;

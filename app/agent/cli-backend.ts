@@ -10,6 +10,7 @@ import { cliToolName } from "./cli-tools.js";
 import { selectMaxStepsPrompt } from "./max-steps.js";
 import { relayServerPath, startPermissionRelay, type PermissionRelay } from "./permission-relay.js";
 import type { TurnOutcome } from "./turn.js";
+import { typedText } from "./user-shell.js";
 import type { ChangePreview } from "../permissions/requester.js";
 
 /** How to run the external agent CLI (`agents.defaults.cli` in the user's config). */
@@ -116,7 +117,7 @@ async function runCliTurn(options: CliRunnerOptions, turn: BackendTurnOptions): 
   const outcome: TurnOutcome = { status: "success", text: "", steps: 0, usage: emptyUsage(), errors: [], assistant: [] };
   await emit({ kind: "user-message", turn_id: turn.turnId, message: turn.user });
   const prompt = turn.user.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
-  await emit({ kind: "text", role: "user", content: prompt });
+  await emit({ kind: "text", role: "user", content: typedText(turn.user) });
   const previous = storedCliSession(turn.events);
   // `claude --resume` only finds sessions of the directory they ran in.
   const moved = previous?.cwd !== undefined && previous.cwd !== turn.cwd;

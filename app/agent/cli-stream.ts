@@ -63,6 +63,8 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
   const unstarted = new Map<string, string>();
   const announced = new Set<string>();
   const waiting = new Map<string, (() => void)[]>();
+  /** When each call's tool-start went out, for the result's `duration_ms`. */
+  const startedAt = new Map<string, number>();
 
   /** What the emitter emits, plus what only a CLI turn needs: the CLI runs its own tools, so a call starts once complete, unless the CLI asks first. */
   async function out(event: EventDraft): Promise<void> {
@@ -76,7 +78,9 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
     announced.add(event.tool_call_id);
     for (const wake of waiting.get(event.tool_call_id) ?? []) wake();
     waiting.delete(event.tool_call_id);
-    if (!askFirst) await emit({ kind: "tool-start", role: "assistant", tool_name: event.tool_name, tool_call_id: event.tool_call_id });
+    if (askFirst) return;
+    await emit({ kind: "tool-start", role: "assistant", tool_name: event.tool_name, tool_call_id: event.tool_call_id });
+    startedAt.set(event.tool_call_id, Date.now());
   }
 
   function open(id: string): InFlight {
@@ -98,6 +102,7 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
     if (name === undefined) return;
     unstarted.delete(id);
     await emit({ kind: "tool-start", role: "assistant", tool_name: name, tool_call_id: id });
+    startedAt.set(id, Date.now());
   }
 
   async function streamEvent(event: Json): Promise<void> {
@@ -161,6 +166,7 @@ export function createCliTranslator(emit: (event: EventDraft) => Promise<void>, 
       await emit({
         kind: "tool-result", role: "assistant", tool_name: toolNames.get(part.tool_use_id) ?? "unknown",
         tool_call_id: part.tool_use_id, result: text, is_error: part.is_error === true,
+        ...(startedAt.has(part.tool_use_id) ? { duration_ms: Date.now() - startedAt.get(part.tool_use_id)! } : {}),
       });
     }
   }

@@ -13,6 +13,7 @@ import { createPermissionGate } from "./permission-gate.js";
 import { embeddedBackend } from "./backend.js";
 import { buildResult } from "./turn-result.js";
 import { runUndo } from "./undo.js";
+import { runUserShell, shellContext } from "./user-shell.js";
 import type { StopReason } from "./verdict.js";
 
 export type { EngineOptions, EngineSetup, ModelChoice, SessionEngine } from "./engine-types.js";
@@ -54,7 +55,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   let starting = false;
   /** From a prompt's dequeue to just before its response (the session is released by then). */
   let turning = false;
-  /** A manual compaction holds the session: prompts wait for it. */
+  /** A manual compaction or the user's shell command holds the session: prompts wait for it. */
   let compacting: Promise<void> | undefined;
   let chosenMode: PermissionMode | undefined;
   let firstStart = options.startedAt;
@@ -169,6 +170,8 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         return compact(command);
       case "undo":
         return undo(command);
+      case "shell":
+        return shell(command);
       case "shutdown":
         // Ordered: every command sent before it has been handled; prompts among them still run to their end.
         closing = true;
@@ -270,6 +273,44 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     }
   }
 
+  /**
+   * The user's own command (`shell`, the TUI's `!command`): holds and claims the session like a turn (created
+   * by it when new), runs through the session's bash without the permission gate, and stores its `shell`
+   * event, which the next prompt carries to the model. `interrupt` kills it.
+   */
+  async function shell(command: CommandOf<"shell">): Promise<void> {
+    if (active()) return refuse(command, "busy", "a turn is running: wait for it or interrupt it first");
+    if (!command.command.trim()) return refuse(command, "empty_prompt", "empty command");
+    const current = session;
+    let finished!: () => void;
+    compacting = new Promise<void>((resolve) => (finished = resolve));
+    try {
+      const prepared = await setupFor(current);
+      const stored = current.meta ? await store.resolve(current.id).then((meta) => meta.status, () => current.meta!.status) : "success";
+      const before: SessionStatus = stored === "running" ? "success" : stored;
+      await claim(current, `!${command.command}`, prepared.modelRef);
+      const controller = new AbortController();
+      running = { controller };
+      recorder = createRecorder(store, current.id, { onFailure: () => controller.abort(new Error("store")) });
+      try {
+        const loaded = await loadSession(store, current);
+        for (const event of loaded.appended) await bus.emit({ ...event, replay: true });
+        const outcome = await runUserShell({ tools: prepared.tools, command: command.command, shellId: options.newId(), emit, signal: controller.signal });
+        await recorder.flush();
+        await respond(command, true, { data: { session_id: current.id, ...outcome } });
+      } finally {
+        running = undefined;
+        const flushing = recorder;
+        recorder = undefined;
+        await flushing.flush().catch((error) => diagnose(`could not store the session: ${messageOf(error)}`));
+        await store.release(current.id, before).catch(() => {});
+      }
+    } finally {
+      compacting = undefined;
+      finished();
+    }
+  }
+
   async function drain(): Promise<void> {
     try {
       while (compacting) await compacting;
@@ -338,7 +379,8 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         sessionId: current.id, turnId: options.newId(), provider: prepared.provider, tools, history: loaded.history,
         currentTools: () => [...prepared.tools, ...kit.tools],
         system: prepared.system,
-        user: { role: "user", content: [{ type: "text", text: prompt.text }], headless: options.headless },
+        // The user's own commands since the last prompt come first: what they ran and saw is context for this one.
+        user: { role: "user", content: [...shellContext(loaded.events), { type: "text", text: prompt.text }], headless: options.headless },
         emit, requester: gate, retry: { ...options.retry, ...prepared.retry }, signal: controller.signal, policies: kit.policies,
       });
       const result = buildResult({ sessionId: current.id, outcome, policies: kit.policies, stop: running.stop, started, window: prepared.contextWindow, price: prepared.price });

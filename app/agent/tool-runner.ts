@@ -33,15 +33,17 @@ const UPDATE_INTERVAL_MS = 100;
 export async function runToolCalls(calls: ToolCall[], options: ToolRunnerOptions): Promise<ContentBlock[]> {
   const blocks: ContentBlock[] = [];
   for (const call of calls) {
+    const timing: { started?: number } = {};
     const result = options.signal.aborted
       ? { content: "Not executed: the run was interrupted.", is_error: true }
-      : await runOne(call, options);
+      : await runOne(call, options, timing);
     // An error result once the run is aborted is the interrupt's doing, not the tool's failure.
     const interrupted = result.is_error && options.signal.aborted;
     await options.emit({
       kind: "tool-result", role: "assistant", tool_name: call.name, tool_call_id: call.id,
       result: result.content, is_error: result.is_error, ...(result.details ? { details: result.details } : {}),
       ...(interrupted ? { interrupted: true as const } : {}),
+      ...(timing.started !== undefined ? { duration_ms: Date.now() - timing.started } : {}),
     });
     blocks.push({
       type: "tool_result", tool_call_id: call.id, content: result.content, is_error: result.is_error,
@@ -51,7 +53,8 @@ export async function runToolCalls(calls: ToolCall[], options: ToolRunnerOptions
   return blocks;
 }
 
-async function runOne(call: ToolCall, options: ToolRunnerOptions): Promise<ToolResult> {
+/** Runs one call; `timing.started` is set when the tool itself began (after any permission wait). */
+async function runOne(call: ToolCall, options: ToolRunnerOptions, timing: { started?: number }): Promise<ToolResult> {
   if (call.invalid) return { content: call.invalid, is_error: true };
   const refusal = options.refuse?.(call);
   if (refusal) return { content: refusal, is_error: true };
@@ -69,7 +72,10 @@ async function runOne(call: ToolCall, options: ToolRunnerOptions): Promise<ToolR
   if (!decision.allow) return { content: decision.reason, is_error: true };
   if (options.signal.aborted) return { content: "Not executed: the run was interrupted.", is_error: true };
   await options.emit({ kind: "tool-start", role: "assistant", tool_name: call.name, tool_call_id: call.id });
-  const updates = createUpdateThrottle(call, options.emit);
+  timing.started = Date.now();
+  const updates = createOutputThrottle((tail, total) => ({
+    kind: "tool-update", role: "assistant", tool_name: call.name, tool_call_id: call.id, tail, total_bytes: total,
+  }), options.emit);
   try {
     const askHost = async (host: string, port: number | undefined) => {
       const where = port ? `${host}:${port}` : host;
@@ -97,8 +103,11 @@ async function previewOf(tool: Tool, input: unknown): Promise<ToolPreview | unde
   }
 }
 
-/** Emits `tool-update` at most every 100 ms with a bounded tail, never the whole output again. */
-function createUpdateThrottle(call: ToolCall, emit: (event: EventDraft) => Promise<void>) {
+/**
+ * Emits a progress event (`tool-update`, `shell-update`) at most every 100 ms with a bounded tail of the output
+ * (4 KiB), never the whole output again. Progress is a delta: never stored; the final result is the record.
+ */
+export function createOutputThrottle(update: (tail: string, total: number) => EventDraft, emit: (event: EventDraft) => Promise<void>) {
   let tail = "";
   let total = 0;
   let dirty = false;
@@ -110,9 +119,7 @@ function createUpdateThrottle(call: ToolCall, emit: (event: EventDraft) => Promi
     if (!dirty) return;
     dirty = false;
     last = Date.now();
-    const event: EventDraft = {
-      kind: "tool-update", role: "assistant", tool_name: call.name, tool_call_id: call.id, tail, total_bytes: total,
-    };
+    const event = update(tail, total);
     chain = chain.then(() => emit(event)).catch(() => {});
   };
   return {

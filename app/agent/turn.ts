@@ -8,6 +8,7 @@ import type { RetryPolicy } from "./retry.js";
 import { runStep } from "./step.js";
 import { followUp, planStep, replaceConversation, stopsAfterTools, type PendingRequest, type TurnPolicy } from "./policy.js";
 import { runToolCalls } from "./tool-runner.js";
+import { typedText } from "./user-shell.js";
 
 export type { StepPlan } from "./policy.js";
 
@@ -60,7 +61,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
   const { emit } = options;
   const outcome: TurnOutcome = { status: "success", text: "", steps: 0, usage: emptyUsage(), errors: [], assistant: [] };
   await emit({ kind: "user-message", turn_id: options.turnId, message: options.user });
-  await emit({ kind: "text", role: "user", content: textBlocks(options.user) });
+  await emit({ kind: "text", role: "user", content: typedText(options.user) });
   let history = options.history;
   let turnMessages: Message[] = [options.user];
   const policies = options.policies ?? [];
@@ -172,9 +173,6 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
   return outcome;
 }
 
-function textBlocks(message: Message): string {
-  return message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
-}
 
 function withText(message: Message, text: string): Message {
   return { ...message, content: [...message.content, { type: "text", text }] };

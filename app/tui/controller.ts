@@ -6,6 +6,7 @@ import type { Theme } from "../../themes/index.js";
 import { Editor } from "./editor.js";
 import { composeFrame, createUi, type Frame, type UiState } from "./frame.js";
 import { createSessionView, reduce, type LocalAction, type SessionView } from "./state.js";
+import { DIFF_AT_FIRST_CHANGE } from "./views/diff-pane.js";
 import { TranscriptCache } from "./views/transcript.js";
 
 /** What the controller needs from the outside world; start.ts supplies the real ones, tests fakes. */
@@ -74,7 +75,7 @@ export class TuiController {
       if (event.kind === "result" && !("replay" in event && event.replay)) this.turnEnded(event.status);
       if (this.view.diffs.length !== this.lastDiffCount) {
         if (this.ui.diffFollow || this.view.diffs.length < this.lastDiffCount) this.ui.diffIndex = Math.max(0, this.view.diffs.length - 1);
-        this.ui.diffScroll = 0;
+        this.ui.diffScroll = DIFF_AT_FIRST_CHANGE;
         this.lastDiffCount = this.view.diffs.length;
       }
     } catch (error) {
@@ -127,6 +128,7 @@ export class TuiController {
       this.ui.queue.push(text);
       return this.deps.requestFrame(true);
     }
+    if (text.startsWith("!")) return this.shell(text.slice(1).trim());
     this.local({ kind: "local-prompt", text });
     this.ui.undoArmed = false;
     this.request({ kind: "prompt", text }, (r) => {
@@ -135,6 +137,21 @@ export class TuiController {
       this.unqueue("The queued prompts were not sent: they are back in the input.");
     });
     this.ui.transcriptScroll = { follow: true, index: 0, line: 0 };
+  }
+
+  /**
+   * The user's own `!command`: the engine runs it in the workspace (no approval; the sandbox setting applies),
+   * its output shows under it, and the next prompt gives command and output to the model.
+   */
+  shell(command: string): void {
+    if (!command) return this.notice("Type a command after !, e.g. !git status (a prompt cannot start with !).", "warning");
+    this.ui.undoArmed = false;
+    this.ui.transcriptScroll = { follow: true, index: 0, line: 0 };
+    this.request({ kind: "shell", command }, () => {
+      // It ended (or was refused): the next queued prompt may go, as after a turn.
+      this.view.running = false;
+      this.turnEnded("success");
+    });
   }
 
   /** Takes the newest queued prompt back into an empty input to edit it (or clear it: removed). */
@@ -246,6 +263,7 @@ export class TuiController {
     const frame = composeFrame(this.view, this.ui, this.editor, this.cache, cols, rows, this.now());
     this.ui.transcriptScroll = frame.scrolls.transcript;
     this.ui.tools.scroll = frame.scrolls.tools;
+    this.ui.diffScroll = frame.scrolls.diff;
     return frame;
   }
 

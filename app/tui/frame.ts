@@ -4,7 +4,7 @@ import { ALL_PANES, layout, maxInputLines, type PaneChoice, type Rect } from "./
 import type { SessionView } from "./state.js";
 import { paint } from "./style.js";
 import { fit, truncate, wrap } from "./text.js";
-import { diffPaneLines } from "./views/diff-pane.js";
+import { DIFF_AT_FIRST_CHANGE, diffPaneLines } from "./views/diff-pane.js";
 import { promptView } from "./views/input-box.js";
 import { helpLines, listLines, type ListItem } from "./views/lists.js";
 import { permissionModal, type PermissionUi } from "./views/permission.js";
@@ -41,6 +41,8 @@ export interface UiState {
   /** Jump to each new diff until the user picks one. */
   diffFollow: boolean;
   thinkingExpanded: boolean;
+  /** Tool output and diffs shown whole in the transcript (Ctrl-O), not folded. */
+  outputExpanded?: boolean;
   overlay?: Overlay;
   permission: PermissionUi;
   completion?: Completion;
@@ -86,7 +88,7 @@ export interface Frame {
   popup?: PaneFrame;
   overlay?: PaneFrame;
   /** Scroll positions as drawn (normalised); the controller keeps them. */
-  scrolls: { transcript: Scroll; tools: Scroll };
+  scrolls: { transcript: Scroll; tools: Scroll; diff: number };
 }
 
 const inner = (r: Rect, border: boolean) => ({ width: Math.max(1, r.width - (border ? 2 : 0)), height: Math.max(0, r.height - (border ? 2 : 0)) });
@@ -102,7 +104,7 @@ export function composeFrame(view: SessionView, ui: UiState, editor: Editor, cac
   const focus = focusable.has(ui.focus) ? ui.focus : "input";
 
   const t = inner(lay.transcript, !lay.bare);
-  const ctx = { theme, width: t.width, now, thinkingExpanded: ui.thinkingExpanded };
+  const ctx = { theme, width: t.width, now, thinkingExpanded: ui.thinkingExpanded, outputExpanded: ui.outputExpanded };
   const win = transcriptWindow(view, ctx, cache, ui.transcriptScroll, t.height);
   const scrolled = !win.scroll.follow ? " scrolled: End follows " : "";
   const transcript: PaneFrame = {
@@ -119,11 +121,14 @@ export function composeFrame(view: SessionView, ui: UiState, editor: Editor, cac
     toolsPane = { rect: lay.tools, lines: fitAll(w.lines, r.width), border: true, focused: focus === "tools", label: ` Tools ${view.toolOrder.length || ""} ` };
   }
   let diffPane: PaneFrame | undefined;
+  let diffTop = ui.diffScroll;
   if (lay.diff) {
     const r = inner(lay.diff, true);
-    const { header, body } = diffPaneLines(view.diffs, ui.diffIndex, r.width, theme);
+    const { header, body, firstChange } = diffPaneLines(view.diffs, ui.diffIndex, r.width, theme);
     const room = Math.max(0, r.height - 1);
-    const top = Math.max(0, Math.min(ui.diffScroll, body.length - room));
+    // A new diff opens on its first change (a small pane would otherwise show only context).
+    const want = ui.diffScroll === DIFF_AT_FIRST_CHANGE ? firstChange - 1 : ui.diffScroll;
+    const top = (diffTop = Math.max(0, Math.min(want, body.length - room)));
     diffPane = { rect: lay.diff, lines: fitAll([truncate(header, r.width), ...body.slice(top, top + room)], r.width), border: true, focused: focus === "diff", label: " Diff " };
   }
 
@@ -141,7 +146,7 @@ export function composeFrame(view: SessionView, ui: UiState, editor: Editor, cac
   const note = ui.note && ui.note.until > now ? ui.note.text : undefined;
   const status: PaneFrame = { rect: lay.status, lines: [statusBar(view, cols, theme, now, note)], border: false, focused: false };
 
-  const frame: Frame = { transcript, tools: toolsPane, diff: diffPane, input, queue: queuePane, status, scrolls: { transcript: win.scroll, tools: toolScroll } };
+  const frame: Frame = { transcript, tools: toolsPane, diff: diffPane, input, queue: queuePane, status, scrolls: { transcript: win.scroll, tools: toolScroll, diff: diffTop } };
   frame.popup = completionPopup(ui, lay.input, cols);
   frame.overlay = overlayPane(view, ui, cols, rows);
   return frame;

@@ -5,6 +5,7 @@ import { lookup, type KeyAction } from "./keymap.js";
 import { itemLines } from "./views/transcript.js";
 import { toolBlock } from "./views/tool-panel.js";
 import { scrollBy } from "./views/window.js";
+import { DIFF_AT_FIRST_CHANGE } from "./views/diff-pane.js";
 import { runSlash, updateCompletion, acceptCompletion } from "./slash-run.js";
 import { parseSlash, SLASH_COMMANDS } from "./slash.js";
 import { PERMISSION_KEYS } from "./views/permission.js";
@@ -73,7 +74,7 @@ function scrollPane(c: TuiController, pane: Pane, delta: number, frame: Frame | 
   } else {
     const t = frame?.transcript;
     const width = t ? t.rect.width - (t.border ? 2 : 0) : 80;
-    const ctx = { theme: ui.theme, width, now: c.now(), thinkingExpanded: ui.thinkingExpanded };
+    const ctx = { theme: ui.theme, width, now: c.now(), thinkingExpanded: ui.thinkingExpanded, outputExpanded: ui.outputExpanded };
     ui.transcriptScroll = scrollBy(c.view.items.length, (i) => itemLines(c.view, i, ctx, c.cache), ui.transcriptScroll, paneHeight(frame, "transcript"), delta);
   }
   c.deps.requestFrame(true);
@@ -145,6 +146,9 @@ function act(c: TuiController, action: KeyAction, frame: Frame | undefined): voi
     case "toggle-thinking":
       ui.thinkingExpanded = !ui.thinkingExpanded;
       return c.deps.requestFrame(true);
+    case "toggle-output":
+      ui.outputExpanded = !ui.outputExpanded;
+      return c.deps.requestFrame(true);
     case "help": return open(c, { kind: "help", scroll: 0 });
     case "toggle-expand": {
       const id = ui.tools.selected;
@@ -156,7 +160,7 @@ function act(c: TuiController, action: KeyAction, frame: Frame | undefined): voi
       const n = c.view.diffs.length;
       if (!n) return;
       ui.diffIndex = (ui.diffIndex + (action === "next-diff" ? 1 : n - 1)) % n;
-      ui.diffScroll = 0;
+      ui.diffScroll = DIFF_AT_FIRST_CHANGE;
       ui.diffFollow = ui.diffIndex === n - 1;
       return c.deps.requestFrame(true);
     }

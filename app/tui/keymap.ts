@@ -9,7 +9,7 @@ export type KeyScope = "global" | "input" | "transcript" | "tools" | "diff";
 /** What a key does; the app maps each action to one handler. */
 export type KeyAction =
   | "send" | "newline" | "interrupt" | "cancel" | "exit-if-empty" | "history-prev" | "history-next" | "history-search"
-  | "page-up" | "page-down" | "focus-next" | "cycle-mode" | "redraw" | "external-editor" | "toggle-thinking"
+  | "page-up" | "page-down" | "focus-next" | "cycle-mode" | "redraw" | "external-editor" | "toggle-thinking" | "toggle-output"
   | "help" | "complete" | "scroll-up" | "scroll-down" | "top" | "bottom" | "toggle-expand" | "next-diff" | "prev-diff"
   | "cursor-left" | "cursor-right" | "line-start" | "line-end" | "word-left" | "word-right" | "backspace" | "delete"
   | "delete-word" | "kill-line-start" | "kill-line-end"
@@ -45,11 +45,13 @@ export const KEYMAP: Binding[] = [
   { keys: ["M-d"], action: "toggle-diff", scope: "global", label: "Alt-D", help: "hide or show the diff pane (remembered; also /layout)" },
   { keys: ["M-m"], action: "toggle-mouse", scope: "global", label: "Alt-M", help: "give the mouse to the terminal (select, copy, tmux copy-mode) and back" },
   { keys: ["C-z"], action: "suspend", scope: "global", label: "Ctrl-Z", help: "suspend to the shell; `fg` brings Keen back" },
+  { keys: ["C-o"], action: "toggle-output", scope: "global", label: "Ctrl-O", help: "show or fold tool output and diffs in the transcript" },
   { keys: ["?"], action: "help", scope: "input", label: "?", help: "this help (on an empty prompt; also /help)" },
   { keys: ["up", "k"], action: "scroll-up", scope: "transcript", label: "Up, k", help: "transcript: scroll a line up" },
   { keys: ["down", "j"], action: "scroll-down", scope: "transcript", label: "Down, j", help: "transcript: scroll a line down" },
   { keys: ["home", "g"], action: "top", scope: "transcript", label: "Home, g", help: "transcript: to the top" },
   { keys: ["end", "S-g", "G"], action: "bottom", scope: "transcript", label: "End, G", help: "transcript: to the end (follows new output)" },
+  { keys: ["enter"], action: "toggle-output", scope: "transcript", label: "Enter", help: "transcript: show or fold tool output and diffs (as Ctrl-O)" },
   { keys: ["up", "k"], action: "scroll-up", scope: "tools", label: "Up, k", help: "tools: select the previous call" },
   { keys: ["down", "j"], action: "scroll-down", scope: "tools", label: "Down, j", help: "tools: select the next call" },
   { keys: ["enter", "space"], action: "toggle-expand", scope: "tools", label: "Enter", help: "tools: show or fold the call's output" },

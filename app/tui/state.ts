@@ -27,12 +27,16 @@ export interface ToolCall {
   requestedAt: number;
   startedAt?: number;
   endedAt?: number;
+  /** How long the tool ran, as its result says: the one figure shown once it ended, live and after resume alike. */
+  durationMs?: number;
   output: string;
   totalBytes?: number;
   /** The call's own one-line description (tool-use `title`). */
   title?: string;
   /** What its tool does (tool-use `tool_kind`). */
   kind?: ToolKind;
+  /** The change an edit or write made (its result's `details.diff`), drawn under its line in the transcript. */
+  diff?: string;
 }
 
 /** A diff for the diff pane: applied (from a tool result) or awaiting approval. */
@@ -181,6 +185,17 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
       break;
     case "tool-update": updateTool(view, event.tool_call_id, { output: event.tail, totalBytes: event.total_bytes }); break;
     case "tool-result": toolResult(view, event); break;
+    // The user's own `!command` is drawn as a call of a tool named "!", so it shows as bash does.
+    case "shell-start":
+      if (live) view.running = true;
+      addTool(view, event.shell_id, "!", JSON.stringify({ command: event.command }), event.ts, { status: "running", startedAt: event.ts, ...shellCall(event.command) });
+      break;
+    case "shell-update": updateTool(view, event.shell_id, { output: event.tail, totalBytes: event.total_bytes }); break;
+    case "shell":
+      if (!view.tools.has(event.shell_id)) addTool(view, event.shell_id, "!", JSON.stringify({ command: event.command }), event.ts, shellCall(event.command));
+      updateTool(view, event.shell_id, { status: event.is_error ? "error" : "ok", endedAt: event.ts, durationMs: event.duration_ms, output: event.output });
+      if (live) view.running = false;
+      break;
     case "error": push(view, { type: "notice", id: 0, level: "error", text: event.message }); break;
     case "compaction":
       // Start and end both arrive; the end says what happened (the transcript itself is kept whole).
@@ -285,6 +300,17 @@ function confirm(view: SessionView, type: "assistant" | "thinking", text: string
   push(view, { type, id: 0, text, live: false, streaming: false, attempt: view.attempt } as TranscriptItem);
 }
 
+/** A `!command` describes itself as an exec call titled by its command, so it reads "! git status" as bash's calls do. */
+function shellCall(command: string): Partial<ToolCall> {
+  return { title: command, kind: "exec" };
+}
+
+function addTool(view: SessionView, callId: string, name: string, input: string, ts: number, change: Partial<ToolCall>): void {
+  view.tools.set(callId, { callId, name, input, status: "pending", requestedAt: ts, output: "", ...change });
+  view.toolOrder.push(callId);
+  push(view, { type: "tool", id: 0, callId });
+}
+
 function updateTool(view: SessionView, callId: string, change: Partial<ToolCall>): void {
   const tool = view.tools.get(callId);
   if (tool) view.tools.set(callId, { ...tool, ...change });
@@ -300,9 +326,11 @@ function toolResult(view: SessionView, event: EventOf<"tool-result">): void {
     view.tools.set(event.tool_call_id, { callId: event.tool_call_id, name: event.tool_name, input: "{}", status: "pending", requestedAt: event.ts, output: "" });
     view.toolOrder.push(event.tool_call_id);
   }
-  updateTool(view, event.tool_call_id, { status: event.interrupted ? "interrupted" : event.is_error ? "error" : "ok", endedAt: event.ts, output: event.result });
-  const pending = view.diffs.findIndex((d) => d.callId === event.tool_call_id && d.pending);
   const diff = typeof event.details?.diff === "string" ? event.details.diff : undefined;
+  updateTool(view, event.tool_call_id, {
+    status: event.interrupted ? "interrupted" : event.is_error ? "error" : "ok", endedAt: event.ts, output: event.result, durationMs: event.duration_ms, diff,
+  });
+  const pending = view.diffs.findIndex((d) => d.callId === event.tool_call_id && d.pending);
   const path = typeof event.details?.path === "string" ? event.details.path : undefined;
   if (diff) {
     const entry = { callId: event.tool_call_id, path: path ?? "", diff, pending: false };

@@ -138,3 +138,26 @@ test("attempts are numbered across the turn: a step after a retried one keeps th
   const numbered = events.flatMap((e) => (e.kind === "text-delta" || e.kind === "retry" ? [[e.kind, e.attempt]] : []));
   assert.deepEqual(numbered, [["text-delta", 1], ["retry", 2], ["text-delta", 2], ["text-delta", 2]]);
 });
+
+test("a tool result says how long the tool ran, from its tool-start (a permission wait is not counted); a call never started has no time", async () => {
+  const at = new Map<EventDraft, number>();
+  const events: EventDraft[] = [];
+  const requester = {
+    async request() {
+      await new Promise((r) => setTimeout(r, 30)); // the user thinking: must not count as the tool's time
+      return { allow: true as const };
+    },
+  };
+  await turn([{ toolCalls: [{ id: "a", name: "echo", input: {} }, { id: "b", name: "nope", input: {} }] }, { text: "done" }], {
+    requester: requester as never,
+    emit: async (e) => {
+      events.push(e);
+      at.set(e, Date.now());
+    },
+  });
+  const start = events.find((e) => e.kind === "tool-start")!;
+  const [ran, unknown] = events.filter((e): e is Extract<EventDraft, { kind: "tool-result" }> => e.kind === "tool-result");
+  assert.ok(Number.isInteger(ran!.duration_ms) && ran!.duration_ms! >= 0);
+  assert.ok(ran!.duration_ms! <= at.get(ran!)! - at.get(start)!, "measured between tool-start and the result");
+  assert.equal(unknown!.duration_ms, undefined);
+});

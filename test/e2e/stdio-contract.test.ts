@@ -74,6 +74,19 @@ test("every command kind, followed at once by EOF, is answered before the proces
       args: ["--session", session], command: { kind: "undo", id: "u" },
       check: (r) => assert.deepEqual([r.ok, r.data], [true, { files: [{ path: join(sb.workspace, "a.txt"), action: "remove" }], restored: false }]),
     }],
+    shell: [
+      {
+        args: ["--session", session], command: { kind: "shell", id: "s", command: "echo from-the-user; exit 3" },
+        check: (r, run) => {
+          assert.deepEqual([r.ok, r.data.session_id, r.data.exit_code, r.data.is_error], [true, session, 3, true]);
+          const done = run.lines.find((l) => l.kind === "shell")!;
+          assert.match(done.output, /from-the-user/);
+          assert.deepEqual([done.command, done.exit_code, done.role], ["echo from-the-user; exit 3", 3, "user"]);
+          assert.equal(run.lines.find((l) => l.kind === "shell-start")!.shell_id, done.shell_id);
+        },
+      },
+      { command: { kind: "shell", id: "s", command: "  " }, check: (r) => assert.deepEqual([r.ok, r.error_code], [false, "empty_prompt"]) },
+    ],
     compact: [{
       args: ["--session", session], command: { kind: "compact", id: "c" }, mock: [{ text: "SUMMARY of the session" }],
       check: (r) => assert.deepEqual([r.ok, r.data.session_id, typeof r.data.tokens_after], [true, session, "number"]),

@@ -63,12 +63,12 @@ test("an edit approved from the modal, with its diff in the diff pane", { skip }
   t.type("write hello.txt");
   t.keys(["Enter"]);
   const modal = await t.waitFor("Permission: write_file");
-  assert.match(modal, /\+hello tmux/);
+  assert.match(modal, /1 \+ hello tmux/);
   assert.ok(!existsSync(join(sb.workspace, "hello.txt")), "nothing written before the answer");
   t.type("y");
   const screen = await t.waitFor("Wrote it.");
   assert.match(screen, /hello\.txt 1\/1/);
-  assert.match(screen, /\+hello tmux/);
+  assert.match(screen, /1 \+ hello tmux/);
   assert.equal(readFileSync(join(sb.workspace, "hello.txt"), "utf8"), "hello tmux\n");
   t.keys(["C-d"]);
   await t.waitFor("[exit 0]");
@@ -158,7 +158,43 @@ test("keen --replay demo: the recorded prompt is typed in; Enter replays the who
   t.keys(["Enter"]);
   const screen = await t.waitFor(/Fixed\./, 20_000);
   assert.match(screen, /Tools 3/);
-  assert.match(screen, /\+ {2}return "Hello, "/);
+  assert.match(screen, /\d \+ {3}return "Hello, "/);
+  t.keys(["C-d"]);
+  await t.waitFor("[exit 0]");
+});
+
+test("bash output streams under its call and folds; !command runs unasked and reaches the model with the next prompt", { skip }, async () => {
+  const { sb, t } = keen(["--permission-mode", "auto"]); // bash runs unasked
+  // The command waits for a file the test creates once the first lines are on screen: streaming, not timing.
+  const gate = join(sb.workspace, "go");
+  const command = `for i in 1 2 3 4 5 6 7; do echo out-line-$i; done; while [ ! -e ${gate} ]; do sleep 0.1; done; echo out-line-8`;
+  server.enqueue({ toolCalls: [{ name: "bash", input: { command } }] }, { text: "Built." });
+  await t.waitFor("Type a prompt");
+  t.type("build it");
+  t.keys(["Enter"]);
+  const live = await t.waitFor("│ out-line-7");
+  assert.match(live, /│ out-line-3/);
+  assert.doesNotMatch(live, /│ out-line-2/, "the newest five lines");
+  writeFileSync(gate, "");
+  const done = await t.waitFor("Built.");
+  assert.match(done, /8 lines of output \(Ctrl-O shows\)/);
+  assert.doesNotMatch(done, /│ out-line-3/);
+  t.keys(["C-o"]);
+  await t.waitFor("│ out-line-1");
+  t.keys(["C-o"]);
+  t.type("!echo user-ran-$((6*7)) > mine.txt; cat mine.txt");
+  t.keys(["Enter"]);
+  await t.waitFor(/✓ ! echo user-ran.* ok/);
+  assert.equal(readFileSync(join(sb.workspace, "mine.txt"), "utf8"), "user-ran-42\n");
+  server.enqueue({ text: "You ran it." });
+  t.type("what did I run?");
+  t.keys(["Enter"]);
+  const answered = await t.waitFor("You ran it.");
+  assert.equal(answered.split("> what did I run?").length, 2, "the prompt shows once, as typed");
+  assert.doesNotMatch(answered, /user_shell_command/);
+  const last = JSON.stringify(server.requests.at(-1)!.body.messages.at(-1));
+  assert.match(last, /user_shell_command/);
+  assert.match(last, /user-ran-42/);
   t.keys(["C-d"]);
   await t.waitFor("[exit 0]");
 });

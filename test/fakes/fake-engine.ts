@@ -54,6 +54,11 @@ export class FakeEngine implements EngineClient {
     return event;
   }
 
+  /** Moves the fake clock on: the next event is stamped `ms` later (durations shown from event times). */
+  advance(ms: number): void {
+    this.ts += ms;
+  }
+
   /** The next command of one kind the front end sends (not one sent before the call). */
   nextCommand<K extends Command["kind"]>(kind: K): Promise<Extract<Command, { kind: K }>> {
     return new Promise((resolve) => this.waiters.push({ kind, resolve: resolve as (command: Command) => void }));

@@ -42,7 +42,7 @@ test("120x40: a streamed answer, a tool call in the tool panel, its diff in the 
   const screen = h.text();
   assert.match(screen, /Tools 1/);
   assert.match(screen, /✓ Edit src\/a\.ts +ok \d+ms/);
-  assert.match(screen, /\+const y = 3;/);
+  assert.match(screen, /2 \+ const y = 3;/);
   assert.match(screen, / idle +anthropic\/claude-test \| mode: ask \| ctx 1\.3k\/200k 1% \| 1\.2k in 80 out \| 0199aaaa \| \/work\/proj/);
   assert.equal(screen.split("\n").length, 40);
   assert.equal(await quit(h), "0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee");
@@ -56,7 +56,7 @@ test("80x24: an edit approved from the modal with its diff; a bash command denie
   h.engine.emit(d.permission("r1", "t1", "edit_file", { path: "src/a.ts" }, DIFF, "src/a.ts", edit));
   await h.waitFor("Permission: edit_file");
   assert.match(h.text(), /Edit src\/a\.ts\?/);
-  assert.match(h.text(), /-const y = 2;/);
+  assert.match(h.text(), /2 - const y = 2;/);
   assert.match(h.text(), / waiting for you /);
   await h.keys("y");
   assert.deepEqual(h.engine.commands("permission-response").map(({ request_id, decision }) => ({ request_id, decision })), [{ request_id: "r1", decision: "allow-once" }]);

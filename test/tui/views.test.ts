@@ -1,5 +1,6 @@
 import { before, test } from "node:test";
 import assert from "node:assert/strict";
+import type { EventDraft } from "../../protocol/events.js";
 import { draft as d } from "../fakes/fake-engine.js";
 import { loadMarkdown, renderMarkdown } from "../../app/tui/markdown.js";
 import { loadTheme } from "../../themes/index.js";
@@ -27,8 +28,8 @@ const call = (id: string, name: string, input: Record<string, unknown>) => d.too
 const session = () =>
   viewOf([
     d.sessionStart(), d.user("fix the failing test"), d.thinking("The test fails because x.\nCheck y."),
-    call("t1", "bash", { command: "npm test" }), d.toolResult("t1", "bash", "1 failing", true),
-    call("t2", "read_file", { path: "src/a.ts", offset: 10, limit: 20 }), d.toolResult("t2", "read_file", "..."),
+    call("t1", "bash", { command: "npm test" }), { ...d.toolResult("t1", "bash", "1 failing", true), duration_ms: 1 } as EventDraft,
+    call("t2", "read_file", { path: "src/a.ts", offset: 10, limit: 20 }), { ...d.toolResult("t2", "read_file", "..."), duration_ms: 1 } as EventDraft,
     d.text("Fixed it:\n\n- changed `a`\n- ran tests\n\n```ts\nconst a = 1;\n```"), d.error("rate limited"), d.result(),
   ]);
 
@@ -130,10 +131,16 @@ test("tool panel: one line per call, status and duration; the selected call high
 
 test("diff pane: header with file, position and state; coloured lines", () => {
   const view = viewOf([d.toolUse("t1", "edit_file", {}), d.permission("r", "t1", "edit_file", {}, "--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new\n", "a.ts")]);
-  const { header, body } = diffPaneLines(view.diffs, 0, 30, theme);
-  assert.deepEqual(plain([header, ...body]), ["a.ts 1/1 awaiting approval", "--- a", "+++ b", "@@ -1 +1 @@", "-old", "+new"]);
-  assert.ok(body[3]!.includes("38;2;224;108;117"), "deletions in the diffDel colour");
-  assert.ok(body[4]!.includes("38;2;152;195;121"), "additions in the diffAdd colour");
+  const { header, body } = diffPaneLines(view.diffs, 0, 40, theme);
+  // No file header, no hunk header: line numbers and marks instead.
+  assert.deepEqual(plain([header, ...body]), ["a.ts 1/1 +1 -1 awaiting approval", "1 - old", "1 + new"]);
+  assert.ok(body[0]!.includes("38;2;224;108;117"), "deletions in the diffDel colour");
+  assert.ok(body[1]!.includes("38;2;152;195;121"), "additions in the diffAdd colour");
+  const two = diffPaneLines(viewOf([d.toolUse("t1", "edit_file", {}), d.toolResult("t1", "edit_file", "ok", false, {
+    path: "b.ts", diff: "--- b.ts\n+++ b.ts\n@@ -9,2 +9,2 @@\n x\n-y\n+Y\n@@ -120,1 +120,2 @@\n z\n+w\n",
+  })]).diffs, 0, 40, theme);
+  assert.deepEqual(plain(two.body), ["  9   x", " 10 - y", " 10 + Y", "    ⋯", "120   z", "121 + w"], "numbers aligned; hunks parted");
+  assert.equal(two.firstChange, 1);
 });
 
 test("diff pane: a long path gives way from its start; position and state stay", () => {

@@ -35,6 +35,7 @@ export function helpLines(width: number, theme: Theme): string[] {
     const name = `/${c.name}${c.args ? ` ${c.args}` : ""}`;
     lines.push(truncate(`${paint(theme, "accent", name)}  ${c.help}`, width));
   }
+  lines.push(truncate(`${paint(theme, "accent", "!command")}  run your own shell command (no approval; the sandbox applies); its output goes to the model with your next prompt`, width));
   lines.push("", paint(theme, "dim", "@ completes a workspace path. Esc closes this help."));
   return lines;
 }

@@ -48,11 +48,15 @@ export function statusWord(tool: ToolCall): string {
   }
 }
 
-/** How long a call took, or has run so far: `850ms`, `3.2s`, `2m05s`. */
+/**
+ * How long a call took, or has run so far: `850ms`, `3.2s`, `2m05s`. A finished call shows its result's
+ * `duration_ms` (a replay has no `tool-start`, and the time since `tool-use` would count the permission wait);
+ * a finished call without one shows no time rather than a wrong one.
+ */
 export function duration(tool: ToolCall, now: number): string {
-  const start = tool.startedAt ?? (tool.status === "ok" || tool.status === "error" || tool.status === "interrupted" ? tool.requestedAt : undefined);
-  if (start === undefined) return "";
-  return formatMs((tool.endedAt ?? now) - start);
+  if (tool.durationMs !== undefined) return formatMs(tool.durationMs);
+  if (tool.startedAt === undefined) return "";
+  return formatMs((tool.endedAt ?? now) - tool.startedAt);
 }
 
 export function formatMs(ms: number): string {

@@ -4,6 +4,7 @@ import type { SessionView, ToolCall, TranscriptItem } from "../state.js";
 import { paint } from "../style.js";
 import { sanitize, truncate, wrap, wrapLine } from "../text.js";
 import { setupLines } from "./setup.js";
+import { inlineLines } from "./tool-inline.js";
 import { duration, statusMark, statusWord, callLabel } from "./tool-summary.js";
 import { windowOf, type Scroll, type Window } from "./window.js";
 
@@ -13,6 +14,8 @@ export interface TranscriptContext {
   width: number;
   now: number;
   thinkingExpanded: boolean;
+  /** Tool output and diffs shown whole under their calls (Ctrl-O), not folded. */
+  outputExpanded?: boolean;
 }
 
 /** User prompts longer than this show their first lines and a count. */
@@ -129,10 +132,11 @@ function toolLines(tool: ToolCall, ctx: TranscriptContext): string[] {
   const room = Math.max(4, width - lead.length - tail.length - 3);
   const summary = truncate(sanitize(label.rest).replace(/\s+/g, " "), room);
   const lines = [`${head}${summary}${paint(theme, token === "dim" ? "dim" : token, tail)}`];
-  if (tool.status === "error" && tool.output) {
+  if (tool.status === "error" && tool.output && !ctx.outputExpanded) {
     const first = sanitize(tool.output).trim().split("\n")[0] ?? "";
     lines.push(`  ${paint(theme, "error", truncate(first, width - 2))}`);
   }
+  lines.push(...inlineLines(tool, width, theme, ctx.outputExpanded === true));
   return lines.map((l) => truncate(l, width));
 }
 
@@ -163,6 +167,6 @@ export function itemLines(view: SessionView, i: number, ctx: TranscriptContext, 
   const tool = item.type === "tool" ? view.tools.get(item.callId) : undefined;
   if (tool?.status === "running") return renderItem(item, prev, tool, ctx);
   if (item.type === "assistant" && !item.streaming) cache.streams.delete(item.id);
-  const stamp = `${ctx.width}|${ctx.theme.name}|${ctx.theme.mono}|${ctx.thinkingExpanded}|${prev?.type}|${markdownLoaded()}`;
+  const stamp = `${ctx.width}|${ctx.theme.name}|${ctx.theme.mono}|${ctx.thinkingExpanded}|${ctx.outputExpanded}|${prev?.type}|${markdownLoaded()}`;
   return cache.lines(tool ?? item, stamp, () => renderItem(item, prev, tool, ctx, cache));
 }

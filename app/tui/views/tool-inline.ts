@@ -1,0 +1,62 @@
+import type { Theme } from "../../../themes/index.js";
+import type { ToolCall } from "../state.js";
+import { paint } from "../style.js";
+import { sanitize, truncate, wrap } from "../text.js";
+import { diffLines } from "./diff-pane.js";
+
+/*
+ * What a tool call shows under its line in the transcript: a running call's
+ * newest output lines, a finished call's output folded to one line (Ctrl-O or
+ * Enter on the transcript shows it whole), an edit's compact diff.
+ */
+
+/** Output lines a running call shows under its line (the newest). */
+export const LIVE_TAIL_LINES = 5;
+/** Diff lines an edit shows before "… n more"; Ctrl-O shows the whole diff. */
+export const INLINE_DIFF_LINES = 12;
+/** Output lines an expanded call shows at most (its end; the tool panel and the model have the rest). */
+const EXPANDED_LINES = 200;
+
+/** The key that shows or folds output, as help and the folded line name it. */
+export const EXPAND_KEY = "Ctrl-O";
+
+/** Terminal output made printable: colour codes dropped, a line redrawn with `\r` (a progress bar) kept as last drawn. */
+export function outputText(text: string): string {
+  const plain = text.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, "").replace(/\x1b\][^\x07\x1b]*(\x07|\x1b\\)/g, "");
+  const lines = plain.replace(/\r\n/g, "\n").split("\n").map((line) => line.slice(line.lastIndexOf("\r") + 1));
+  return sanitize(lines.join("\n")).replace(/\s+$/, "");
+}
+
+/** True for a call whose output is worth drawing inline: it streamed, or it runs commands (bash, a user's `!command`). */
+function showsOutput(tool: ToolCall): boolean {
+  return tool.totalBytes !== undefined || tool.kind === "exec";
+}
+
+/** The lines under a tool call's head line; `expanded` is the transcript's Ctrl-O state. */
+export function inlineLines(tool: ToolCall, width: number, theme: Theme, expanded: boolean): string[] {
+  const room = Math.max(1, width - 4);
+  if (tool.diff && tool.status === "ok") {
+    const lines = diffLines(tool.diff, room, theme);
+    const shown = expanded ? lines : lines.slice(0, INLINE_DIFF_LINES);
+    const more = lines.length - shown.length;
+    return [...shown.map((l) => `    ${l}`), ...(more > 0 ? [paint(theme, "dim", `    … ${more} more lines (${EXPAND_KEY} shows)`)] : [])];
+  }
+  if (!showsOutput(tool)) return [];
+  const text = outputText(tool.output);
+  if (tool.status === "running" || tool.status === "pending") {
+    const tail = text ? text.split("\n").slice(-LIVE_TAIL_LINES) : [];
+    return tail.map((l) => paint(theme, "dim", `  │ ${truncate(l, room)}`));
+  }
+  if (!text) return [];
+  const all = text.split("\n");
+  if (!expanded) {
+    const n = all.length;
+    if (tool.status === "error" && n === 1) return []; // its one line shows already, as the error
+    return [paint(theme, "dim", `  ⎿ ${n} ${n === 1 ? "line" : "lines"} of output (${EXPAND_KEY} shows)`)];
+  }
+  let lines = wrap(text, room);
+  const cut = lines.length - EXPANDED_LINES;
+  if (cut > 0) lines = [paint(theme, "dim", `… ${cut} earlier lines (the tool panel has the call)`), ...lines.slice(cut)];
+  const token = tool.status === "error" ? "error" : "text";
+  return lines.map((l) => `  │ ${paint(theme, token, l)}`);
+}
