@@ -33,7 +33,7 @@ export interface UserShellOutcome {
  * bash tool.
  */
 export async function runUserShell(options: UserShellOptions): Promise<UserShellOutcome> {
-  const bash = options.tools.find((t) => t.definition.name === "bash");
+  const bash = options.tools.find((t) => t.shell === true);
   if (!bash) throw new Error("this session has no bash tool to run the command with");
   const { command, shellId: shell_id, emit } = options;
   await emit({ kind: "shell-start", role: "user", shell_id, command });

@@ -108,6 +108,7 @@ export function createBashTool(ctx: ToolContext): Tool {
     return runBash(command, wrapped.script, timeout, ctx, call.signal, call.onOutput, wrapped);
   }, {
     kind: "exec",
+    shell: true,
     sandboxed: Boolean(ctx.sandbox),
     describe: (args) => ({ title: strArg(args, "command") ?? "bash", locations: [] }),
   });

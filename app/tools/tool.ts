@@ -81,6 +81,11 @@ export interface Tool {
    * asking, as it runs edits. Absent: an `exec` call asks in `accept-edits`.
    */
   sandboxed?: boolean;
+  /**
+   * It runs a shell command line given as `{ command }`: the user's own `!command` goes through
+   * it (app/agent/user-shell.ts), so it gets the same sandbox, timeout, cap and redaction.
+   */
+  shell?: boolean;
   /** How a call with `input` reads for a human; absent: the tool's name and no locations. Contract: never throws. */
   describe?(input: Record<string, unknown>): { title: string; locations: ToolLocation[] };
   run(input: unknown, call: ToolCallContext): Promise<ToolResult>;

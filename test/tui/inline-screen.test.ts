@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import type { EventDraft } from "../../protocol/events.js";
 import { draft as d } from "../fakes/fake-engine.js";
 import { TuiHarness } from "./harness.js";
+import { viewOfCall } from "./helpers.js";
 import { createPatch } from "diff";
 
 /*
@@ -28,13 +29,16 @@ async function quit(h: TuiHarness): Promise<void> {
   await Promise.race([h.result, timeout]);
 }
 
+/** A tool-use as the engine emits it: the built-in tool's own kind and title. */
+const call = (id: string, name: string, input: Record<string, unknown>) => d.toolUse(id, name, input, viewOfCall(name, input));
+
 const replayed = (e: EventDraft) => ({ ...e, replay: true }) as EventDraft;
 
 test("a tool's time is the same live and after resume: the permission wait is not counted", { timeout: 60_000 }, async () => {
   const bash = { command: "npm test" };
   await withTui(100, 30, async (live) => {
     live.engine.emit(d.user("test it"));
-    live.engine.emit(d.toolUse("t1", "bash", bash));
+    live.engine.emit(call("t1", "bash", bash));
     live.engine.emit(d.permission("r1", "t1", "bash", bash));
     await live.waitFor("Permission: bash");
     live.engine.advance(4200); // the user reads the request
@@ -49,7 +53,7 @@ test("a tool's time is the same live and after resume: the permission wait is no
   // The same session resumed: stored events only (no tool-start), stamped as they were.
   await withTui(100, 30, async (resumed) => {
     resumed.engine.emit(replayed(d.user("test it")));
-    resumed.engine.emit(replayed(d.toolUse("t1", "bash", bash)));
+    resumed.engine.emit(replayed(call("t1", "bash", bash)));
     resumed.engine.advance(6000);
     resumed.engine.emit(replayed({ ...d.toolResult("t1", "bash", "ok"), duration_ms: 1800 } as EventDraft));
     await resumed.waitFor(/✓ bash npm test +ok/);
@@ -64,7 +68,7 @@ test("80x24: an edit shows a compact numbered diff under its line and in the dif
   assert.match(diff, /^Index: src\/a\.ts\n=+\n--- /, "the tools' diffs carry the header this test expects gone");
   await withTui(80, 24, async (h) => {
     h.engine.emit(d.user("bump v40"));
-    h.engine.emit(d.toolUse("t1", "edit_file", { path: "src/a.ts" }));
+    h.engine.emit(call("t1", "edit_file", { path: "src/a.ts" }));
     h.engine.emit(d.toolStart("t1", "edit_file"));
     h.engine.emit(d.toolResult("t1", "edit_file", "Edited src/a.ts", false, { path: "/work/proj/src/a.ts", diff }));
     h.engine.emit(d.result());
@@ -90,7 +94,7 @@ test("a bash call streams its newest lines under its line; done, they fold to a 
   const lines = Array.from({ length: 8 }, (_, i) => `build step ${i + 1}`);
   await withTui(100, 30, async (h) => {
     h.engine.emit(d.user("build it"));
-    h.engine.emit(d.toolUse("t1", "bash", { command: "make" }));
+    h.engine.emit(call("t1", "bash", { command: "make" }));
     h.engine.emit(d.toolStart("t1", "bash"));
     h.engine.emit(d.toolUpdate("t1", "bash", `${lines.slice(0, 2).join("\n")}\n`));
     await h.waitFor("│ build step 2");
