@@ -34,6 +34,7 @@ export class TuiHarness {
   private pending: Promise<void> = Promise.resolve();
   private ended = false;
   private frameWaiters: (() => void)[] = [];
+  private outputWaiters: (() => void)[] = [];
 
   constructor(cols: number, rows: number) {
     this.term = new xterm.Terminal({ cols, rows, allowProposedApi: true });
@@ -50,7 +51,9 @@ export class TuiHarness {
       write: (chunk, _enc, cb) => {
         const text = chunk.toString();
         written.push(text);
-        this.pending = this.pending.then(() => new Promise<void>((r) => term.write(text, r)));
+        this.pending = this.pending.then(() => new Promise<void>((r) => term.write(text, r))).then(() => {
+          for (const wake of this.outputWaiters.splice(0)) wake();
+        });
         cb();
       },
     }) as TuiHarness["stdout"];
@@ -92,10 +95,14 @@ export class TuiHarness {
     } while (seen !== this.pending);
   }
 
-  /** Resolves at the next frame the TUI draws, or when the TUI has ended; "never" fails the test. */
-  private async nextFrame(deadline: number, what: () => string): Promise<void> {
+  /**
+   * Resolves at the next frame the TUI draws (or, with `anyOutput`, once xterm has taken in more
+   * output: blessed also renders outside frames, e.g. to move a label), or when the TUI has ended;
+   * "never" fails the test.
+   */
+  private async nextFrame(deadline: number, what: () => string, anyOutput = false): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    const frame = new Promise<void>((r) => this.frameWaiters.push(r));
+    const frame = new Promise<void>((r) => (anyOutput ? this.outputWaiters : this.frameWaiters).push(r));
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(what())), Math.max(0, deadline - Date.now()));
     });
@@ -124,7 +131,7 @@ export class TuiHarness {
     const deadline = Date.now() + timeoutMs;
     const shows = () => (typeof pattern === "string" ? this.text().includes(pattern) : pattern.test(this.text()));
     await this.settle();
-    while (!shows()) await this.nextFrame(deadline, () => `screen never showed ${String(pattern)}:\n${this.text()}`);
+    while (!shows()) await this.nextFrame(deadline, () => `screen never showed ${String(pattern)}:\n${this.text()}`, true);
   }
 
   /**
