@@ -1,6 +1,9 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, writeFileSync, realpathSync, type Dirent } from "node:fs";
 import { join, posix, resolve } from "node:path";
+import { uniquePrefixes } from "../../app/cli/sessions.js";
+import { secretsRedactor } from "../../app/cli/secrets.js";
+import { openStore } from "../../storage/level-store.js";
 import { servedSteps } from "../fakes/mock-llm-server.js";
 import { makeTempDir } from "../temp.js";
 
@@ -59,17 +62,22 @@ export function makeSandbox(serverUrl: string, config: Record<string, unknown> =
     assertNothingLeft(workspace, before, [...args, typeof options.stdin === "string" ? options.stdin : "", r.stdout, r.stderr, ...servedSteps()]);
     return r;
   };
-  /** `keen sessions list --json`, parsed. */
+  // What `keen sessions list --all --json` and `keen sessions show <id> --json` print, read in this
+  // process with the functions those commands use: a spawned Keen costs ~0.5 s of CPU, and tests
+  // look at the store after most runs. run-store.test.ts checks the two commands print the same.
+  const redactor = () => secretsRedactor(Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined)));
+  const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value));
+  /** The stored sessions of this sandbox, as `keen sessions list --all --json` prints them. */
   const sessions = async (): Promise<Record<string, any>[]> => {
-    const r = await run(["sessions", "list", "--all", "--json"]);
-    if (r.code !== 0) throw new Error(`sessions list failed (${r.code}): ${r.stderr}`);
-    return JSON.parse(r.stdout);
+    const every = redactor().redactDeep(await openStore(home).list());
+    const shortIds = uniquePrefixes(every.map((s) => s.id));
+    return plain(every.map((s) => ({ ...s, short_id: shortIds.get(s.id) })));
   };
-  /** `keen sessions show <id> --json`, parsed: `{ session, events }`. */
+  /** One stored session, as `keen sessions show <id> --json` prints it: `{ session, events }`. */
   const show = async (id: string): Promise<{ session: Record<string, any>; events: Record<string, any>[] }> => {
-    const r = await run(["sessions", "show", id, "--json"]);
-    if (r.code !== 0) throw new Error(`sessions show failed (${r.code}): ${r.stderr}`);
-    return JSON.parse(r.stdout);
+    const store = openStore(home);
+    const meta = redactor().redactDeep(await store.resolve(id));
+    return plain({ session: meta, events: redactor().redactDeep(await store.load(meta.id)) });
   };
   return { root, home, workspace, env, run, sessions, show };
 }

@@ -49,6 +49,9 @@ test("8 parallel `keen run` on one store, each its own session, while `sessions 
   const ids = runs.map((r) => JSON.parse(r.stdout).session_id);
   assert.equal(new Set(ids).size, 8);
   const sessions = await sb.sessions();
+  // The harness reads the store in-process; the command prints the same.
+  const listed = await sb.run(["sessions", "list", "--all", "--json"]);
+  assert.deepEqual([listed.code, listed.stderr, JSON.parse(listed.stdout)], [0, "", sessions]);
   assert.deepEqual(
     sessions.map((s) => [s.id, s.title, s.status]).sort(),
     ids.map((id, i) => [id, `task ${i}`, "success"]).sort(),
@@ -76,6 +79,8 @@ test("a second process on a busy session fails fast; reading and listing it whil
 
   const shown = await sb.show(id.slice(0, 12));
   assert.deepEqual(shown.session.status, "running");
+  const json = await sb.run(["sessions", "show", id.slice(0, 12), "--json"]);
+  assert.deepEqual([json.code, json.stderr, JSON.parse(json.stdout)], [0, "", shown], "the command prints what the harness read");
   assert.deepEqual(
     shown.events.filter((e) => e.kind === "text").map((e) => e.content),
     ["start", "first", "hold it"],
