@@ -85,8 +85,18 @@ export class TuiHarness {
     await Promise.race([this.result?.catch(() => undefined), new Promise((r) => setTimeout(r, WAIT_MS).unref())]);
   }
 
+  /**
+   * Waits `ms`, then until xterm has taken in everything written so far. For a test that checks
+   * nothing more was written (a wait for something cannot tell when to stop); to see something
+   * appear, waitFor is the load-proof way.
+   */
+  async settle(ms = 60): Promise<void> {
+    await new Promise((r) => setTimeout(r, ms));
+    await this.flush();
+  }
+
   /** Waits until xterm has taken in everything written so far (blessed writes a frame on a later tick). */
-  async settle(): Promise<void> {
+  private async flush(): Promise<void> {
     await new Promise((r) => setImmediate(r));
     let seen: Promise<void>;
     do {
@@ -111,7 +121,7 @@ export class TuiHarness {
     } finally {
       clearTimeout(timer);
     }
-    await this.settle();
+    await this.flush();
   }
 
   /** The screen as text, one string per row, trailing spaces trimmed. */
@@ -130,7 +140,7 @@ export class TuiHarness {
   async waitFor(pattern: string | RegExp, timeoutMs = WAIT_MS): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     const shows = () => (typeof pattern === "string" ? this.text().includes(pattern) : pattern.test(this.text()));
-    await this.settle();
+    await this.flush();
     while (!shows()) await this.nextFrame(deadline, () => `screen never showed ${String(pattern)}:\n${this.text()}`, true);
   }
 
@@ -142,7 +152,7 @@ export class TuiHarness {
   async keys(bytes: string): Promise<void> {
     const ended = this.ended || !this.result;
     this.stdin.write(bytes);
-    if (ended) return this.settle();
+    if (ended) return this.flush();
     await new Promise((r) => process.nextTick(r));
     if (bytes.endsWith("\x1b")) await new Promise((r) => setTimeout(r, ESC_WAIT_MS + 1));
     await this.nextFrame(Date.now() + WAIT_MS, () => `no frame after the keys ${JSON.stringify(bytes)}:\n${this.text()}`);
