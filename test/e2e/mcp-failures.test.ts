@@ -125,7 +125,7 @@ test("a stdio server's whole process group ends with the run (what the server st
   const pid = Number(parseLines(r.stdout).find((l) => l.kind === "tool-result")!.result);
   assert.ok(pid > 0);
   // The group was signalled before keen exited; wait (bounded) for the kernel to reap the grandchild.
-  for (const deadline = Date.now() + 5000; alive(pid) && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (const deadline = Date.now() + 20_000; alive(pid) && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 50));
   assert.equal(alive(pid), false, `sleep ${pid} outlived the run`);
   assert.equal(existsSync(join(sb.home, "mcp-logs", "fake.log")), true);
 });
@@ -151,6 +151,6 @@ test("Ctrl-C while a server hangs at connect: keen ends at once and takes the se
   });
   assert.ok(pid > 0, `the server never started; stderr: ${r.stderr}`);
   assert.equal(r.signal, "SIGINT", "died of the signal, as without MCP servers");
-  for (const deadline = Date.now() + 5000; alive(pid) && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (const deadline = Date.now() + 20_000; alive(pid) && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 50));
   assert.equal(alive(pid), false, `the hung server ${pid} outlived keen`);
 });

@@ -8,7 +8,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { findRipgrep } from "../../app/tools/grep.js";
@@ -81,14 +81,15 @@ test(`a backtracking regex (JS engine, rg not on PATH) ends on grep's ${BUDGET_S
   const sb = backtrackSandbox();
   server.enqueue({ toolCalls: [{ name: "grep", input: { pattern: BACKTRACKS } }] }, { text: "gave up on that pattern" });
   const started = Date.now();
-  const r = await sb.run(["run", "--headless", "--no-stdin", "--timeout", "60", "search"], { env: { PATH: sb.path }, timeoutMs: 60_000 });
+  const r = await sb.run(["run", "--headless", "--no-stdin", "--timeout", "60", "search"], { env: { PATH: sb.path }, timeoutMs: 120_000 });
   const ms = Date.now() - started;
   assert.equal(r.code, 0, r.stderr);
   const result = parseLines(r.stdout).find((l) => l.kind === "tool-result")!;
   assert.equal(result.is_error, true);
   assert.match(result.result, new RegExp(`^grep stopped after ${BUDGET_S}s, its time budget: the pattern may backtrack catastrophically`));
   assert.equal(result.details.engine, "js");
-  assert.ok(ms >= BUDGET_S * 1000 && ms < (BUDGET_S + 15) * 1000, `the run took ${ms} ms`);
+  // A lower bound only: load can slow a run, never speed it. The message above is the budget's own.
+  assert.ok(ms >= BUDGET_S * 1000, `the run took ${ms} ms`);
   assert.equal(parseLines(r.stdout).at(-1)!.text, "gave up on that pattern");
 });
 
@@ -97,34 +98,35 @@ test("with ripgrep installed, the same pattern runs without backtracking", { ski
   const sb = backtrackSandbox();
   symlinkSync(rg!, join(sb.path, "rg"));
   server.enqueue({ toolCalls: [{ name: "grep", input: { pattern: BACKTRACKS } }] }, { text: "nothing there" });
-  const started = Date.now();
   const r = await sb.run(["run", "--headless", "--no-stdin", "search"], { env: { PATH: sb.path } });
   assert.equal(r.code, 0, r.stderr);
   const result = parseLines(r.stdout).find((l) => l.kind === "tool-result")!;
+  // Not the budget's message: rg answered within it.
   assert.deepEqual([result.result, result.is_error, result.details.engine], ["No matches found.", false, "rg"]);
-  assert.ok(Date.now() - started < BUDGET_S * 1000);
 });
 
-/** Starts a grep on BACKTRACKS, sends SIGINT once it is under way; returns the run and how long the exit took. */
-async function interruptGrep(sb: Sandbox, env: Record<string, string>) {
+/**
+ * Starts a grep on BACKTRACKS and sends SIGINT once the tool runs. The search never ends by
+ * itself and its budget is BUDGET_S: a stored "interrupted" result (not the budget's message)
+ * shows SIGINT ended it, whatever the load.
+ */
+async function interruptGrep(sb: Sandbox, env: Record<string, string>, started: () => boolean = () => true) {
   server.enqueue({ toolCalls: [{ name: "grep", input: { pattern: BACKTRACKS } }] });
-  let signalled = 0;
-  const r = await sb.run(["run", "--headless", "--no-stdin", "search"], {
+  const r = await sb.run(["run", "--headless", "--stream-deltas", "--no-stdin", "search"], {
     env,
     onSpawn: (child) =>
-      void waitForStdout(child, (out) => out.includes('"tool-use"')).then(
-        () => setTimeout(() => ((signalled = Date.now()), child.kill("SIGINT")), 700),
-        () => {},
-      ),
+      void waitForStdout(child, (out) => out.includes('"tool-start"')).then(async () => {
+        while (!started() && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 20));
+        child.kill("SIGINT");
+      }, () => {}),
   });
-  return { r, exitMs: Date.now() - signalled };
+  return { r };
 }
 
 test("SIGINT during a backtracking JS grep ends the run promptly (exit 130), the search stopped and stored", async () => {
   const sb = backtrackSandbox();
-  const { r, exitMs } = await interruptGrep(sb, { PATH: sb.path });
+  const { r } = await interruptGrep(sb, { PATH: sb.path });
   assert.equal(r.code, 130, r.stderr);
-  assert.ok(exitMs < 3000, `exit came ${exitMs} ms after SIGINT`);
   const [meta] = await sb.sessions();
   const { events } = await sb.show(meta!.id);
   const result = events.find((e) => e.kind === "tool-result")!;
@@ -135,9 +137,8 @@ test("SIGINT during a backtracking JS grep ends the run promptly (exit 130), the
 test("SIGINT during a ripgrep call that does not finish kills rg and ends the run promptly", async () => {
   const sb = backtrackSandbox();
   const pidFile = fakeRipgrep(sb.path);
-  const { r, exitMs } = await interruptGrep(sb, { PATH: sb.path });
+  const { r } = await interruptGrep(sb, { PATH: sb.path }, () => existsSync(pidFile) && readFileSync(pidFile, "utf8") !== "");
   assert.equal(r.code, 130, r.stderr);
-  assert.ok(exitMs < 3000, `exit came ${exitMs} ms after SIGINT`);
   assert.equal(alive(Number(readFileSync(pidFile, "utf8"))), false, "rg was killed");
   const [meta] = await sb.sessions();
   const result = (await sb.show(meta!.id)).events.find((e) => e.kind === "tool-result")!;
@@ -153,13 +154,14 @@ test("--timeout ends a run stuck in a backtracking grep on time, also when the b
   for (const bin of [undefined, plain]) {
     server.reset();
     server.enqueue({ toolCalls: [{ name: "grep", input: { pattern: BACKTRACKS } }] });
-    const started = Date.now();
     // --sandbox off: this PATH hides rg on purpose (the JS search), and auto would say the sandbox needs it.
     const r = await sb.run(["run", "--format", "json", "--no-stdin", "--timeout", "2", "--sandbox", "off", "search"], { env: { PATH: sb.path }, bin });
-    const ms = Date.now() - started;
     assert.equal(r.code, 1, r.stderr);
     assert.equal(r.stderr, "keen: error: timed out after 2.0s\n");
-    assert.equal(JSON.parse(r.stdout).status, "error");
-    assert.ok(ms < 6000, `${bin ?? "bin/keen"}: the run took ${ms} ms`);
+    const { status, session_id } = JSON.parse(r.stdout);
+    assert.equal(status, "error");
+    // The timeout stopped the search, before its own 10 s budget could (no duration measured: load only slows).
+    const results = (await sb.show(session_id)).events.filter((e) => e.kind === "tool-result").map((e) => e.result);
+    assert.deepEqual(results, ["The search was interrupted."], `${bin ?? "bin/keen"}`);
   }
 });

@@ -147,7 +147,8 @@ test("a new session is titled by the prompt's first line and listed with its sho
   const r = await sb.run(["run", "--format", "json", "--no-stdin", "First line here\nsecond line"]);
   assert.equal(r.code, 0, r.stderr);
   const id = JSON.parse(r.stdout).session_id;
-  const [meta, ...rest] = await sb.sessions();
+  const listed = await sb.run(["sessions", "list", "--all", "--json"]);
+  const [meta, ...rest] = JSON.parse(listed.stdout);
   assert.deepEqual(rest, []);
   assert.deepEqual({ ...meta, created: 0, updated: 0 }, {
     id, title: "First line here", cwd: sb.workspace, model: "anthropic/claude-sonnet-5-5", created: 0, updated: 0, status: "success",

@@ -13,9 +13,9 @@ const server = useMockLLMServer();
 /** True once the bash command has printed "started" (a tool-update line): the tool is running. */
 const running = (out: string) => /"tool-update".*started/.test(out);
 
-/** The processes still matching `marker` once they are gone, or after 2 s (a killed process leaves /proc when reaped, not when signalled). */
+/** The processes still matching `marker` once they are gone, or after 20 s (generous for a loaded machine: it costs time only when something survives; a killed process leaves /proc when reaped, not when signalled). */
 async function gone(marker: string): Promise<string[]> {
-  for (const end = Date.now() + 2000; processesWith(marker).length && Date.now() < end;) await new Promise((r) => setTimeout(r, 10));
+  for (const end = Date.now() + 20_000; processesWith(marker).length && Date.now() < end;) await new Promise((r) => setTimeout(r, 10));
   return processesWith(marker);
 }
 

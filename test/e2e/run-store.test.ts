@@ -49,6 +49,10 @@ test("8 parallel `keen run` on one store, each its own session, while `sessions 
   const ids = runs.map((r) => JSON.parse(r.stdout).session_id);
   assert.equal(new Set(ids).size, 8);
   const sessions = await sb.sessions();
+  // The harness reads the store in-process; the command prints the same, with short ids.
+  const listed = await sb.run(["sessions", "list", "--all", "--json"]);
+  assert.deepEqual([listed.code, listed.stderr], [0, ""]);
+  assert.deepEqual(JSON.parse(listed.stdout).map(({ short_id, ...s }: Record<string, unknown>) => (assert.equal(typeof short_id, "string"), s)), sessions);
   assert.deepEqual(
     sessions.map((s) => [s.id, s.title, s.status]).sort(),
     ids.map((id, i) => [id, `task ${i}`, "success"]).sort(),
@@ -76,6 +80,8 @@ test("a second process on a busy session fails fast; reading and listing it whil
 
   const shown = await sb.show(id.slice(0, 12));
   assert.deepEqual(shown.session.status, "running");
+  const json = await sb.run(["sessions", "show", id.slice(0, 12), "--json"]);
+  assert.deepEqual([json.code, json.stderr, JSON.parse(json.stdout)], [0, "", shown], "the command prints what the harness read");
   assert.deepEqual(
     shown.events.filter((e) => e.kind === "text").map((e) => e.content),
     ["start", "first", "hold it"],
@@ -110,7 +116,7 @@ test("sessions list: a header, aligned columns, this directory unless --all; rm 
   const rows = listed.stdout.split("\n").filter(Boolean);
   assert.equal(rows.length, 4, listed.stdout);
   assert.match(rows[0]!, /^ID +UPDATED +STATUS +MODEL +CWD +TITLE$/);
-  const short = (await sb.sessions()).map((s) => s.short_id as string);
+  const short = (JSON.parse((await sb.run(["sessions", "list", "--all", "--json"])).stdout) as { short_id: string }[]).map((s) => s.short_id);
   for (const id of short) assert.ok(id.length >= 8 && short.filter((o) => o.startsWith(id)).length === 1);
   const at = rows[0]!.indexOf("TITLE");
   assert.deepEqual(rows.slice(1).map((r) => r.slice(at)), ["gamma", "beta", "alpha"]);

@@ -20,25 +20,13 @@ async function assertUsageError(sb: Sandbox, args: string[], line: RegExp, env: 
   assert.equal(server.requests.length, 0);
 }
 
+// One spawned case per kind of failure: commander's own, a flag's value, the store, the keys, the
+// user config, the project config. The other flag and config cases run in-process, through the same
+// main(), in test/cli/usage-errors.test.ts.
 const flagCases: [string, string[], RegExp][] = [
   ["an unknown flag", ["--bogus", "hi"], /unknown option '--bogus'/],
-  ["a bad --format", ["--format", "xml", "hi"], /--format.*'xml'.*text, json/],
-  ["an unknown --permission-mode", ["--permission-mode", "yolo", "hi"], /--permission-mode.*'yolo'.*auto, accept-edits, ask, read-only/],
-  ["--stream-deltas without --headless", ["--stream-deltas", "hi"], /^keen: --stream-deltas needs --headless\n$/],
-  ["--headless with --format json", ["--headless", "--format", "json", "hi"], /--headless.*cannot be combined with --format/],
-  ["--headless with --format text", ["--headless", "--format", "text", "hi"], /--headless.*cannot be combined with --format/],
   ["an unknown session", ["--session", "0000dead", "hi"], /^keen: no session matches '0000dead'\n$/],
   ["a non-numeric --timeout", ["--timeout", "soon", "hi"], /^keen: --timeout must be a positive number of seconds, not "soon"\n$/],
-  ["a zero --timeout", ["--timeout", "0", "hi"], /--timeout must be a positive number/],
-  // Beyond a Node timer's 2^31-1 ms, setTimeout fires at once: that must not become an instant timeout.
-  ["a --timeout beyond what a timer can hold", ["--timeout", "1e12", "hi"], /^keen: --timeout must be at most 2147483 seconds \(about 24 days\), not "1e12"\n$/],
-  ["an infinite --timeout", ["--timeout", "Infinity", "hi"], /--timeout must be a positive number/],
-  ["a zero --max-turns", ["--max-turns", "0", "hi"], /^keen: --max-turns must be a positive integer, not "0"\n$/],
-  ["a fractional --max-turns", ["--max-turns", "1.5", "hi"], /--max-turns must be a positive integer/],
-  ["an unknown tool in --allowed-tools", ["--allowed-tools", "read_file,teleport", "hi"], /unknown tool "teleport"; tools: bash, read_file/],
-  ["an unknown tool in --disallowed-tools", ["--disallowed-tools", "nope", "hi"], /unknown tool "nope"/],
-  ["an unknown provider", ["--model", "acme/x1", "hi"], /unknown provider "acme"/],
-  ["a missing --cwd", ["--cwd", "/nonexistent/keen-e2e", "hi"], /working directory \/nonexistent\/keen-e2e does not exist/],
 ];
 
 for (const [name, args, line] of flagCases) {
@@ -53,27 +41,16 @@ test("usage error: no provider key at all names what to set", async () => {
   });
 });
 
-test("usage error: a chosen provider without its key", async () => {
-  await assertUsageError(makeSandbox(server.url), ["run", "--no-stdin", "--model", "openai/gpt-4.1", "hi"], /provider "openai" needs an API key: set OPENAI_API_KEY/);
-});
-
-test("usage error: an unknown session with a valid-looking full id", async () => {
-  const sb = makeSandbox(server.url);
-  await assertUsageError(sb, ["run", "--no-stdin", "--session", "01990000-0000-7000-8000-000000000000", "hi"], /no session matches/);
-});
-
 test("invalid config names the file and the field path", async () => {
   const sb = makeSandbox(server.url, { retry: { maxRetries: "lots" } });
   const file = join(sb.home, "config.json");
   await assertUsageError(sb, ["run", "--no-stdin", "hi"], new RegExp(`^keen: ${file}: retry\\.maxRetries: .*number`));
 });
 
-test("invalid config: an unknown field and broken JSON", async () => {
+test("invalid config: an unknown field", async () => {
   const sb = makeSandbox(server.url, { providers: { anthropic: { baseUrl: "http://x" } } });
   const file = join(sb.home, "config.json");
   await assertUsageError(sb, ["run", "--no-stdin", "hi"], new RegExp(`^keen: ${file}: providers\\.anthropic: .*baseUrl`));
-  writeFileSync(file, "{ not json");
-  await assertUsageError(sb, ["run", "--no-stdin", "hi"], new RegExp(`^keen: ${file}: not valid JSON`));
 });
 
 function projectConfig(sb: Sandbox, config: unknown): string {
@@ -85,9 +62,6 @@ function projectConfig(sb: Sandbox, config: unknown): string {
 
 for (const [key, value] of [
   ["providers", { anthropic: { baseURL: "http://evil.example" } }],
-  ["baseURL", "http://evil.example"],
-  ["headers", { "x-evil": "1" }],
-  ["apiKeyEnv", "EVIL_KEY"],
 ] as const) {
   test(`a project config with "${key}" is refused with a clear message`, async () => {
     const sb = makeSandbox(server.url);

@@ -1,12 +1,28 @@
+import { afterEach } from "node:test";
 import { PassThrough, Writable } from "node:stream";
 import xterm from "@xterm/headless";
+import { ESC_WAIT_MS } from "../../app/tui/keys.js";
 import { startTui, type StartTuiOptions } from "../../app/tui/start.js";
 import { FakeEngine } from "../fakes/fake-engine.js";
+
+/** Generous: a frame is due within milliseconds, but the cores are shared with other test runs. */
+const WAIT_MS = 20_000;
+const live = new Set<TuiHarness>();
+
+// A failed assertion leaves its TUI running (stdin open, a ticker): that would hold the test
+// process open for ever. Ending stdin makes the TUI leave as on a hang-up.
+afterEach(async () => {
+  for (const h of live) await h.stop();
+});
 
 /**
  * A whole TUI on a fake terminal: blessed draws into a TTY-looking stream
  * that feeds @xterm/headless, keys are bytes written to a TTY-looking input,
  * and the test reads the screen back as text (STACK.md).
+ *
+ * Waits are on events, not on time: the TUI reports each frame it draws
+ * (onFrame), and the harness then waits until xterm has taken in what was
+ * written. So a loaded machine makes the tests slower, never wrong.
  */
 export class TuiHarness {
   readonly engine = new FakeEngine();
@@ -16,6 +32,9 @@ export class TuiHarness {
   readonly written: string[] = [];
   result?: Promise<string | undefined>;
   private pending: Promise<void> = Promise.resolve();
+  private ended = false;
+  private frameWaiters: (() => void)[] = [];
+  private outputWaiters: (() => void)[] = [];
 
   constructor(cols: number, rows: number) {
     this.term = new xterm.Terminal({ cols, rows, allowProposedApi: true });
@@ -32,7 +51,9 @@ export class TuiHarness {
       write: (chunk, _enc, cb) => {
         const text = chunk.toString();
         written.push(text);
-        this.pending = this.pending.then(() => new Promise<void>((r) => term.write(text, r)));
+        this.pending = this.pending.then(() => new Promise<void>((r) => term.write(text, r))).then(() => {
+          for (const wake of this.outputWaiters.splice(0)) wake();
+        });
         cb();
       },
     }) as TuiHarness["stdout"];
@@ -41,17 +62,66 @@ export class TuiHarness {
   }
 
   start(options: Partial<StartTuiOptions> = {}): this {
+    live.add(this);
     this.result = startTui({
       client: this.engine, stdin: this.stdin as never, stdout: this.stdout as never, env: { TERM: "xterm-256color" }, handleSignals: false,
       initial: { cwd: "/work/proj", model: "anthropic/claude-test", permissionMode: "ask" }, ...options,
+      onFrame: (ms) => {
+        options.onFrame?.(ms);
+        for (const wake of this.frameWaiters.splice(0)) wake();
+      },
     });
+    void this.result.finally(() => {
+      this.ended = true;
+      live.delete(this);
+    }).catch(() => {});
     return this;
   }
 
-  /** Waits for the terminal to take in everything written so far. */
+  /** Ends the TUI if a test left it running (a failed assertion). */
+  async stop(): Promise<void> {
+    live.delete(this);
+    this.stdin.end();
+    await Promise.race([this.result?.catch(() => undefined), new Promise((r) => setTimeout(r, WAIT_MS).unref())]);
+  }
+
+  /**
+   * Waits `ms`, then until xterm has taken in everything written so far. For a test that checks
+   * nothing more was written (a wait for something cannot tell when to stop); to see something
+   * appear, waitFor is the load-proof way.
+   */
   async settle(ms = 60): Promise<void> {
     await new Promise((r) => setTimeout(r, ms));
-    await this.pending;
+    await this.flush();
+  }
+
+  /** Waits until xterm has taken in everything written so far (blessed writes a frame on a later tick). */
+  private async flush(): Promise<void> {
+    await new Promise((r) => setImmediate(r));
+    let seen: Promise<void>;
+    do {
+      seen = this.pending;
+      await seen;
+    } while (seen !== this.pending);
+  }
+
+  /**
+   * Resolves at the next frame the TUI draws (or, with `anyOutput`, once xterm has taken in more
+   * output: blessed also renders outside frames, e.g. to move a label), or when the TUI has ended;
+   * "never" fails the test.
+   */
+  private async nextFrame(deadline: number, what: () => string, anyOutput = false): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const frame = new Promise<void>((r) => (anyOutput ? this.outputWaiters : this.frameWaiters).push(r));
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(what())), Math.max(0, deadline - Date.now()));
+    });
+    try {
+      await Promise.race([frame, this.result?.then(() => undefined, () => undefined) ?? frame, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+    await this.flush();
   }
 
   /** The screen as text, one string per row, trailing spaces trimmed. */
@@ -66,26 +136,32 @@ export class TuiHarness {
     return this.screen().join("\n");
   }
 
-  /** Polls the screen until `pattern` shows (or throws with the screen). */
-  async waitFor(pattern: string | RegExp, timeoutMs = 3000): Promise<void> {
-    const end = Date.now() + timeoutMs;
-    for (;;) {
-      await this.settle(20);
-      const text = this.text();
-      if (typeof pattern === "string" ? text.includes(pattern) : pattern.test(text)) return;
-      if (Date.now() > end) throw new Error(`screen never showed ${String(pattern)}:\n${text}`);
-    }
+  /** Waits, frame by frame, until `pattern` shows (or throws with the screen). */
+  async waitFor(pattern: string | RegExp, timeoutMs = WAIT_MS): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const shows = () => (typeof pattern === "string" ? this.text().includes(pattern) : pattern.test(this.text()));
+    await this.flush();
+    while (!shows()) await this.nextFrame(deadline, () => `screen never showed ${String(pattern)}:\n${this.text()}`, true);
   }
 
+  /**
+   * Types `bytes` and waits for the frame they cause (or for the TUI to end, e.g. on Ctrl-D). A
+   * lone trailing Esc is held by the key decoder for ESC_WAIT_MS first: a timer set after the
+   * decoder's, with a longer delay, fires after it whatever the load.
+   */
   async keys(bytes: string): Promise<void> {
+    const ended = this.ended || !this.result;
     this.stdin.write(bytes);
-    await this.settle(50);
+    if (ended) return this.flush();
+    await new Promise((r) => process.nextTick(r));
+    if (bytes.endsWith("\x1b")) await new Promise((r) => setTimeout(r, ESC_WAIT_MS + 1));
+    await this.nextFrame(Date.now() + WAIT_MS, () => `no frame after the keys ${JSON.stringify(bytes)}:\n${this.text()}`);
   }
 
   async resize(cols: number, rows: number): Promise<void> {
     this.term.resize(cols, rows);
     Object.assign(this.stdout, { columns: cols, rows });
     this.stdout.emit("resize");
-    await this.settle(120);
+    await this.nextFrame(Date.now() + WAIT_MS, () => `no frame after a resize to ${cols}x${rows}:\n${this.text()}`);
   }
 }

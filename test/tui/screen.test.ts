@@ -18,7 +18,7 @@ async function started(cols: number, rows: number, options = {}): Promise<TuiHar
 async function quit(h: TuiHarness): Promise<string | undefined> {
   await h.keys("\x03"); // Ctrl-C clears the prompt (idle)
   await h.keys("\x04"); // Ctrl-D on an empty prompt exits
-  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the TUI did not exit:\n${h.text()}`)), 5000).unref());
+  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the TUI did not exit:\n${h.text()}`)), 20_000).unref());
   return Promise.race([h.result, timeout]);
 }
 

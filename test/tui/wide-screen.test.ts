@@ -5,7 +5,7 @@ import { TuiHarness } from "./harness.js";
 async function quit(h: TuiHarness): Promise<void> {
   await h.keys("\x03");
   await h.keys("\x04");
-  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the TUI did not exit:\n${h.text()}`)), 5000).unref());
+  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the TUI did not exit:\n${h.text()}`)), 20_000).unref());
   await Promise.race([h.result, timeout]);
 }
 
