@@ -90,6 +90,12 @@ export interface EngineOptions {
    * turn's `result`, which must stay the stream's last line). Default: stderr.
    */
   diagnose?(line: string): void;
+  /**
+   * Setup news (`attach`: MCP servers connecting or failing, config warnings) reaches a subscriber
+   * as soon as it subscribes, through the engine's own emit, instead of after the first turn's
+   * `session-start` (the TUI shows a screen before any prompt; headless streams keep session-start first).
+   */
+  earlyNews?: boolean;
   /** Hides known secrets in every event before the bus (so in the store and every output) and in titles. */
   redactor?: Pick<Redactor, "redact" | "redactDeep">;
 }

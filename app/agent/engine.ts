@@ -433,7 +433,12 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
 
   return {
     send,
-    subscribe: (listener) => bus.subscribe(listener),
+    subscribe(listener) {
+      const off = bus.subscribe(listener);
+      // The session's setup is usually prepared by now (the front end prepared it to fail early); one that fails says so with the first prompt.
+      if (options.earlyNews) void setupFor(session).then((prepared) => prepared.attach?.(emit), () => {});
+      return off;
+    },
     stop,
     reject: (message, id) => ordered({ kind: "invalid", id }, () => refuse({ kind: "invalid", id }, "invalid", message)),
     close,

@@ -249,11 +249,6 @@ export interface SessionChoice {
   start?: string;
 }
 
-/** `keen run`/`keen stdio`'s choice: `--continue` (in `--cwd`, else the current directory), else `--session`. */
-export function runSessionChoice(settings: { continueLast?: boolean; session?: string; cwd?: string }): SessionChoice {
-  return settings.continueLast ? { continueIn: resolve(settings.cwd ?? process.cwd()) } : { id: settings.session };
-}
-
 /**
  * The stored session a front end starts in (`--session`, or `--continue`'s
  * latest of a directory), or none; an unknown id, or no session to continue,
