@@ -79,3 +79,13 @@ test("unit tests (outside test/e2e and test/build) start no Keen: npm run test:u
   assert.deepEqual(offenders, []);
   assert.ok(unit.length > 30, "the check sees the unit tests");
 });
+
+test("front ends open sessions through the host: only app/cli/host.ts builds an engine, a store or a preparer for them", () => {
+  const engineUsers = sourceFiles("app/cli").filter((file) => localImports(file).includes("app/agent/engine.js"));
+  assert.deepEqual(engineUsers, ["app/cli/host.ts"]);
+  const frontEnds = ["run", "stdio", "stdio-entry", "tui", "acp", "sessions-compact"].map((name) => `app/cli/${name}.ts`);
+  const opening = frontEnds.filter((file) =>
+    localImports(file).some((target) => ["storage/level-store.js", "app/cli/engine-setup.js", "app/cli/cassette-setup.js"].includes(target)));
+  assert.deepEqual(opening, []);
+  assert.ok(frontEnds.every((file) => localImports(file).length > 0), "the check sees the front ends' imports");
+});

@@ -100,7 +100,7 @@ export interface HostSession<Setup extends PreparedSetup | undefined = PreparedS
   config: ResolvedConfig;
   /** The mode the session starts in. */
   permissionMode: PermissionMode;
-  /** Ends the engine once every command sent is answered, then what its setup started (MCP servers). */
+  /** Ends the engine once every command sent is answered, and what its setup started (MCP servers). */
   close(): Promise<void>;
 }
 
@@ -151,38 +151,41 @@ export async function openHost(frontEnd: FrontEnd, settings: HostSettings): Prom
     const { meta, cwd } = request;
     const id = meta?.id ?? newSessionId();
     // A replay's tools really run on this workspace: its mode, never the config's; the flag still only narrows to a project's.
-    const prepare = createPreparer(paths, {
+    const prepareSetup = createPreparer(paths, {
       allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, outputSchema,
       headless: profile.headless, permissionMode: settings.permissionMode ?? replayMode, defaultMode: profile.defaultMode, cassette,
       runner: settings.runner, runnerOf: (id) => storedRunner(store, id), mcpConfig: settings.mcpConfig, sandbox: settings.sandbox,
       mcp: profile.mcp, files: request.files?.(id), mcpServers: request.mcpServers,
     });
-    let setup: PreparedSetup | undefined;
-    let problem: string | undefined;
-    try {
-      setup = await prepare({ id, cwd, model: settings.model ?? meta?.model });
-    } catch (error) {
-      if (allow !== "without-provider" || errorCodeOf(error, "failed") !== "no_provider") throw error;
-      problem = (error as Error).message;
-    }
-    const config = setup?.config ?? loadConfig(paths, findWorkspace(cwd));
-    const permissionMode = setup?.permissionMode ?? settings.permissionMode ?? replayMode ?? profile.defaultMode;
+    // The engine keeps the one cache of setups; the host only notes the last one built, for its config.
+    let prepared: PreparedSetup | undefined;
+    const prepare = async (session: { id: string; cwd: string; model?: string }) => (prepared = await prepareSetup(session));
+    let config: ResolvedConfig | undefined;
     const bus = new EventBus((error) => log(`an output failed: ${String(error)}`));
     const engine = createSessionEngine({
-      store, bus, headless: profile.headless, interactive: profile.interactive, cwd, permissionMode,
-      modeCeiling: profile.ceiling ? ceiling(settings.permissionMode, replay ? undefined : config.userLimits.permissionMode, paths) : undefined,
-      redactor: setup?.redactor, prepare, checkModel: (ref) => checkModel(paths, cwd, ref, process.env, cassette),
-      listModels: () => listModels(setup?.config ?? config), retry: DEFAULT_RETRY, turnTimeoutMs: settings.turnTimeoutMs, newId: newSessionId,
+      store, bus, headless: profile.headless, interactive: profile.interactive, cwd,
+      permissionMode: settings.permissionMode ?? replayMode ?? profile.defaultMode,
+      modeCeiling: profile.ceiling ? () => ceiling(settings.permissionMode, replay ? undefined : config?.userLimits.permissionMode, paths) : undefined,
+      prepare, checkModel: (ref) => checkModel(paths, cwd, ref, process.env, cassette),
+      listModels: () => listModels(prepared?.config ?? config), retry: DEFAULT_RETRY, turnTimeoutMs: settings.turnTimeoutMs, newId: newSessionId,
       initial: { id, meta, cwd, model: settings.model }, startedAt: settings.startedAt,
       earlyNews: profile.earlyNews,
     });
-    return {
-      engine, id, cwd, setup, problem, config, permissionMode,
-      async close() {
+    let problem: string | undefined;
+    try {
+      await engine.prepare();
+    } catch (error) {
+      if (allow !== "without-provider" || errorCodeOf(error, "failed") !== "no_provider") {
         await engine.close();
-        await prepare.close();
-      },
-    };
+        throw error;
+      }
+      problem = (error as Error).message;
+    }
+    const setup = problem ? undefined : prepared;
+    config = setup?.config ?? loadConfig(paths, findWorkspace(cwd));
+    const permissionMode = setup?.permissionMode ?? settings.permissionMode ?? replayMode ?? profile.defaultMode;
+    // close: the engine ends once every command sent is answered, and with it what its setup started (MCP servers).
+    return { engine, id, cwd, setup, problem, config, permissionMode, close: () => engine.close() };
   }
 
   return { paths, store, cassette, start, open: open as Host["open"] };
