@@ -83,7 +83,7 @@ test("unit tests (outside test/e2e and test/build) start no Keen: npm run test:u
 test("front ends open sessions through the host: only app/cli/host.ts builds an engine, a store or a preparer for them", () => {
   const engineUsers = sourceFiles("app/cli").filter((file) => localImports(file).includes("app/agent/engine.js"));
   assert.deepEqual(engineUsers, ["app/cli/host.ts"]);
-  const frontEnds = ["run", "stdio", "stdio-entry", "tui", "acp", "sessions-compact"].map((name) => `app/cli/${name}.ts`);
+  const frontEnds = ["run", "stdio", "tui", "acp", "sessions-compact"].map((name) => `app/cli/${name}.ts`);
   const opening = frontEnds.filter((file) =>
     localImports(file).some((target) => ["storage/level-store.js", "app/cli/engine-setup.js", "app/cli/cassette-setup.js"].includes(target)));
   assert.deepEqual(opening, []);

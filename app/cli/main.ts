@@ -47,7 +47,7 @@ export async function main(argv: string[]): Promise<number> {
   }).action((message: string[], flags) => {
     const formatGiven = run.getOptionValueSource("format") === "cli";
     if (flags.inputFormat === "jsonl") {
-      pending = async () => (await import("./stdio-entry.js")).stdioFromRun(message, flags, formatGiven);
+      pending = async () => (await import("./stdio.js")).stdioFromRun(message, flags, formatGiven);
       return;
     }
     pending = async () => (await import("./run.js")).runCommand(message, flags, formatGiven);
@@ -64,7 +64,7 @@ export async function main(argv: string[]): Promise<number> {
     permissionMode: "ask (default), accept-edits, auto or read-only; also the widest mode a set-permission-mode command may choose",
     maxTurns: "limit the model requests of each turn", replayMode: "ask",
   }).action((flags) => {
-    pending = async () => (await import("./stdio-entry.js")).stdioFromFlags(flags);
+    pending = async () => (await import("./stdio.js")).stdioFromFlags(flags);
   });
 
   const acp = program

@@ -1,4 +1,5 @@
 import type { RunResult } from "../../protocol/result.js";
+import type { StopReason } from "../agent/verdict.js";
 import { createJsonOutput, createSessionNote, createStderrReporter, createTextOutput } from "../headless/final-output.js";
 import { createLiveTextOutput } from "../headless/live-text.js";
 import { createJsonlWriter } from "../headless/jsonl-writer.js";
@@ -6,8 +7,8 @@ import { createStreamSink } from "../headless/sink.js";
 import { BinaryStdinError, readPrompt } from "../headless/stdin.js";
 import { ExitError, UsageError } from "./errors.js";
 import { openHost } from "./host.js";
-import { validateRunFlags, type RunFlags } from "./run-flags.js";
-import { createRunControl } from "./run-control.js";
+import { validateRunFlags, type RunFlags, type RunSettings } from "./run-flags.js";
+import { exitCodeForResult, handleStops } from "./signals.js";
 
 /**
  * `keen run`: one turn, non-interactive — a client of the session engine that
@@ -24,16 +25,15 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   const host = await openHost("run", { ...settings, startedAt: started });
   const session = await host.open(await host.start({ session: settings.session, continue: settings.continueLast }));
   const { engine, setup } = session;
-  const read = await readPrompt(args, {
-    skip: !settings.stdin, graceMs: setup.config.stdinGraceMs ?? 3000, timeoutMs: settings.timeoutMs, allowBinary: settings.binaryStdin,
-  }).catch((error: unknown) => {
-    throw error instanceof BinaryStdinError ? new UsageError(error.message) : error;
-  });
-  if (read.note) process.stderr.write(`${read.note}\n`);
-  // A replay without a prompt replays the recorded one.
-  const prompt = read.prompt.trim() ? read.prompt : (host.cassette?.replay?.prompt ?? read.prompt);
-  if (!prompt.trim()) throw new UsageError('empty prompt: pass a message (keen run "…") or pipe one on stdin');
-  refuseOversized(prompt, setup.modelRef, setup.contextWindow);
+  let prompt: string;
+  try {
+    prompt = await promptOf(args, settings, setup.config.stdinGraceMs, host.cassette?.replay?.prompt);
+    refuseOversized(prompt, setup.modelRef, setup.contextWindow);
+  } catch (error) {
+    // Refused before any turn: the setup's helpers (MCP servers) end with the engine.
+    await session.close();
+    throw error;
+  }
 
   const control = createRunControl(settings.timeoutMs, engine.stop, started);
   const sink = createStreamSink(process.stdout, () => control.stop("epipe"));
@@ -65,6 +65,20 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   }
 }
 
+/** The prompt: the message and piped stdin, else a replay's recorded one; a usage error when empty. */
+async function promptOf(args: string[], settings: RunSettings, graceMs: number | undefined, recorded: string | undefined): Promise<string> {
+  const read = await readPrompt(args, {
+    skip: !settings.stdin, graceMs: graceMs ?? 3000, timeoutMs: settings.timeoutMs, allowBinary: settings.binaryStdin,
+  }).catch((error: unknown) => {
+    throw error instanceof BinaryStdinError ? new UsageError(error.message) : error;
+  });
+  if (read.note) process.stderr.write(`${read.note}\n`);
+  // A replay without a prompt replays the recorded one.
+  const prompt = read.prompt.trim() ? read.prompt : (recorded ?? read.prompt);
+  if (!prompt.trim()) throw new UsageError('empty prompt: pass a message (keen run "…") or pipe one on stdin');
+  return prompt;
+}
+
 /**
  * A prompt that cannot fit the model's window is refused before any request:
  * about 4 characters a token for English and code, so the estimate errs
@@ -77,4 +91,27 @@ function refuseOversized(prompt: string, modelRef: string, window: number): void
   throw new UsageError(
     `the prompt is too large for ${modelRef}: ${n(prompt.length)} characters ≈ ${n(tokens)} tokens, its context window is ${n(window)} tokens; send less (or a model with a larger window)`,
   );
+}
+
+/**
+ * A one-shot run's outside stops: the signals (app/cli/signals.ts), `--timeout`
+ * and a vanished stdout reader each stop the engine's turn once, which then
+ * stores what it produced. A failed store write stops the turn too, from
+ * inside the engine (StopReason "store").
+ */
+export function createRunControl(timeoutMs: number | undefined, stop: (reason: StopReason, message?: string) => void, startedAt = Date.now()) {
+  const stops = handleStops(stop);
+  // The timeout counts from the start of the run, waiting for the prompt on stdin included.
+  const timer = timeoutMs
+    ? setTimeout(() => stops.stop("timeout", `timed out after ${(timeoutMs / 1000).toFixed(1)}s`), Math.max(1, startedAt + timeoutMs - Date.now()))
+    : undefined;
+  return {
+    stop: stops.stop,
+    /** The exit code for the run's result, given what stopped it. */
+    exitCode: (result: RunResult | undefined): number => exitCodeForResult(result, stops.reason),
+    dispose() {
+      clearTimeout(timer);
+      stops.dispose();
+    },
+  };
 }

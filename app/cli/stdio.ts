@@ -3,8 +3,22 @@ import { createStderrReporter } from "../headless/final-output.js";
 import { createJsonlWriter } from "../headless/jsonl-writer.js";
 import { createStreamSink } from "../headless/sink.js";
 import { openHost } from "./host.js";
-import type { RunSettings } from "./run-flags.js";
+import { UsageError } from "./errors.js";
+import { validateRunFlags, type RunFlags, type RunSettings } from "./run-flags.js";
 import { handleStops } from "./signals.js";
+
+/** `keen run --headless --input-format jsonl`: the same as `keen stdio`, with run's flag checks. */
+export async function stdioFromRun(message: string[], flags: RunFlags & { inputFormat?: string }, formatGiven: boolean): Promise<number> {
+  if (!flags.headless) throw new UsageError("--input-format jsonl needs --headless (or use keen stdio)");
+  if (message.length) throw new UsageError("--input-format jsonl reads prompts as commands on stdin; pass no message");
+  return stdioFromFlags({ ...flags, streamDeltas: true }, formatGiven);
+}
+
+/** `keen stdio [flags]` */
+export async function stdioFromFlags(flags: Omit<RunFlags, "stdin"> & { stdin?: boolean }, formatGiven = false): Promise<number> {
+  const settings = validateRunFlags({ ...flags, stdin: true, headless: true, streamDeltas: true }, formatGiven);
+  return stdioCommand(settings);
+}
 
 /**
  * `keen stdio` (`keen run --headless --input-format jsonl`): the two-way
