@@ -24,10 +24,11 @@ export interface TuiFlags extends SessionFlags {
  * (the terminal is in raw mode: Ctrl-C is a key) and says which one ended it.
  */
 export async function tuiCommand(flags: TuiFlags): Promise<number> {
+  // A bad flag is named first, terminal or not.
+  const settings = validateSessionFlags(flags);
+  if (flags.resume && flags.continue) throw new UsageError("use --resume <id> or --continue, not both");
   const problem = ttyProblem(process.stdin, process.stdout);
   if (problem) throw new UsageError(problem);
-  if (flags.resume && flags.continue) throw new UsageError("use --resume <id> or --continue, not both");
-  const settings = validateSessionFlags(flags);
   const host = await openHost("tui", { ...settings, cwd: flags.cwd });
   const { meta, cwd } = await host.start({ session: flags.resume, continue: flags.continue, start: "`keen`" });
   // An untrusted .mcp.json is asked about once, before the screen opens; the answer is in the config from then on.
