@@ -31,8 +31,9 @@ export interface SetupBase {
   readonly tools: Tool[];
   /**
    * Events of the session's helpers that happen on their own time (an MCP server failing, its
-   * tool list changing). The engine attaches its emitter once the session's `session-start` is out,
-   * so what happened during setup follows it.
+   * tool list changing). The engine attaches its own emit once the session's `session-start` is out,
+   * so what happened during setup follows it (with `earlyNews`, as soon as someone subscribes).
+   * Called again, it only re-points where later news goes.
    */
   attach?(emit: (event: EventDraft) => Promise<void>): void;
   system: string;
