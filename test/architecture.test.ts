@@ -180,3 +180,13 @@ test("the tool-name checker catches a comparison outside the tool's file, and ig
   ];
   assert.deepEqual(toolNameLiterals(files, ["bash", "read_file"]), ['app/tui/x.ts: "bash"']);
 });
+
+test("front ends open sessions through the host: only app/cli/host.ts builds an engine, a store or a preparer for them", () => {
+  const engineUsers = sourceFiles("app/cli").filter((file) => localImports(file).includes("app/agent/engine.js"));
+  assert.deepEqual(engineUsers, ["app/cli/host.ts"]);
+  const frontEnds = ["run", "stdio", "tui", "acp", "sessions-compact"].map((name) => `app/cli/${name}.ts`);
+  const opening = frontEnds.filter((file) =>
+    localImports(file).some((target) => ["storage/level-store.js", "app/cli/engine-setup.js", "app/cli/cassette-setup.js"].includes(target)));
+  assert.deepEqual(opening, []);
+  assert.ok(frontEnds.every((file) => localImports(file).length > 0), "the check sees the front ends' imports");
+});

@@ -1,9 +1,13 @@
 import type { PermissionMode } from "../../protocol/commands.js";
 import type { KeenEvent } from "../../protocol/events.js";
+import type { Provider } from "../../protocol/provider.js";
 import { runTurn, type TurnOptions, type TurnOutcome } from "./turn.js";
 
-/** What the engine hands a turn backend: the embedded loop's options plus where the session runs and what it stored. */
-export interface BackendTurnOptions extends TurnOptions {
+/**
+ * What the engine hands a turn backend: the embedded loop's options plus where the session runs and
+ * what it stored. A backend that runs whole turns itself (the CLI runner) gets no provider.
+ */
+export interface BackendTurnOptions extends Omit<TurnOptions, "provider"> {
   cwd: string;
   /** The session's stored events since its last compaction (a backend reads its own state from them). */
   events: KeenEvent[];
@@ -21,5 +25,7 @@ export interface TurnBackend {
   run(options: BackendTurnOptions): Promise<TurnOutcome>;
 }
 
-/** Keen's own loop: its providers and its tools. */
-export const embeddedBackend: TurnBackend = { name: "embedded", run: (options) => runTurn(options) };
+/** Keen's own loop, talking to `provider` with Keen's tools. */
+export function embeddedBackend(provider: Provider): TurnBackend {
+  return { name: "embedded", run: (options) => runTurn({ ...options, provider }) };
+}

@@ -16,23 +16,34 @@ import type { StopReason } from "./verdict.js";
 
 /* The session engine's types (app/agent/engine.ts): what it is given and what its composition root holds. */
 
-/** What a session needs to run turns with one model in one directory; built by the composition root. */
-export interface EngineSetup {
+/**
+ * What a session needs to run turns with one model in one directory; built by the composition root.
+ * Either Keen's own loop talks to a `provider`, or a `backend` runs whole turns (the CLI runner),
+ * and then nothing in Keen talks to a model: no stand-in provider.
+ */
+export type EngineSetup = SetupBase & ({ provider: Provider; backend?: TurnBackend } | { backend: TurnBackend; provider?: undefined });
+
+/** What every session setup has, whoever runs its turns. */
+export interface SetupBase {
   /** `<provider>/<model>` */
   modelRef: string;
-  provider: Provider;
   /** Read again before every request: MCP servers add and remove tools while a session runs. */
   readonly tools: Tool[];
   /**
    * Events of the session's helpers that happen on their own time (an MCP server failing, its
-   * tool list changing). The engine attaches its emitter once the session's `session-start` is out,
-   * so what happened during setup follows it.
+   * tool list changing). The engine attaches its own emit once the session's `session-start` is out,
+   * so what happened during setup follows it (with `earlyNews`, as soon as someone subscribes).
+   * Called again, it only re-points where later news goes.
    */
   attach?(emit: (event: EventDraft) => Promise<void>): void;
   system: string;
   contextWindow: number;
   /** The model's list price, for the result's `cost_usd` estimate. */
   price?: ModelPrice;
+  /** Hides the secrets this setup knows of (provider keys, its MCP servers' values) in every event from now on. */
+  redactor?: Pick<Redactor, "redact" | "redactDeep">;
+  /** Ends what the setup started (MCP servers); the engine calls it when the setup is replaced or the engine ends. */
+  close?(): Promise<void>;
   /** Compaction settings: the `compact` command uses `keepTokens` (the automatic policy is in `perTurn`). */
   compaction?: CompactionSettings;
   /** The mode this session starts in: flags, else config, else the front end's default; narrowed by the project. */
@@ -45,8 +56,6 @@ export interface EngineSetup {
   retry?: Partial<RetryPolicy>;
   /** A fresh list per turn (policies keep per-turn state), with any tools they add. */
   perTurn(): { policies: TurnPolicy[]; tools: Tool[] };
-  /** Who runs this session's turns; Keen's own loop when absent (the CLI runner is the other one). */
-  backend?: TurnBackend;
   /** `undo`: the file's text now equals `expected` (an error message otherwise, e.g. changed since). */
   checkFile?(path: string, expected: string): string | undefined;
   /** `undo`: puts `content` back (null: removes the file the turn created), through the filesystem guard. */
@@ -70,7 +79,7 @@ export interface EngineOptions {
    * started it with, by flag or user config; a client on stdin never goes wider). Absent: the
    * person at the keyboard chooses (the TUI, ACP), bounded only by the project's config.
    */
-  modeCeiling?: { mode: PermissionMode; source: string };
+  modeCeiling?: ModeCeiling | (() => ModeCeiling | undefined);
   /** False when nobody can answer a permission request (one-shot keen run). */
   interactive: boolean;
   /** Builds provider, tools and prompt for a session; throws an Error whose message is shown. */
@@ -92,8 +101,20 @@ export interface EngineOptions {
    * turn's `result`, which must stay the stream's last line). Default: stderr.
    */
   diagnose?(line: string): void;
-  /** Hides known secrets in every event before the bus (so in the store and every output) and in titles. */
+  /**
+   * Setup news (`attach`: MCP servers connecting or failing, config warnings) reaches a subscriber
+   * as soon as it subscribes, through the engine's own emit, instead of after the first turn's
+   * `session-start` (the TUI shows a screen before any prompt; headless streams keep session-start first).
+   */
+  earlyNews?: boolean;
+  /** Hides known secrets in every event before the bus (so in the store and every output) and in titles, until a setup brings its own. */
   redactor?: Pick<Redactor, "redact" | "redactDeep">;
+}
+
+/** The widest permission mode a client may set, and where it comes from (for the refusal). */
+export interface ModeCeiling {
+  mode: PermissionMode;
+  source: string;
 }
 
 /** One row of `list-models`. */
@@ -123,4 +144,9 @@ export interface SessionEngine extends EngineClient {
   readonly busy: boolean;
   /** Resolves once no turn runs and no prompt waits. */
   idle(): Promise<void>;
+  /**
+   * Prepares the current session's setup now (the one the next turn uses), so a front end can
+   * turn a usage error into its exit code before anything is stored. Rejects with prepare's error.
+   */
+  prepare(): Promise<EngineSetup>;
 }

@@ -8,7 +8,8 @@ import { stricterMode } from "../permissions/policy.js";
 import { compactConversation, messageTokens } from "./compaction.js";
 import { countStored, historyEvents, loadSession, titleOf, type CurrentSession } from "./engine-session.js";
 import { createCommandOrder } from "./command-order.js";
-import type { EngineOptions, EngineSetup, ModelChoice, SessionEngine } from "./engine-types.js";
+import { attachNews, createSetups, listSessionModels } from "./engine-setups.js";
+import type { EngineOptions, EngineSetup, SessionEngine } from "./engine-types.js";
 import { createPermissionGate } from "./permission-gate.js";
 import { embeddedBackend } from "./backend.js";
 import { buildResult } from "./turn-result.js";
@@ -38,7 +39,13 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   let session: CurrentSession = options.initial
     ? { ...options.initial, started: false, seen: 0 }
     : { id: options.newId(), cwd: options.cwd, started: false, seen: 0 };
-  let setup: { key: string; value: EngineSetup } | undefined;
+  const setups = createSetups(options.prepare, diagnose, (setup) => {
+    // A mode the user chose in this process holds across sessions; a project config only tightens it.
+    const mode = stricterMode(chosenMode ?? setup.permissionMode ?? gate.mode, setup.projectMode);
+    if (mode) gate.mode = mode;
+    gate.bashConfined = setup.sandbox?.bashConfined ?? false;
+  });
+  const setupFor = (current: CurrentSession) => setups.for(current);
   let recorder: Recorder | undefined;
   let running: { controller: AbortController; stop?: { reason: StopReason; message?: string } } | undefined;
   const queue: CommandOf<"prompt">[] = [];
@@ -64,7 +71,8 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
 
   const emit = async (draft: EventDraft): Promise<void> => {
     let event = { ...draft, conversation_id: session.id, ts: Date.now() } as KeenEvent;
-    if (options.redactor) event = options.redactor.redactDeep(event);
+    const redactor = redactorNow();
+    if (redactor) event = redactor.redactDeep(event);
     if (recorder) {
       countStored(session, event);
       // Storage first: what a reader saw on stdout is already in the store.
@@ -125,7 +133,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         return error ? refuse(command, "no_request", error) : respond(command, true);
       }
       case "set-permission-mode": {
-        const ceiling = options.modeCeiling;
+        const ceiling = typeof options.modeCeiling === "function" ? options.modeCeiling() : options.modeCeiling;
         if (ceiling && isWiderMode(command.mode, ceiling.mode)) {
           return refuse(command, "permission_ceiling", `permission mode ${command.mode} is wider than ${ceiling.mode}, the mode this process was started with (${ceiling.source})`);
         }
@@ -159,8 +167,11 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         const all = await store.list();
         return respond(command, true, { data: command.cwd ? all.filter((s) => s.cwd === command.cwd) : all });
       }
-      case "list-models":
-        return respond(command, true, { data: await models() });
+      case "list-models": {
+        // The setup the session's turns use says its model; none is prepared for a model chosen since (set-model): the check normalises it.
+        const chosen = session.model ?? session.meta?.model;
+        return respond(command, true, { data: await listSessionModels(options, chosen, setups.peek(session) ?? (chosen ? undefined : setupFor(session))) });
+      }
       case "list-files": {
         const prepared = await setupFor(session);
         if (!prepared.listFiles) return refuse(command, "failed", "this session cannot list its files");
@@ -180,29 +191,6 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         await respond(command, true);
         return finish();
     }
-  }
-
-  /** The configured models, the session's current one marked and its provider first. */
-  async function models(): Promise<ModelChoice[]> {
-    const chosen = session.model ?? session.meta?.model;
-    let current: string | undefined;
-    if (chosen) {
-      // Normalised as set-model does ("claude-x" given on the command line is "anthropic/claude-x").
-      try {
-        current = options.checkModel(chosen);
-      } catch {
-        current = chosen;
-      }
-    } else {
-      current = await setupFor(session).then((prepared) => prepared.modelRef, () => undefined);
-    }
-    const provider = current?.includes("/") ? current.slice(0, current.indexOf("/")) : undefined;
-    const rows = options.listModels().map((row) => ({ ...row, current: row.model === current }));
-    // A model the configuration does not list (any name a provider takes) is still the session's: it is listed, marked.
-    if (current && provider && !rows.some((row) => row.current)) {
-      rows.push({ model: current, provider, available: rows.find((row) => row.provider === provider)?.available ?? true, current: true });
-    }
-    return rows.sort((a, b) => Number(b.provider === provider) - Number(a.provider === provider));
   }
 
   /** Reverts the last turn's writes and edits; without `confirm`, only says what it would do. */
@@ -240,6 +228,10 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     compacting = new Promise<void>((resolve) => (finished = resolve));
     try {
       const prepared = await setupFor(current);
+      if (!prepared.provider) {
+        return await refuse(command, "compaction_failed", "compaction failed: not available with the CLI runner (the CLI keeps its own context)");
+      }
+      const provider = prepared.provider;
       // Compaction does not change how the last turn ended: the session is released with the status it had
       // (read from the store: the meta a turn of this process created still says `running`).
       const stored = await store.resolve(current.id).then((meta) => meta.status, () => current.meta!.status);
@@ -254,7 +246,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         for (const event of loaded.appended) await bus.emit({ ...event, replay: true });
         const tokensBefore = messageTokens(loaded.history);
         const result = await compactConversation({
-          provider: prepared.provider, messages: loaded.history, keepTokens: prepared.compaction?.keepTokens ?? 0, trigger: "manual",
+          provider, messages: loaded.history, keepTokens: prepared.compaction?.keepTokens ?? 0, trigger: "manual",
           instructions: command.instructions, tokensBefore, emit, signal: controller.signal, retry: { ...options.retry, ...prepared.retry },
         });
         await recorder.flush();
@@ -372,11 +364,11 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
           ...(prepared.sandbox?.fallback ? { sandbox_fallback: prepared.sandbox.fallback } : {}),
         });
       }
-      prepared.attach?.(emit);
-      const backend = prepared.backend ?? embeddedBackend;
+      attachNews(prepared, emit);
+      const backend = prepared.provider ? (prepared.backend ?? embeddedBackend(prepared.provider)) : prepared.backend;
       const outcome = await backend.run({
         cwd: current.cwd, events: loaded.events, permissionMode: gate.mode,
-        sessionId: current.id, turnId: options.newId(), provider: prepared.provider, tools, history: loaded.history,
+        sessionId: current.id, turnId: options.newId(), tools, history: loaded.history,
         currentTools: () => [...prepared.tools, ...kit.tools],
         system: prepared.system,
         // The user's own commands since the last prompt come first: what they ran and saw is context for this one.
@@ -408,24 +400,17 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     await respond(prompt, true, { data: answer });
   }
 
-  async function setupFor(current: CurrentSession): Promise<EngineSetup> {
-    const model = current.model ?? current.meta?.model;
-    const key = `${current.id}\0${current.cwd}\0${model ?? ""}`;
-    if (setup?.key !== key) {
-      setup = { key, value: await options.prepare({ id: current.id, cwd: current.cwd, model }) };
-      // A mode the user chose in this process holds across sessions; a project config only tightens it.
-      const mode = stricterMode(chosenMode ?? setup.value.permissionMode ?? gate.mode, setup.value.projectMode);
-      if (mode) gate.mode = mode;
-      gate.bashConfined = setup.value.sandbox?.bashConfined ?? false;
-    }
-    return setup.value;
+  /** The current setup's redactor (it knows the session's MCP secrets too), else the one the engine was given. */
+  function redactorNow() {
+    return setups.latest?.redactor ?? options.redactor;
   }
 
   /** Creates (and claims in the same write) or claims the session, and records model and cwd. */
   async function claim(current: CurrentSession, text: string, modelRef: string): Promise<void> {
     if (!current.meta) {
       const now = Date.now();
-      const meta = { id: current.id, title: titleOf(options.redactor ? options.redactor.redact(text) : text), cwd: current.cwd, model: modelRef, created: now, updated: now, status: "running" as const };
+      const redactor = redactorNow();
+      const meta = { id: current.id, title: titleOf(redactor ? redactor.redact(text) : text), cwd: current.cwd, model: modelRef, created: now, updated: now, status: "running" as const };
       await store.create(meta, { claim: true });
       current.meta = meta;
       return;
@@ -464,7 +449,8 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   function finish(): void {
     if (closed) return;
     closed = true;
-    void order.settled().then(resolveDone);
+    // What the last setup started (MCP servers) ends once every command is answered.
+    void order.settled().then(() => setups.close()).then(resolveDone);
   }
 
   async function close(): Promise<void> {
@@ -480,7 +466,13 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
 
   return {
     send,
-    subscribe: (listener) => bus.subscribe(listener),
+    subscribe(listener) {
+      const off = bus.subscribe(listener);
+      // The session's setup is usually prepared by now (the front end prepared it to fail early); one that fails says so with the first prompt.
+      if (options.earlyNews) void setupFor(session).then((prepared) => attachNews(prepared, emit), () => {});
+      return off;
+    },
+    prepare: () => setupFor(session),
     stop,
     reject: (message, id) => ordered({ kind: "invalid", id }, () => refuse({ kind: "invalid", id }, "invalid", message)),
     close,

@@ -1,7 +1,6 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
 import type { PermissionMode } from "../../protocol/commands.js";
-import type { Provider } from "../../protocol/provider.js";
 import type { SessionStore } from "../../storage/store.js";
 import type { TurnBackend } from "../agent/backend.js";
 import type { ChangePreview } from "../permissions/requester.js";
@@ -36,7 +35,6 @@ export interface CliSetup {
   modelRef: string;
   contextWindow: number;
   backend: TurnBackend;
-  provider: Provider;
 }
 
 /**
@@ -70,7 +68,6 @@ export function cliSetup(config: ResolvedConfig, options: {
       notice: (line) => process.stderr.write(`keen: ${line}\n`),
       ...(options.previewTools ? { preview: cliPreview(options.previewTools) } : {}),
     }),
-    provider: unavailableProvider(modelRef),
   };
 }
 
@@ -87,18 +84,6 @@ export function cliPreview(tools: Tool[]) {
     const target = tools.find((t) => t.definition.name === known.keen);
     const preview = await target?.preview?.(known.previewArgs(input)).catch(() => undefined);
     return preview && typeof preview === "object" ? preview : undefined;
-  };
-}
-
-/** Stands in for a provider where the CLI runs the model: compaction and such are refused with a reason. */
-function unavailableProvider(modelRef: string): Provider {
-  const { provider, model } = parseModelRef(modelRef);
-  return {
-    providerId: provider,
-    model: model ?? provider,
-    async *stream() {
-      yield { type: "error", failure: { message: "not available with the CLI runner (the CLI keeps its own context)", retryable: false } };
-    },
   };
 }
 

@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { UnknownSessionError, type SessionMeta, type SessionStore } from "../../storage/store.js";
-import type { EngineSetup, ModelChoice } from "../agent/engine.js";
+import type { EngineSetup, ModelChoice } from "../agent/engine-types.js";
 import { createCompactionPolicy, type CompactionSettings } from "../agent/compaction.js";
 import { createMaxStepsPolicy } from "../agent/max-steps.js";
 import type { TurnPolicy } from "../agent/policy.js";
@@ -63,36 +63,20 @@ export interface FrontEndSettings {
 }
 
 /** A session's setup and the config it came from (front ends read e.g. `stdinGraceMs`). */
-export interface PreparedSetup extends EngineSetup {
+export type PreparedSetup = EngineSetup & {
   config: ResolvedConfig;
   redactor: Redactor;
-  /** Ends what the setup started (MCP servers). */
-  close?(): Promise<void>;
-}
+};
 
 /**
  * Builds what a session needs (provider, tools, system prompt, per-turn
  * policies) for the engine, from config, flags and the session's directory.
- * Each result is kept for its (session, cwd, model), so a front end may call
- * it first to turn every usage error into exit 2 before a session exists,
- * and the engine's own call reuses the result.
+ * Every call builds anew: the engine keeps the one cache of setups (and ends
+ * a replaced one's MCP servers), and a front end asks it (`engine.prepare()`)
+ * to turn every usage error into exit 2 before a session exists.
  */
 export function createPreparer(paths: KeenPaths, settings: FrontEndSettings, env: NodeJS.ProcessEnv = process.env) {
-  let last: { key: string; value: Promise<PreparedSetup> } | undefined;
-  const prepareFor = (session: { id: string; cwd: string; model?: string }): Promise<PreparedSetup> => {
-    const key = `${session.id}\0${session.cwd}\0${session.model ?? ""}`;
-    if (last?.key !== key) {
-      // A setup replaced (another session, cwd or model) ends its MCP servers.
-      void last?.value.then((old) => old.close?.(), () => {});
-      last = { key, value: prepare(paths, settings, env, session) };
-    }
-    return last.value;
-  };
-  /** Ends what the current setup started (MCP servers get to exit on their own first); never throws. */
-  const close = async (): Promise<void> => {
-    await last?.value.then((setup) => setup.close?.(), () => {});
-  };
-  return Object.assign(prepareFor, { close });
+  return (session: { id: string; cwd: string; model?: string }): Promise<PreparedSetup> => prepare(paths, settings, env, session);
 }
 
 async function prepare(
@@ -210,7 +194,7 @@ function prepareCli(
   });
   return {
     config, redactor, retry: config.retry, permissionMode, projectMode: config.projectLimits.permissionMode,
-    modelRef: cli.modelRef, provider: cli.provider, tools: [], system: "", contextWindow: cli.contextWindow, backend: cli.backend,
+    modelRef: cli.modelRef, tools: [], system: "", contextWindow: cli.contextWindow, backend: cli.backend,
     perTurn: () => ({ policies: [], tools: [] }),
   };
 }
@@ -253,11 +237,6 @@ export interface SessionChoice {
   continueIn?: string;
   /** How to start a first session there, for the error when there is none (`keen run "…"`). */
   start?: string;
-}
-
-/** `keen run`/`keen stdio`'s choice: `--continue` (in `--cwd`, else the current directory), else `--session`. */
-export function runSessionChoice(settings: { continueLast?: boolean; session?: string; cwd?: string }): SessionChoice {
-  return settings.continueLast ? { continueIn: resolve(settings.cwd ?? process.cwd()) } : { id: settings.session };
 }
 
 /**

@@ -21,15 +21,12 @@ export async function main(argv: string[]): Promise<number> {
     .enablePositionalOptions()
     .option("-r, --resume <id>", "open the TUI on a stored session (id or unique prefix)")
     .option("-c, --continue", "open the TUI on the latest session of this directory")
-    .option("-m, --model <provider/model>", "model to use, e.g. anthropic/claude-sonnet-5-5")
-    .addOption(permissionMode("how much runs without asking (default ask)"))
     .option("--theme <theme>", "dark (default), light, high-contrast, or a theme file")
     .option("--cwd <dir>", "working directory of new sessions");
-  turnOptions(program);
-  mcpOption(program);
-  cassetteOptions(program, "ask").action((flags) => {
-    pending = async () => (await import("./tui.js")).tuiCommand(flags);
-  });
+  sessionOptions(program, { permissionMode: "default ask", maxTurns: "limit the model requests of each turn", replayMode: "ask" })
+    .action((flags) => {
+      pending = async () => (await import("./tui.js")).tuiCommand(flags);
+    });
 
   const run = program
     .command("run")
@@ -40,60 +37,46 @@ export async function main(argv: string[]): Promise<number> {
     .addOption(new Option("-f, --format <format>", "output: text or json").choices(["text", "json"]))
     .option("--headless", "write JSON lines (see docs/PROTOCOL.md)")
     .option("--stream-deltas", "with --headless: also stream text and thinking deltas")
-    .option("-m, --model <provider/model>", "model to use, e.g. anthropic/claude-sonnet-5-5")
     .option("--cwd <dir>", "working directory for tools (default: the session's, else the current one)")
     .option("--timeout <seconds>", "bound the whole run")
     .option("--no-stdin", "never read stdin")
     .option("--binary-stdin", "send stdin even when it is not text (NUL bytes, invalid UTF-8)")
-    .option("--allowed-tools <list>", "comma-separated tools the model may call")
-    .option("--disallowed-tools <list>", "comma-separated tools the model may not call")
-    .option("--max-turns <n>", "limit the model requests of this run")
     .option("--output-schema <file>", "JSON Schema the answer must satisfy")
-    .addOption(permissionMode("default auto; ask needs keen stdio or the TUI"))
     .addOption(new Option("--input-format <format>", "with --headless: jsonl reads commands from stdin (= keen stdio)").choices(["text", "jsonl"]));
-  turnOptions(run);
-  mcpOption(run);
-  cassetteOptions(run, "read-only")
-    .action((message: string[], flags) => {
-      const formatGiven = run.getOptionValueSource("format") === "cli";
-      if (flags.inputFormat === "jsonl") {
-        pending = async () => (await import("./stdio-entry.js")).stdioFromRun(message, flags, formatGiven);
-        return;
-      }
-      pending = async () => (await import("./run.js")).runCommand(message, flags, formatGiven);
-    });
+  sessionOptions(run, {
+    permissionMode: "default auto; ask needs keen stdio or the TUI", maxTurns: "limit the model requests of this run", replayMode: "read-only",
+  }).action((message: string[], flags) => {
+    const formatGiven = run.getOptionValueSource("format") === "cli";
+    if (flags.inputFormat === "jsonl") {
+      pending = async () => (await import("./stdio.js")).stdioFromRun(message, flags, formatGiven);
+      return;
+    }
+    pending = async () => (await import("./run.js")).runCommand(message, flags, formatGiven);
+  });
 
   const stdio = program
     .command("stdio")
     .description("two-way JSON lines: commands on stdin, events on stdout (see docs/PROTOCOL.md)")
     .option("-s, --session <id>", "start in a stored session (id or unique prefix)")
-    .option("-m, --model <provider/model>", "model to use, e.g. anthropic/claude-sonnet-5-5")
     .option("--cwd <dir>", "working directory of new sessions")
     .option("--timeout <seconds>", "bound each turn")
-    .option("--allowed-tools <list>", "comma-separated tools the model may call")
-    .option("--disallowed-tools <list>", "comma-separated tools the model may not call")
-    .option("--max-turns <n>", "limit the model requests of each turn")
-    .option("--output-schema <file>", "JSON Schema every answer must satisfy")
-    .addOption(permissionMode("default ask; also the widest mode a set-permission-mode command may choose"));
-  turnOptions(stdio);
-  mcpOption(stdio);
-  cassetteOptions(stdio, "ask")
-    .action((flags) => {
-      pending = async () => (await import("./stdio-entry.js")).stdioFromFlags(flags);
-    });
+    .option("--output-schema <file>", "JSON Schema every answer must satisfy");
+  sessionOptions(stdio, {
+    permissionMode: "default ask; also the widest mode a set-permission-mode command may choose",
+    maxTurns: "limit the model requests of each turn", replayMode: "ask",
+  }).action((flags) => {
+    pending = async () => (await import("./stdio.js")).stdioFromFlags(flags);
+  });
 
   const acp = program
     .command("acp")
-    .description("speak the Agent Client Protocol on stdio, for editors such as Zed (see README)")
-    .option("-m, --model <provider/model>", "model of new sessions, e.g. anthropic/claude-sonnet-5-5")
-    .option("--allowed-tools <list>", "comma-separated tools the model may call")
-    .option("--disallowed-tools <list>", "comma-separated tools the model may not call")
-    .option("--max-turns <n>", "limit the model requests of each turn")
-    .addOption(permissionMode("default ask"));
-  turnOptions(acp)
-    .action((flags) => {
-      pending = async () => (await import("./acp.js")).acpCommand(flags);
-    });
+    .description("speak the Agent Client Protocol on stdio, for editors such as Zed (see README)");
+  sessionOptions(acp, {
+    model: "model of new sessions, e.g. anthropic/claude-sonnet-5-5", permissionMode: "default ask",
+    maxTurns: "limit the model requests of each turn",
+  }).action((flags) => {
+    pending = async () => (await import("./acp.js")).acpCommand(flags);
+  });
 
   const sessions = listByDefault(program.command("sessions").description("list, show, compact, export, remove and prune stored sessions (default: list)"));
   sessions.command("list", { isDefault: true }).description("sessions of this directory, newest first: short id, updated, status, model, cwd, title")
@@ -190,16 +173,28 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** What runs a session's turns and confines its bash: the same flags on every front end. */
-/** `--permission-mode`, its choices the protocol's list: commander refuses any other in one line. */
-function permissionMode(help: string): Option {
-  return new Option("--permission-mode <mode>", help).choices(PERMISSION_MODES);
+/** The help lines that say a front end's own defaults. */
+interface SessionHelp {
+  model?: string;
+  permissionMode: string;
+  maxTurns: string;
+  /** The permission mode a replay runs in unless set; absent: the front end takes no cassette flags. */
+  replayMode?: string;
 }
 
-function turnOptions(command: Command): Command {
-  return command
+/** Adds the shared session flags (validated once, by session-flags.ts) to a front end's command. */
+function sessionOptions(command: Command, help: SessionHelp): Command {
+  command
+    .option("-m, --model <provider/model>", help.model ?? "model to use, e.g. anthropic/claude-sonnet-5-5")
+    .addOption(new Option("--permission-mode <mode>", help.permissionMode).choices(PERMISSION_MODES))
+    .option("--allowed-tools <list>", "comma-separated tools the model may call")
+    .option("--disallowed-tools <list>", "comma-separated tools the model may not call")
+    .option("--max-turns <n>", help.maxTurns)
     .option("--sandbox <mode>", "confine bash: auto (default: when bwrap/socat/rg are present), on or off")
     .option("--runner <runner>", "embedded (Keen's own loop) or cli (the claude CLI; see README)");
+  mcpOption(command);
+  if (help.replayMode) cassetteOptions(command, help.replayMode);
+  return command;
 }
 
 /** `--mcp-config <file or JSON>`, repeatable: MCP servers for this run only (README "MCP servers"). */
@@ -207,7 +202,7 @@ function mcpOption(command: Command): Command {
   return command.option("--mcp-config <file or JSON>", "MCP servers from a {\"mcpServers\": …} file or JSON string (repeatable)", (file: string, all: string[] = []) => [...all, file]);
 }
 
-/** `--record` / `--replay` and their companions (docs/CASSETTES.md), the same on every front end. */
+/** `--record` / `--replay` and their companions (docs/CASSETTES.md). */
 function cassetteOptions(command: Command, replayMode: string): Command {
   return command
     .option("--record <file>", "write the model requests and their streamed responses to a cassette (also KEEN_RECORD)")

@@ -1,40 +1,25 @@
-import { PERMISSION_MODES, isPermissionMode, type PermissionMode } from "../../protocol/modes.js";
-import { cassetteSettings, type CassetteSettings } from "./cassette-flags.js";
-import type { SandboxMode } from "./config.js";
 import { UsageError } from "./errors.js";
+import { validateSessionFlags, type SessionFlags, type SessionSettings } from "./session-flags.js";
 
 /** The longest `--timeout` a Node timer can hold (2^31-1 ms, about 24.8 days); a longer one would fire at once. */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
-/** `keen run` flags as commander parses them. */
-export interface RunFlags {
+/** `keen run` (and `keen stdio`) flags as commander parses them: the shared session flags plus their own. */
+export interface RunFlags extends SessionFlags {
   session?: string;
   continue?: boolean;
   binaryStdin?: boolean;
   format?: string;
   headless?: boolean;
   streamDeltas?: boolean;
-  model?: string;
   cwd?: string;
   timeout?: string;
   stdin: boolean;
-  allowedTools?: string;
-  disallowedTools?: string;
-  maxTurns?: string;
   outputSchema?: string;
-  permissionMode?: string;
-  record?: string;
-  replay?: string;
-  replayLoose?: boolean;
-  replaySpeed?: string;
-  runner?: string;
-  /** `--mcp-config`, repeatable. */
-  mcpConfig?: string[];
-  sandbox?: string;
 }
 
 /** Flags after validation. */
-export interface RunSettings {
+export interface RunSettings extends SessionSettings {
   session?: string;
   /** `--continue`: the most recent session of the working directory. */
   continueLast: boolean;
@@ -42,23 +27,10 @@ export interface RunSettings {
   binaryStdin: boolean;
   output: "text" | "json" | "jsonl";
   deltas: boolean;
-  model?: string;
   cwd?: string;
   timeoutMs?: number;
   stdin: boolean;
-  allowedTools?: string[];
-  disallowedTools?: string[];
-  maxTurns?: number;
   outputSchema?: string;
-  permissionMode?: PermissionMode;
-  /** `--record` / `KEEN_RECORD`, `--replay` and its companions. */
-  cassette?: CassetteSettings;
-  /** `--runner`: who runs the turns (README "CLI runner"). */
-  runner?: "cli" | "embedded";
-  /** `--mcp-config` files. */
-  mcpConfig?: string[];
-  /** `--sandbox` */
-  sandbox?: SandboxMode;
 }
 
 /** Validates flag combinations; throws UsageError (exit 2) with one clear line. */
@@ -79,48 +51,18 @@ export function validateRunFlags(flags: RunFlags, formatGiven: boolean): RunSett
     // A timer of 0 ms would end the run before it starts.
     timeoutMs = Math.max(1, timeoutMs);
   }
-  let maxTurns: number | undefined;
-  if (flags.maxTurns !== undefined) {
-    if (!/^\d+$/.test(flags.maxTurns) || Number(flags.maxTurns) < 1) {
-      throw new UsageError(`--max-turns must be a positive integer, not "${flags.maxTurns}"`);
-    }
-    maxTurns = Number(flags.maxTurns);
-  }
-  if (flags.permissionMode !== undefined && !isPermissionMode(flags.permissionMode)) {
-    throw new UsageError(`--permission-mode must be one of ${PERMISSION_MODES.join(", ")}, not "${flags.permissionMode}"`);
-  }
-  if (flags.model !== undefined && !flags.model.trim()) throw new UsageError("--model needs <provider>/<model>");
   return {
+    ...validateSessionFlags(flags),
     session: flags.session,
     continueLast: Boolean(flags.continue),
     binaryStdin: Boolean(flags.binaryStdin),
     output: flags.headless ? "jsonl" : (format as "text" | "json"),
     deltas: Boolean(flags.streamDeltas),
-    model: flags.model,
     cwd: flags.cwd,
     timeoutMs,
     stdin: flags.stdin,
-    allowedTools: splitList(flags.allowedTools),
-    disallowedTools: splitList(flags.disallowedTools),
-    maxTurns,
     outputSchema: flags.outputSchema,
-    permissionMode: flags.permissionMode,
-    cassette: cassetteSettings(flags),
-    ...(flags.runner !== undefined ? { runner: parseRunner(flags.runner) } : {}),
-    ...(flags.mcpConfig?.length ? { mcpConfig: flags.mcpConfig } : {}),
-    ...(flags.sandbox !== undefined ? { sandbox: parseSandboxFlag(flags.sandbox) } : {}),
   };
-}
-
-/** `--runner`'s value, or a usage error. */
-export function parseRunner(value: string): "cli" | "embedded" {
-  if (value !== "cli" && value !== "embedded") throw new UsageError(`--runner must be cli or embedded, not "${value}"`);
-  return value;
-}
-
-function splitList(value: string | undefined): string[] | undefined {
-  if (value === undefined) return undefined;
-  return value.split(",").map((s) => s.trim()).filter(Boolean);
 }
 
 /**
@@ -148,11 +90,4 @@ export function checkToolNames(all: string[], allowed?: string[], disallowed?: s
     (entry.startsWith("mcp__") ? mcpUnknown : unknown).push(entry);
   }
   return { unknown, mcpUnknown };
-}
-
-/** `--sandbox` checked: on, off or auto. */
-export function parseSandboxFlag(value: string | undefined): SandboxMode | undefined {
-  if (value === undefined) return undefined;
-  if (value === "on" || value === "off" || value === "auto") return value;
-  throw new UsageError(`--sandbox must be on, off or auto, not "${value}"`);
 }

@@ -1,21 +1,24 @@
-import { resolve } from "node:path";
-import { EventBus } from "../../protocol/bus.js";
-import { newSessionId } from "../../storage/ids.js";
-import { openStore } from "../../storage/level-store.js";
-import { createSessionEngine } from "../agent/engine.js";
-import { DEFAULT_RETRY } from "../agent/retry.js";
-import type { StopReason } from "../agent/verdict.js";
 import { readCommands } from "../headless/command-reader.js";
 import { createStderrReporter } from "../headless/final-output.js";
 import { createJsonlWriter } from "../headless/jsonl-writer.js";
 import { createStreamSink } from "../headless/sink.js";
-import { keenPaths } from "./config.js";
-import { checkModel, createPreparer, listModels, runSessionChoice, storedSession } from "./engine-setup.js";
-import { storedRunner } from "./cli-runner-setup.js";
-import { loadOutputSchema } from "./output-schema.js";
-import type { RunSettings } from "./run-flags.js";
+import { openHost } from "./host.js";
+import { UsageError } from "./errors.js";
+import { validateRunFlags, type RunFlags, type RunSettings } from "./run-flags.js";
+import { handleStops } from "./signals.js";
 
-const EXIT_FOR: Partial<Record<StopReason, number>> = { sigint: 130, sigterm: 143, sighup: 129 };
+/** `keen run --headless --input-format jsonl`: the same as `keen stdio`, with run's flag checks. */
+export async function stdioFromRun(message: string[], flags: RunFlags & { inputFormat?: string }, formatGiven: boolean): Promise<number> {
+  if (!flags.headless) throw new UsageError("--input-format jsonl needs --headless (or use keen stdio)");
+  if (message.length) throw new UsageError("--input-format jsonl reads prompts as commands on stdin; pass no message");
+  return stdioFromFlags({ ...flags, streamDeltas: true }, formatGiven);
+}
+
+/** `keen stdio [flags]` */
+export async function stdioFromFlags(flags: Omit<RunFlags, "stdin"> & { stdin?: boolean }, formatGiven = false): Promise<number> {
+  const settings = validateRunFlags({ ...flags, stdin: true, headless: true, streamDeltas: true }, formatGiven);
+  return stdioCommand(settings);
+}
 
 /**
  * `keen stdio` (`keen run --headless --input-format jsonl`): the two-way
@@ -30,53 +33,18 @@ const EXIT_FOR: Partial<Record<StopReason, number>> = { sigint: 130, sigterm: 14
  * user config's mode (an unset mode leaves the client free, as the TUI is).
  */
 export async function stdioCommand(settings: RunSettings): Promise<number> {
-  const paths = keenPaths();
-  const store = openStore(paths.dataDir);
-  const meta = await storedSession(store, runSessionChoice(settings));
-  // Loaded only with --record/--replay: a plain run, and the start-up snapshot, never carry the cassette machinery.
-  const cassette = settings.cassette ? (await import("./cassette-setup.js")).openCassette(settings.cassette, paths) : undefined;
-  const cwd = resolve(settings.cwd ?? meta?.cwd ?? cassette?.replay?.demoWorkspace?.() ?? process.cwd());
-  const outputSchema = settings.outputSchema ? await loadOutputSchema(resolve(settings.outputSchema)) : undefined;
-  const prepare = createPreparer(paths, {
-    allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, outputSchema, headless: true,
-    // Replaying, as in keen run: the flag, else the replay's mode (ask; the demo: auto), never the config's.
-    permissionMode: settings.permissionMode ?? (cassette?.replay ? (cassette.replay.mode ?? "ask") : undefined), defaultMode: "ask", cassette,
-    runner: settings.runner, runnerOf: (id) => storedRunner(store, id), mcpConfig: settings.mcpConfig, sandbox: settings.sandbox,
-  });
-  const initial = { id: meta?.id ?? newSessionId(), meta, cwd, model: settings.model };
+  const host = await openHost("stdio", { ...settings, turnTimeoutMs: settings.timeoutMs });
   // Usage errors (no provider, bad config, unknown tools) end the process before it reads a command.
-  const setup = await prepare({ id: initial.id, cwd, model: initial.model ?? meta?.model });
-
-  // The mode the user started this process with is the widest a client on stdin may set; a replay's own mode is only a default.
-  const userMode = cassette?.replay ? undefined : setup.config.userLimits.permissionMode;
-  const modeCeiling = settings.permissionMode ? { mode: settings.permissionMode, source: "--permission-mode" }
-    : userMode ? { mode: userMode, source: `permissionMode in ${paths.configFile}` } : undefined;
-
-  const bus = new EventBus((error) => process.stderr.write(`keen: an output failed: ${String(error)}\n`));
-  const engine = createSessionEngine({
-    store, bus, headless: true, cwd, permissionMode: setup.permissionMode ?? "ask", modeCeiling, interactive: true, redactor: setup.redactor,
-    prepare, checkModel: (ref) => checkModel(paths, cwd, ref, process.env, cassette),
-    listModels: () => listModels(setup.config),
-    retry: DEFAULT_RETRY, turnTimeoutMs: settings.timeoutMs, newId: newSessionId, initial,
-  });
-  const sink = createStreamSink(process.stdout, () => {
-    engine.stop("epipe");
-    void engine.close();
-  });
-  bus.subscribe(createStderrReporter());
-  bus.subscribe(createJsonlWriter(sink, { deltas: true, control: true }));
-
-  let signalled: StopReason | undefined;
-  const onSignal = (reason: StopReason) => () => {
-    if (signalled === "sigint" && reason === "sigint") process.exit(130);
-    signalled ??= reason;
+  const session = await host.open(await host.start({ session: settings.session, continue: settings.continueLast }));
+  const { engine } = session;
+  // A signal, or a reader gone from stdout: the running turn stops and is stored, then the process ends.
+  const stops = handleStops((reason) => {
     engine.stop(reason);
     void engine.close();
-  };
-  const handlers: [NodeJS.Signals, () => void][] = [
-    ["SIGINT", onSignal("sigint")], ["SIGTERM", onSignal("sigterm")], ["SIGHUP", onSignal("sighup")],
-  ];
-  for (const [signal, handler] of handlers) process.on(signal, handler);
+  });
+  const sink = createStreamSink(process.stdout, () => stops.stop("epipe"));
+  engine.subscribe(createStderrReporter());
+  engine.subscribe(createJsonlWriter(sink, { deltas: true, control: true }));
   readCommands(process.stdin, {
     command: (command) => engine.send(command),
     invalid: (message, id) => engine.reject(message, id),
@@ -86,9 +54,9 @@ export async function stdioCommand(settings: RunSettings): Promise<number> {
     await engine.done;
     await sink.flush();
   } finally {
-    for (const [signal, handler] of handlers) process.off(signal, handler);
+    stops.dispose();
     process.stdin.destroy();
-    await prepare.close();
+    await session.close();
   }
-  return signalled ? (EXIT_FOR[signalled] ?? 1) : 0;
+  return stops.exitCode();
 }
