@@ -1,5 +1,4 @@
-import net, { isIP, type Socket } from "node:net";
-import tls from "node:tls";
+import type { Socket } from "node:net";
 
 /**
  * Pre-connect: the TCP (and TLS) handshake to the provider, started as soon as
@@ -52,12 +51,20 @@ function targetOf(url: string): Target | undefined {
 
 const keyOf = (t: Target) => `${t.protocol}//${t.hostname}:${t.port}`;
 
+/**
+ * node:net and node:tls, loaded at the first connect: modules the start-up snapshot evaluates
+ * (app/cli/warm.ts) must not hold tls's native bindings, which V8 cannot serialise. Every Node
+ * Keen supports (engines: 20.19+, 22.12+) has process.getBuiltinModule.
+ */
+const net = () => process.getBuiltinModule("node:net");
+const tls = () => process.getBuiltinModule("node:tls");
+
 /** Opens a socket to `t`; resolves it once connected (TLS: once the handshake is done), or rejects. */
 function open(t: Target): { socket: Socket; ready: Promise<Socket> } {
   const socket =
     t.protocol === "https:"
-      ? tls.connect({ host: t.hostname, port: t.port, servername: isIP(t.hostname) ? undefined : t.hostname, ALPNProtocols: ["http/1.1"] })
-      : net.connect({ host: t.hostname, port: t.port });
+      ? tls().connect({ host: t.hostname, port: t.port, servername: net().isIP(t.hostname) ? undefined : t.hostname, ALPNProtocols: ["http/1.1"] })
+      : net().connect({ host: t.hostname, port: t.port });
   socket.setNoDelay(true);
   const ready = new Promise<Socket>((resolve, reject) => {
     const timer = setTimeout(() => socket.destroy(new Error(`connect timeout after ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
