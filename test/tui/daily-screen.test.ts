@@ -38,7 +38,7 @@ test("Ctrl-Z gives the terminal back (normal screen, no raw mode, no mouse) and 
   await h.waitFor("the answer before the pause");
   await h.keys("half typed");
   let stopped = nextStop();
-  await h.keys("\x1a");
+  await h.press("\x1a");
   assert.deepEqual(await stopped, { buffer: "normal", raw: false, mouse: "none", focus: false });
   // The shell prints on the normal screen meanwhile.
   h.term.write("$ ls\r\nfile.txt\r\n$ fg\r\n");
@@ -59,7 +59,7 @@ test("Ctrl-Z gives the terminal back (normal screen, no raw mode, no mouse) and 
   h.engine.emit(d.permission("r1", "c1", "bash", { command: "ls" }));
   await h.waitFor("Permission: bash");
   stopped = nextStop();
-  await h.keys("\x1a");
+  await h.press("\x1a");
   assert.equal((await stopped).buffer, "normal");
   process.emit("SIGCONT");
   await h.waitFor("Permission: bash");
@@ -96,7 +96,7 @@ test("notifications: only while the terminal reports it is not focused (default)
   await h.settle();
   assert.doesNotMatch(since(h, mark), /\x1b\]9;/, "focused (or never reported): no notification");
 
-  await h.keys("\x1b[O"); // the terminal lost the focus
+  await h.press("\x1b[O"); // the terminal lost the focus
   mark = h.written.length;
   h.engine.emit(d.permission("r1", "c1", "bash", { command: "ls" }));
   await h.waitFor("Permission: bash");
@@ -107,7 +107,7 @@ test("notifications: only while the terminal reports it is not focused (default)
   await h.settle();
   assert.match(since(h, mark), /\x1b\]9;Keen: turn ended: interrupted\x07/);
 
-  await h.keys("\x1b[I"); // focused again
+  await h.press("\x1b[I"); // focused again
   mark = h.written.length;
   h.engine.emit(d.result());
   await h.settle();

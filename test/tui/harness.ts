@@ -144,6 +144,13 @@ export class TuiHarness {
     while (!shows()) await this.nextFrame(deadline, () => `screen never showed ${String(pattern)}:\n${this.text()}`, true);
   }
 
+  /** Types `bytes` that draw nothing (Ctrl-Z leaves the screen, a focus report changes no cell): no frame is awaited. */
+  async press(bytes: string): Promise<void> {
+    this.stdin.write(bytes);
+    await new Promise((r) => process.nextTick(r));
+    await this.flush();
+  }
+
   /**
    * Types `bytes` and waits for the frame they cause (or for the TUI to end, e.g. on Ctrl-D). A
    * lone trailing Esc is held by the key decoder for ESC_WAIT_MS first: a timer set after the
