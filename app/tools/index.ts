@@ -36,10 +36,8 @@ export function createTools(ctx: ToolContext): Tool[] {
 export function withRedaction(tool: Tool, redactor: Redactor): Tool {
   const preview = tool.preview;
   return {
-    definition: tool.definition,
-    ...(tool.kind ? { kind: tool.kind } : {}),
-    ...(tool.mutates !== undefined ? { mutates: tool.mutates } : {}),
-    ...(tool.sandboxed !== undefined ? { sandboxed: tool.sandboxed } : {}),
+    // What the tool declares about itself (kind, mutates, sandboxed, shell, …) stays as it is.
+    ...tool,
     // A title may quote a secret too (a bash command with a token in it).
     ...(tool.describe ? { describe: (args: Record<string, unknown>) => redactor.redactDeep(tool.describe!(args)) } : {}),
     // A diff shown for approval may quote a file's secret too.

@@ -21,8 +21,8 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** A stream line without what differs between runs (conversation id, timestamps, sequence). */
+/** A stream line without what differs between runs (conversation id, timestamps, sequence, a tool's duration). */
 export const strip = (line: Record<string, any>) => {
-  const { conversation_id: _c, ts: _t, seq: _s, ...rest } = line;
+  const { conversation_id: _c, ts: _t, seq: _s, duration_ms: _d, ...rest } = line;
   return rest;
 };

@@ -44,7 +44,7 @@ test("a prompt and its streamed answer, a tool call in the tool panel; /exit pri
   await t.waitFor("The workspace has a README.");
   const screen = await t.waitFor(/ idle +anthropic\/claude-test/);
   assert.match(screen, /Tools 1/);
-  assert.match(screen, /✓ list \. +ok/);
+  assert.match(screen, /✓ List \. +ok/);
   // CJK and emoji take two cells in blessed's model as in the terminal: every bordered row ends in column 120.
   const rows = screen.split("\n").filter((row) => row.endsWith("│"));
   assert.ok(rows.some((row) => row.includes("中文 ✅ 😀")));
