@@ -11,8 +11,6 @@ export interface SystemPromptOptions {
   extra?: string;
   /** Keen's config directory: its AGENTS.md comes first among the instructions. */
   configDir?: string;
-  /** The skills section (names and descriptions), when there are skills. */
-  skills?: string;
 }
 
 /** Keen's system prompt: role, place, date, tool guidance, the tool-memory contract, the layered AGENTS.md files (app/extensions/instructions.ts). */
@@ -34,7 +32,6 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
     );
   }
   if (options.extra) parts.push(options.extra);
-  if (options.skills) parts.push(options.skills);
   const notes = instructionsSection(findInstructions({ configDir: options.configDir, workspace: options.workspace, cwd: options.cwd }));
   if (notes) parts.push(notes);
   return parts.join("\n\n");
