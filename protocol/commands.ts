@@ -18,8 +18,11 @@ export { PERMISSION_MODES, isWiderMode, type PermissionMode } from "./modes.js";
 /** The permission modes (protocol/modes.ts) as a schema. */
 export const PermissionModeSchema = z.enum(PERMISSION_MODES);
 
-/** Send a prompt; one sent during a turn runs after it (queued). */
-export const PromptCommand = z.object({ kind: z.literal("prompt"), ...id, text: z.string().describe("the prompt") });
+/** Send a prompt; one sent during a turn runs after it (queued). With `command`, `text` is that custom command's arguments. */
+export const PromptCommand = z.object({
+  kind: z.literal("prompt"), ...id, text: z.string().describe("the prompt; with `command`, its arguments (may be empty)"),
+  command: z.string().optional().describe("a custom command's name (`list-commands`), without `/`: the turn's prompt is its template with `text` as arguments"),
+});
 /** End the running turn as `interrupted` (and drop queued prompts). */
 export const InterruptCommand = z.object({ kind: z.literal("interrupt"), ...id });
 /** Answer a `permission-request`; `message` reaches the model with a denial. */
@@ -57,6 +60,8 @@ export const ListFilesCommand = z.object({
   query: z.string().optional().describe("what follows `@`: path prefix, then file-name prefix, then substring (case-insensitive); default all"),
   limit: z.number().int().min(1).max(1000).optional().describe("at most this many paths (default 50)"),
 });
+/** The custom slash commands of the session's workspace and user config (docs/extensions.md). */
+export const ListCommandsCommand = z.object({ kind: z.literal("list-commands"), ...id });
 /**
  * Revert the file writes and edits of the session's last turn from the contents Keen kept. Without `confirm`
  * the response only says what would be restored or removed; a file changed since the turn refuses the whole undo.
@@ -78,7 +83,7 @@ export const ShellCommand = z.object({ kind: z.literal("shell"), ...id, command:
 /** Every command a front end can send. */
 export const CommandSchema = z.discriminatedUnion("kind", [
   PromptCommand, InterruptCommand, PermissionResponseCommand, SetModelCommand, SetPermissionModeCommand,
-  NewSessionCommand, ResumeSessionCommand, ListSessionsCommand, ListModelsCommand, ListFilesCommand, ShutdownCommand, UndoCommand, CompactCommand, ShellCommand,
+  NewSessionCommand, ResumeSessionCommand, ListSessionsCommand, ListModelsCommand, ListFilesCommand, ListCommandsCommand, ShutdownCommand, UndoCommand, CompactCommand, ShellCommand,
 ]);
 export type Command = z.infer<typeof CommandSchema>;
 export type CommandOf<K extends Command["kind"]> = Extract<Command, { kind: K }>;
@@ -89,7 +94,7 @@ export type CommandOf<K extends Command["kind"]> = Extract<Command, { kind: K }>
  * descriptions), by test/e2e/protocol-doc.test.ts.
  */
 export const COMMAND_ANSWERS: Record<Command["kind"], string> = {
-  prompt: "when its turn has ended and the session is released: `data` `{ session_id, status }`; a prompt sent during a turn is queued and runs after it; `ok: false` if it could not start (e.g. the session is busy) or an `interrupt` sent after it came first (dropped)",
+  prompt: "when its turn has ended and the session is released: `data` `{ session_id, status }`; a prompt sent during a turn is queued and runs after it; `ok: false` if it could not start (e.g. the session is busy, or `command` names no custom command) or an `interrupt` sent after it came first (dropped)",
   interrupt: "at once, `data` `{ interrupted }`; the running turn ends `interrupted` (tools' process groups killed; the text streamed so far is its `result.text`, stored and in the next turn's history) within 3 s; queued prompts are dropped (each answered `ok: false`)",
   "permission-response": "at once; `ok: false` for no open request",
   "set-model": "at once, `data` `{ model }`; used from the next turn",
@@ -99,6 +104,7 @@ export const COMMAND_ANSWERS: Record<Command["kind"], string> = {
   "list-sessions": "`data`: sessions, newest first",
   "list-models": "`data`: `[{ model, provider, available, current }]` for the configured providers; `current` marks the session's model now (after `set-model`, the one it chose)",
   "list-files": "`data` `{ paths, truncated }`: paths relative to the session's directory (directories end in `/`), best match first: path prefix, then file-name prefix, then substring, shorter first. Gitignored paths, `.git`, and every path the filesystem guard refuses to read (secret names such as `.env` and `id_rsa`, credential directories, links to them) are left out. The walk is reused for a few seconds and bounded in size (`truncated` when it stopped early, as when more than `limit` matched). `ok: false` when the session cannot be set up (e.g. no provider configured)",
+  "list-commands": "`data`: `[{ name, description, argument_hint?, model?, allowed_tools?, source, file }]`, sorted by name: the markdown commands of `<config>/commands/`, `.claude/commands/` and `.keen/commands/` (a later one replaces an earlier one of the same name), read again on each call. `ok: false` when the session cannot be set up or its runner has no custom commands (the CLI runner)",
   shutdown: "after every command sent before it, the running turn and queued prompts (send `interrupt` first to stop sooner); then the process exits 0",
   undo: "`data` `{ files: [{ path, action: \"restore\" | \"remove\" }], restored }`: without `confirm` only what would change; with it, the last turn's successful writes and edits are reverted from the contents Keen stored (through the filesystem guard). `ok: false`, nothing changed, when a file changed since the turn, when a change was too large to keep its contents (128 KiB), or while a turn runs",
   shell: "when the command has ended: `data` `{ session_id, exit_code, is_error }` (a failing command is still `ok`: its exit code says how it ended); `ok: false` for an empty command, while a turn runs, or when another process holds the session",

@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   empty_prompt: "`prompt` (or `shell`) with no text",
   no_provider: "no provider is configured, or the chosen provider's API key is not set: the text names what to set",
   unknown_model: "`set-model` (or a turn's setup): the model reference names no known provider or cannot be used as configured",
+  unknown_command: "`prompt` with `command`: no custom command of that name",
   unknown_session: "`resume-session`: no stored session matches the id or prefix, or the prefix matches several",
   busy: "a turn (or compaction) is running in this engine: send `interrupt` first, or wait for it",
   session_busy: "another live process holds the session: wait for its turn to end",
@@ -74,6 +75,13 @@ export const RESPONSE_DATA = {
     paths: z.array(z.string()).describe("relative to the session's directory; directories end in `/`"),
     truncated: z.boolean().describe("more matched than `limit`, or the walk stopped at its cap"),
   }),
+  "list-commands": z.array(z.object({
+    name: z.string().describe("typed as `/name`; `sub:name` for `sub/name.md`"), description: z.string(),
+    argument_hint: z.string().optional(), model: z.string().optional().describe("the model its turn uses"),
+    allowed_tools: z.array(z.string()).optional().describe("its turn keeps only these of the session's tools"),
+    source: z.enum(["user", "claude", "project"]).describe("`<config>/commands/`, `.claude/commands/` or `.keen/commands/`"),
+    file: z.string().describe("relative to the workspace root (absolute for the user's)"),
+  })),
   shutdown: z.undefined(),
   undo: z.object({
     files: z.array(z.object({ path: z.string(), action: z.enum(["restore", "remove"]) })),

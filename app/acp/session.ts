@@ -179,6 +179,8 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
     if (!answer.ok) throw refused(answer);
   }
 
+  /** The custom commands as last listed (announce). */
+  let custom: AvailableCommand[] = [];
   const slash = createAcpCommands({
     offers: hosted.offers, call, modes: MODES.map((m) => m.id), currentMode: () => mode, cancelled: () => cancelled,
     say: (text) => notify({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } }),
@@ -202,8 +204,15 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
   return {
     id: hosted.id,
     modes: () => ({ currentModeId: mode, availableModes: MODES }),
-    commands: () => slash.list(),
-    announce: () => notify({ sessionUpdate: "available_commands_update", availableCommands: slash.list() }),
+    commands: () => [...slash.list(), ...custom],
+    async announce() {
+      // The workspace's custom commands (docs/extensions.md) follow Keen's own; a name Keen uses stays Keen's.
+      const answer = await call({ kind: "list-commands" });
+      custom = (answer.ok ? answer.data : [])
+        .filter((c) => !slash.list().some((own) => own.name === c.name))
+        .map((c) => ({ name: c.name, description: c.description, ...(c.argument_hint ? { input: { hint: c.argument_hint } } : {}) }));
+      return notify({ sessionUpdate: "available_commands_update", availableCommands: [...slash.list(), ...custom] });
+    },
     configOptions,
     async load(replay) {
       const answer = await call({ kind: "resume-session", session: hosted.id, replay });
@@ -219,7 +228,10 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
       }
       slash.disarm();
       prompts++;
-      const answer = await call({ kind: "prompt", text }).finally(() => prompts--);
+      const named = /^\/([a-z0-9][a-z0-9_.:-]*)(?:\s+([\s\S]*))?$/.exec(text.trim());
+      const isCustom = named && custom.some((c) => c.name === named[1]);
+      const answer = await call(isCustom ? { kind: "prompt", command: named[1]!, text: (named[2] ?? "").trim() } : { kind: "prompt", text })
+        .finally(() => prompts--);
       if (!answer.ok) throw refused(answer);
       const outcome = stopReasonOf(lastResult, cancelled);
       if (typeof outcome === "object") throw new AcpFailure(outcome.error, INTERNAL_ERROR);

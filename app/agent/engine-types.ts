@@ -7,6 +7,7 @@ import type { ModelPrice } from "../../protocol/usage.js";
 import type { SessionStore } from "../../storage/store.js";
 import type { Redactor } from "../permissions/redact.js";
 import type { Tool } from "../tools/tool.js";
+import type { CustomCommandInfo, ExpandedCommand } from "../extensions/commands.js";
 import type { TurnBackend } from "./backend.js";
 import type { CompactionSettings } from "./compaction.js";
 import type { CurrentSession } from "./engine-session.js";
@@ -62,6 +63,10 @@ export interface SetupBase {
   restoreFile?(path: string, content: string | null): string | undefined;
   /** `list-files`: the session directory's paths matching `query`, as its filesystem guard allows them (app/tools/file-list.ts). */
   listFiles?(query: string, limit: number): Promise<{ paths: string[]; truncated: boolean }>;
+  /** `list-commands`: the custom commands (app/extensions/commands.ts). */
+  listCommands?(): CustomCommandInfo[];
+  /** A `prompt` naming a custom command: its text, model and narrowed tools; undefined for no such command. */
+  expandCommand?(name: string, args: string): ExpandedCommand | undefined;
 }
 
 /** Everything the engine is given (the test seam: no module mocking). */

@@ -16,6 +16,8 @@ import { buildResult } from "./turn-result.js";
 import { runUndo } from "./undo.js";
 import { runUserShell, shellContext } from "./user-shell.js";
 import type { StopReason } from "./verdict.js";
+import type { Tool } from "../tools/tool.js";
+import type { ExpandedCommand } from "../extensions/commands.js";
 
 export type { EngineOptions, EngineSetup, ModelChoice, SessionEngine } from "./engine-types.js";
 
@@ -116,7 +118,8 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     switch (command.kind) {
       case "prompt":
         if (closing) return refuse(command, "shutting_down", "the engine is shutting down");
-        if (!command.text.trim()) return refuse(command, "empty_prompt", "empty prompt");
+        // A custom command may take no arguments: its template is the prompt.
+        if (!command.text.trim() && !command.command) return refuse(command, "empty_prompt", "empty prompt");
         queue.push(command);
         pump ??= drain();
         return;
@@ -177,6 +180,11 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         if (!prepared.listFiles) return refuse(command, "failed", "this session cannot list its files");
         return respond(command, true, { data: await prepared.listFiles(command.query ?? "", command.limit ?? 50) });
       }
+      case "list-commands": {
+        const prepared = await setupFor(session);
+        if (!prepared.listCommands) return refuse(command, "failed", "this session's runner has no custom commands");
+        return respond(command, true, { data: prepared.listCommands() });
+      }
       case "compact":
         return compact(command);
       case "undo":
@@ -190,6 +198,25 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         await order.urgentSettled();
         await respond(command, true);
         return finish();
+    }
+  }
+
+  /** A `prompt` naming a custom command: its expansion, or a coded error. */
+  function expandCommand(prepared: EngineSetup, name: string, args: string): ExpandedCommand {
+    if (!prepared.expandCommand) throw new CodedError("this session's runner has no custom commands", "unknown_command");
+    const expanded = prepared.expandCommand(name, args);
+    if (!expanded) {
+      const known = prepared.listCommands?.().map((c) => c.name) ?? [];
+      throw new CodedError(`no custom command "${name}"${known.length ? `; commands: ${known.join(", ")}` : ""}`, "unknown_command");
+    }
+    return expanded;
+  }
+
+  function commandModel(model: string): string {
+    try {
+      return options.checkModel(model);
+    } catch (error) {
+      throw new CodedError(`the custom command's model: ${messageOf(error)}`, "unknown_model");
     }
   }
 
@@ -325,9 +352,18 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     let prepared: EngineSetup;
     const wasStored = Boolean(current.meta);
     starting = true;
+    let text = prompt.text;
+    let only: string[] | undefined;
     try {
       prepared = await setupFor(current);
-      await claim(current, prompt.text, prepared.modelRef);
+      if (prompt.command) {
+        const expanded = expandCommand(prepared, prompt.command, prompt.text);
+        text = expanded.text;
+        only = expanded.allowedTools;
+        // The command's model runs this turn only: the session keeps the one it had.
+        if (expanded.model) prepared = await setupFor({ ...current, model: commandModel(expanded.model) });
+      }
+      await claim(current, text, prepared.modelRef);
     } catch (error) {
       starting = false;
       early = undefined;
@@ -354,7 +390,9 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       gate.restore(loaded.events);
       for (const event of loaded.appended) await bus.emit({ ...event, replay: true });
       const kit = prepared.perTurn();
-      const tools = [...prepared.tools, ...kit.tools];
+      // A custom command's allowed-tools only narrows the session's tools; it never adds one.
+      const kept = (list: Tool[]) => (only ? list.filter((t) => only.includes(t.definition.name)) : list);
+      const tools = [...kept(prepared.tools), ...kit.tools];
       if (!current.started) {
         current.started = true;
         await emit({
@@ -369,10 +407,10 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       const outcome = await backend.run({
         cwd: current.cwd, events: loaded.events, permissionMode: gate.mode,
         sessionId: current.id, turnId: options.newId(), tools, history: loaded.history,
-        currentTools: () => [...prepared.tools, ...kit.tools],
+        currentTools: () => [...kept(prepared.tools), ...kit.tools],
         system: prepared.system,
         // The user's own commands since the last prompt come first: what they ran and saw is context for this one.
-        user: { role: "user", content: [...shellContext(loaded.events), { type: "text", text: prompt.text }], headless: options.headless },
+        user: { role: "user", content: [...shellContext(loaded.events), { type: "text", text }], headless: options.headless },
         emit, requester: gate, retry: { ...options.retry, ...prepared.retry }, signal: controller.signal, policies: kit.policies,
       });
       const result = buildResult({ sessionId: current.id, outcome, policies: kit.policies, stop: running.stop, started, window: prepared.contextWindow, price: prepared.price });

@@ -1,5 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { findInstructions, instructionsSection } from "../extensions/instructions.js";
 
 /** What the system prompt is built from. */
 export interface SystemPromptOptions {
@@ -10,11 +9,11 @@ export interface SystemPromptOptions {
   platform?: string;
   /** A paragraph a run adds (e.g. the structured-output instructions). */
   extra?: string;
+  /** Keen's config directory: its AGENTS.md comes first among the instructions. */
+  configDir?: string;
 }
 
-const MAX_PROJECT_NOTES = 20_000;
-
-/** Keen's system prompt: role, place, date, tool guidance, the tool-memory contract, AGENTS.md. */
+/** Keen's system prompt: role, place, date, tool guidance, the tool-memory contract, the layered AGENTS.md files (app/extensions/instructions.ts). */
 export function buildSystemPrompt(options: SystemPromptOptions): string {
   const date = (options.date ?? new Date()).toISOString().slice(0, 10);
   const parts = [
@@ -33,8 +32,8 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
     );
   }
   if (options.extra) parts.push(options.extra);
-  const notes = projectNotes(options.workspace);
-  if (notes) parts.push(`Project instructions (${notes.file}):\n${notes.text}`);
+  const notes = instructionsSection(findInstructions({ configDir: options.configDir, workspace: options.workspace, cwd: options.cwd }));
+  if (notes) parts.push(notes);
   return parts.join("\n\n");
 }
 
@@ -46,17 +45,3 @@ export const MEMORY_CONTRACT = [
   "</keen_memory>",
   "Keep it short, never paste raw tool output into it, and put nothing after it. When you used no tools in this turn, write no such block. The user does not see this block; later turns do.",
 ].join("\n");
-
-function projectNotes(workspace: string): { file: string; text: string } | undefined {
-  for (const name of ["AGENTS.md", "CLAUDE.md"]) {
-    const file = join(workspace, name);
-    if (existsSync(file)) {
-      try {
-        return { file: name, text: readFileSync(file, "utf8").slice(0, MAX_PROJECT_NOTES) };
-      } catch {
-        return undefined;
-      }
-    }
-  }
-  return undefined;
-}

@@ -7,6 +7,7 @@ import { createMaxStepsPolicy } from "../agent/max-steps.js";
 import type { TurnPolicy } from "../agent/policy.js";
 import { createStructuredOutput } from "../agent/structured-output.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
+import { createCommandSource } from "../extensions/commands.js";
 import { createFileGuard } from "../permissions/file-guard.js";
 import { BUILTIN_PROVIDERS, modelInfo } from "../providers/registry.js";
 import { DEFAULT_BASE_URLS } from "../providers/options.js";
@@ -142,6 +143,7 @@ async function prepare(
   return {
     ...(settings.files ? {} : createFileRestorer(guard)),
     listFiles: createFileLister(guard, cwd).list,
+    ...createCommandSource({ configDir: dirname(paths.configFile), workspace, cwd, guard }),
     config,
     redactor,
     retry: config.retry,
@@ -155,7 +157,7 @@ async function prepare(
     },
     attach: mcp ? (emit) => mcp.attach(emit, mcpWarnings) : undefined,
     close: async () => mcp?.handle?.close(),
-    system: buildSystemPrompt({ cwd, workspace, toolNames: names, extra: instructions }),
+    system: buildSystemPrompt({ cwd, workspace, toolNames: names, extra: instructions, configDir: dirname(paths.configFile) }),
     contextWindow: info.contextWindow,
     price: info.price,
     compaction,

@@ -8,6 +8,7 @@ import { composeFrame, createUi, type Frame, type UiState } from "./frame.js";
 import { createSessionView, reduce, type LocalAction, type SessionView } from "./state.js";
 import { DIFF_AT_FIRST_CHANGE } from "./views/diff-pane.js";
 import { TranscriptCache } from "./views/transcript.js";
+import { customOnly, parseSlash } from "./slash.js";
 
 /** What the controller needs from the outside world; start.ts supplies the real ones, tests fakes. */
 export interface ControllerDeps {
@@ -122,7 +123,22 @@ export class TuiController {
     return true;
   }
 
-  /** Sends a prompt, or queues it while a turn runs (see `UiState.queue`). */
+  /** Asks the engine for the workspace's custom commands (completion and help show them). */
+  loadCommands(then?: () => void): void {
+    this.request({ kind: "list-commands" }, (r) => {
+      // No setup yet (no provider): no custom commands to offer, and no error line for it.
+      this.ui.customCommands = r.ok
+        ? r.data.map((c) => ({ name: c.name, help: `${c.description} (${c.source === "user" ? "user" : c.file})`, ...(c.argument_hint ? { args: c.argument_hint } : {}) }))
+        : [];
+      then?.();
+    });
+  }
+
+  /**
+   * Sends a prompt, or queues it while a turn runs (see `UiState.queue`). A
+   * prompt that starts with a custom command's `/name` is sent as that command,
+   * the rest as its arguments; the engine expands it.
+   */
   prompt(text: string): void {
     if (this.view.running) {
       this.ui.queue.push(text);
@@ -131,7 +147,10 @@ export class TuiController {
     if (text.startsWith("!")) return this.shell(text.slice(1).trim());
     this.local({ kind: "local-prompt", text });
     this.ui.undoArmed = false;
-    this.request({ kind: "prompt", text }, (r) => {
+    const slash = parseSlash(text);
+    const custom = slash && customOnly(this.ui.customCommands).some((c) => c.name === slash.name) ? slash : undefined;
+    const command = custom ? { kind: "prompt" as const, command: custom.name, text: custom.arg } : { kind: "prompt" as const, text };
+    this.request(command, (r) => {
       if (r.ok) return;
       reduce(this.view, { kind: "local-prompt-failed" });
       this.unqueue("The queued prompts were not sent: they are back in the input.");

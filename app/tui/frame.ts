@@ -2,6 +2,7 @@ import type { Theme } from "../../themes/index.js";
 import type { Editor } from "./editor.js";
 import { ALL_PANES, layout, maxInputLines, type PaneChoice, type Rect } from "./layout.js";
 import type { SessionView } from "./state.js";
+import type { SlashCommand } from "./slash.js";
 import { paint } from "./style.js";
 import { fit, truncate, wrap } from "./text.js";
 import { DIFF_AT_FIRST_CHANGE, diffPaneLines } from "./views/diff-pane.js";
@@ -57,13 +58,15 @@ export interface UiState {
   queue: string[];
   /** The side panes shown (Alt-T, Alt-D, Alt-Z); remembered across runs (ui-prefs.ts). */
   panes: PaneChoice;
+  /** The workspace's custom commands, as the engine last listed them (`list-commands`). */
+  customCommands: SlashCommand[];
 }
 
 export function createUi(theme: Theme): UiState {
   return {
     theme, focus: "input", transcriptScroll: { ...FOLLOW }, tools: { expanded: new Set(), scroll: { ...FOLLOW } },
     diffIndex: 0, diffScroll: 0, diffFollow: true, thinkingExpanded: false, permission: { scroll: 0 },
-    hint: "Type a prompt; ? for keys, / for commands, @ for files", queue: [], panes: { ...ALL_PANES },
+    hint: "Type a prompt; ? for keys, / for commands, @ for files", queue: [], panes: { ...ALL_PANES }, customCommands: [],
   };
 }
 
@@ -198,7 +201,7 @@ function overlayPane(view: SessionView, ui: UiState, cols: number, rows: number)
   }
   if (o.kind === "help") {
     const rect = centered(cols, rows, 90, rows - 2);
-    const all = helpLines(rect.width - 2, theme);
+    const all = helpLines(rect.width - 2, theme, ui.customCommands);
     const top = Math.max(0, Math.min(o.scroll, all.length - (rect.height - 2)));
     return { rect, lines: fitAll(all.slice(top, top + rect.height - 2), rect.width - 2), label: " Help ", border: true, focused: true };
   }

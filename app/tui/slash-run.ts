@@ -1,7 +1,7 @@
 import { MODE_CYCLE, isPermissionMode } from "../../protocol/modes.js";
 import { THEME_NAMES } from "../../themes/index.js";
 import type { TuiController } from "./controller.js";
-import { completeSlash } from "./slash.js";
+import { completeSlash, INIT_PROMPT } from "./slash.js";
 import { disarmExport, exportTranscript } from "./export.js";
 import { changePanes } from "./layout-actions.js";
 import type { ListItem } from "./views/lists.js";
@@ -39,7 +39,9 @@ export function runSlash(c: TuiController, name: string, arg: string): void {
       if (!c.view.lastPrompt) return c.note("no prompt to retry yet");
       if (c.view.running) return c.note("a turn is running: Esc interrupts it first");
       return c.prompt(c.view.lastPrompt);
+    case "init": return c.prompt(INIT_PROMPT);
     case "help":
+      c.loadCommands();
       c.ui.overlay = { kind: "help", scroll: 0 };
       return;
     case "exit": return c.deps.exit();
@@ -128,9 +130,14 @@ const FILE_COMPLETIONS = 50;
 export function updateCompletion(c: TuiController): void {
   const { word, start } = c.editor.wordAtCursor();
   if (word.startsWith("/") && start === 0 && !c.editor.text.includes("\n")) {
-    const found = completeSlash(word);
-    const values = found.map((s) => `/${s.name}${s.args ? " " : ""}`);
-    return showCompletion(c, word, start, values, found.map((s) => ({ label: `/${s.name}${s.args ? ` ${s.args}` : ""}`, detail: s.help })));
+    // The files may have changed: asked again when a command word begins; the list shows what is known until the answer.
+    if (word === "/") {
+      c.loadCommands(() => {
+        const now = c.editor.wordAtCursor();
+        if (now.start === 0 && now.word.startsWith("/")) showSlash(c, now.word);
+      });
+    }
+    return showSlash(c, word);
   }
   if (word.startsWith("@")) {
     // Until the answer comes, a list for another word must not be accepted in this one's place.
@@ -145,6 +152,12 @@ export function updateCompletion(c: TuiController): void {
     return;
   }
   c.ui.completion = undefined;
+}
+
+function showSlash(c: TuiController, word: string): void {
+  const found = completeSlash(word, c.ui.customCommands);
+  const values = found.map((s) => `/${s.name}${s.args ? " " : ""}`);
+  showCompletion(c, word, 0, values, found.map((s) => ({ label: `/${s.name}${s.args ? ` ${s.args}` : ""}`, detail: s.help })));
 }
 
 function showCompletion(c: TuiController, word: string, start: number, values: string[], items: ListItem[]): void {

@@ -24,19 +24,33 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   { name: "undo", help: "revert the last turn's file writes and edits (shows them first; /undo again confirms)" },
   { name: "export", args: "[file]", help: "write the transcript as markdown (default keen-<session>.md here; asks before overwriting)" },
   { name: "layout", args: "[tools|diff|zoom|all]", help: "hide or show the tool panel or diff pane, zoom the transcript (remembered)" },
+  { name: "init", help: "ask the model to write an AGENTS.md for this project" },
   { name: "help", help: "keys and commands" },
   { name: "exit", help: "leave Keen (the session stays resumable)" },
 ];
 
-/** Commands whose names start with what was typed after `/`. */
-export function completeSlash(typed: string): SlashCommand[] {
+/** Commands (Keen's, then the custom ones it does not shadow) whose names start with what was typed after `/`. */
+export function completeSlash(typed: string, custom: SlashCommand[] = []): SlashCommand[] {
   const word = typed.replace(/^\//, "").toLowerCase();
-  return SLASH_COMMANDS.filter((c) => c.name.startsWith(word));
+  return [...SLASH_COMMANDS, ...customOnly(custom)].filter((c) => c.name.startsWith(word));
 }
+
+/** The custom commands a built-in one of the same name does not shadow (Keen's own commands win). */
+export function customOnly(custom: SlashCommand[]): SlashCommand[] {
+  return custom.filter((c) => !SLASH_COMMANDS.some((s) => s.name === c.name));
+}
+
+/** What `/init` sends: the model looks at the project and writes its AGENTS.md. */
+export const INIT_PROMPT = [
+  "Write an AGENTS.md file at the root of this workspace for coding agents working on this project.",
+  "Look at the project first (README, build and package files, test setup, directory layout, existing AGENTS.md or CLAUDE.md).",
+  "Cover briefly: what the project is, how to build, test and lint it (exact commands), the code layout, and conventions a newcomer would get wrong.",
+  "Keep it short and factual; if an AGENTS.md exists, improve it rather than starting over.",
+].join(" ");
 
 /** `/model openai/x` → { name: "model", arg: "openai/x" }; text that is not a command → undefined. */
 export function parseSlash(text: string): { name: string; arg: string } | undefined {
-  const m = /^\/([a-z-]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  const m = /^\/([a-z0-9][a-z0-9_.:-]*)(?:\s+([\s\S]*))?$/.exec(text.trim());
   if (!m) return undefined;
   return { name: m[1]!, arg: (m[2] ?? "").trim() };
 }

@@ -214,7 +214,7 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
     case "result": turnEnded(view, event); break;
     case "response":
       // `@` completion asks on every keystroke; a refusal there (no provider yet) is not worth a notice each time.
-      if (!event.ok && event.command !== "list-files") push(view, { type: "notice", id: 0, level: "error", text: `${event.command}: ${event.error ?? "failed"}` });
+      if (!event.ok && event.command !== "list-files" && event.command !== "list-commands") push(view, { type: "notice", id: 0, level: "error", text: `${event.command}: ${event.error ?? "failed"}` });
       break;
     default: break; // memory is never shown; internal kinds carry nothing to draw
   }

@@ -6,7 +6,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { methods, type SessionNotification, type ToolCallUpdate } from "@agentclientprotocol/sdk";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
@@ -176,4 +176,21 @@ test("/compact sent as a prompt compacts the conversation with the given instruc
   assert.match(sent, /MANUAL SUMMARY/);
   assert.doesNotMatch(sent, /prompt-1 /);
   assert.equal(server.requests.length, 4);
+});
+
+test("custom commands (.keen/commands) follow Keen's in available_commands_update, and /name args runs the command", async () => {
+  const { sb, acp } = open();
+  mkdirSync(join(sb.workspace, ".keen", "commands"), { recursive: true });
+  writeFileSync(join(sb.workspace, ".keen", "commands", "greet.md"), "---\ndescription: Greet someone\nargument-hint: <name>\n---\nSay hello to $1.\n");
+  server.enqueue({ text: "Hello, Ada." });
+  await acp.run(async (ctx) => {
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
+    await acp.waitFor((n) => n.sessionId === sessionId && n.update.sessionUpdate === "available_commands_update");
+    await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "/greet Ada" }] });
+  });
+  assert.equal((await acp.exited).code, 0, acp.stderr());
+  const update = acp.updates.find((n) => n.update.sessionUpdate === "available_commands_update")!.update;
+  const listed = update.sessionUpdate === "available_commands_update" ? update.availableCommands : [];
+  assert.deepEqual(listed.map((c) => [c.name, c.input?.hint]).slice(-1), [["greet", "<name>"]]);
+  assert.match(JSON.stringify(server.requests.at(-1)!.body.messages), /Say hello to Ada\./);
 });

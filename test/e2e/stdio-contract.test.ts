@@ -69,6 +69,7 @@ test("every command kind, followed at once by EOF, is answered before the proces
       check: (r) => assert.deepEqual([r.ok, r.data.filter((m: { current: boolean }) => m.current).map((m: { model: string }) => m.model)], [true, [MODEL]]),
     }],
     "list-files": [{ command: { kind: "list-files", id: "lf", query: "a." }, check: (r) => assert.deepEqual([r.ok, r.data], [true, { paths: ["a.txt"], truncated: false }]) }],
+    "list-commands": [{ command: { kind: "list-commands", id: "lc" }, check: (r) => assert.deepEqual([r.ok, r.data], [true, []]) }],
     shutdown: [{ command: { kind: "shutdown", id: "s" }, check: (r) => assert.equal(r.ok, true) }],
     undo: [{
       args: ["--session", session], command: { kind: "undo", id: "u" },

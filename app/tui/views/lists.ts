@@ -1,6 +1,6 @@
 import type { Theme } from "../../../themes/index.js";
 import { helpBindings } from "../keymap.js";
-import { SLASH_COMMANDS } from "../slash.js";
+import { SLASH_COMMANDS, customOnly, type SlashCommand } from "../slash.js";
 import { paint } from "../style.js";
 import { fit, sanitize, textWidth, truncate } from "../text.js";
 
@@ -25,7 +25,7 @@ export function listLines(items: ListItem[], selected: number, width: number, he
 }
 
 /** The help screen: every key from the keymap table and every slash command. */
-export function helpLines(width: number, theme: Theme): string[] {
+export function helpLines(width: number, theme: Theme, custom: SlashCommand[] = []): string[] {
   const bindings = helpBindings();
   const keyWidth = Math.min(18, Math.max(...bindings.map((b) => b.label.length)) + 2);
   const lines = [paint(theme, "heading", "Keys")];
@@ -36,6 +36,14 @@ export function helpLines(width: number, theme: Theme): string[] {
     lines.push(truncate(`${paint(theme, "accent", name)}  ${c.help}`, width));
   }
   lines.push(truncate(`${paint(theme, "accent", "!command")}  run your own shell command (no approval; the sandbox applies); its output goes to the model with your next prompt`, width));
+  const own = customOnly(custom);
+  if (own.length) {
+    lines.push("", paint(theme, "heading", "Custom commands (.keen/commands, .claude/commands, your config's commands)"));
+    for (const c of own) {
+      const name = `/${c.name}${c.args ? ` ${c.args}` : ""}`;
+      lines.push(truncate(`${paint(theme, "accent", sanitize(name))}  ${sanitize(c.help)}`, width));
+    }
+  }
   lines.push("", paint(theme, "dim", "@ completes a workspace path. Esc closes this help."));
   return lines;
 }
