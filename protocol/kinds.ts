@@ -43,6 +43,7 @@ export const KIND_CLASS = {
   response: "control",
   compaction: "complete",
   "mcp-server": "run",
+  "plan-update": "complete",
   "user-message": "internal",
   "assistant-message": "internal",
   "turn-end": "internal",
