@@ -38,4 +38,11 @@ test("todo_write through bin/keen: read-only runs it unasked, the stream has pla
   const replay = await sb.run(["sessions", "show", id, "--jsonl"]);
   assert.equal(replay.code, 0, replay.stderr);
   assert.deepEqual(parseLines(replay.stdout).filter((l) => l.kind === "plan-update").map((l) => l.entries), [plan]);
+
+  // Resumed, the model is reminded of its plan (its tool calls are not replayed).
+  server.enqueue({ text: "Continuing." });
+  const next = await sb.run(["run", "--no-stdin", "--model", MODEL, "--session", id, "go on"]);
+  assert.equal(next.code, 0, next.stderr);
+  const history = JSON.stringify(server.requests.at(-1)!.body.messages);
+  assert.ok(history.includes("[x] Read the code\\n[~] Write the fix\\n[ ] Run the tests"), history);
 });
