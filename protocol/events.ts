@@ -183,12 +183,24 @@ export const McpServerEvent = z.object({
   message: z.string().optional(),
 });
 
+/** One item of the model's plan (`todo_write`). */
+export const PlanEntrySchema = z.object({
+  content: z.string(), status: z.enum(["pending", "in_progress", "completed"]),
+  priority: z.enum(["high", "medium", "low"]).optional(),
+});
+export type PlanEntry = z.infer<typeof PlanEntrySchema>;
+/** The model replaced its plan (a `todo_write` call): `entries` is the whole plan now, in order; empty when cleared. */
+export const PlanUpdateEvent = z.object({
+  kind: z.literal("plan-update"), ...assistant, tool_call_id: z.string(), entries: z.array(PlanEntrySchema),
+});
+
 /** Every event a JSONL consumer can see. */
 export const PublicEventSchema = z.discriminatedUnion("kind", [
   SessionStartEvent, TextEvent, ThinkingEvent, ToolUseEvent, ToolResultEvent, MemoryEvent, RetryEvent,
   ErrorEvent, ResultEvent, TextDeltaEvent, ThinkingStartEvent, ThinkingDeltaEvent, ThinkingEndEvent,
   ContentEndEvent, ToolUpdateEvent, PermissionRequestEvent, ToolStartEvent, ResponseEvent, CompactionEvent, McpServerEvent,
   ShellStartEvent, ShellUpdateEvent, ShellEvent,
+  PlanUpdateEvent,
 ]);
 export type PublicEvent = z.infer<typeof PublicEventSchema>;
 

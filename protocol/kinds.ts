@@ -46,6 +46,7 @@ export const KIND_CLASS = {
   "shell-start": "delta",
   "shell-update": "delta",
   shell: "complete",
+  "plan-update": "complete",
   "user-message": "internal",
   "assistant-message": "internal",
   "turn-end": "internal",

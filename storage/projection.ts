@@ -59,6 +59,7 @@ export function projectConversation(events: KeenEvent[]): Message[] {
   }
 
   const conversation: Message[] = [...base];
+  const plan = latestPlan(events);
   for (const turn of turns.values()) {
     const marker = MARKERS[turn.status ?? "missing"];
     const parts = marker ? [...turn.texts, marker] : turn.texts;
@@ -66,5 +67,26 @@ export function projectConversation(events: KeenEvent[]): Message[] {
     if (turn.user) conversation.push(turn.user);
     conversation.push({ role: "assistant", content: [{ type: "text", text }] });
   }
+  // Tool calls are not replayed, so the model would lose the plan it wrote: its latest one closes the last answer.
+  const last = conversation.at(-1);
+  if (plan?.length && last?.role === "assistant" && last.content[0]?.type === "text") {
+    conversation[conversation.length - 1] = { ...last, content: [{ type: "text", text: `${last.content[0].text}\n\n${planMarker(plan)}` }, ...last.content.slice(1)] };
+  }
   return conversation;
+}
+
+/** The session's plan: the entries of its latest `plan-update` (undefined when it has none). */
+export function latestPlan(events: KeenEvent[]): EventOf<"plan-update">["entries"] | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
+    if (event.kind === "plan-update") return event.entries;
+  }
+  return undefined;
+}
+
+const MARKS = { pending: "[ ]", in_progress: "[~]", completed: "[x]" } as const;
+
+/** The plan as the model is reminded of it on later turns. */
+function planMarker(plan: EventOf<"plan-update">["entries"]): string {
+  return ["[plan, as last written with todo_write]", ...plan.map((e) => `${MARKS[e.status]} ${e.content}`)].join("\n");
 }

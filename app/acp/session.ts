@@ -5,7 +5,7 @@ import type { ErrorCode, ResponseTo } from "../../protocol/responses.js";
 import type { EventOf, KeenEvent } from "../../protocol/events.js";
 import { createAcpCommands } from "./commands.js";
 import type { HostedSession } from "./host.js";
-import { permissionToolCall, replayUpdates, stopReasonOf, toolCallFinished, toolCallProgress, toolCallStarted } from "./updates.js";
+import { permissionToolCall, planUpdate, replayUpdates, stopReasonOf, toolCallFinished, toolCallProgress, toolCallStarted } from "./updates.js";
 
 /** A request the session cannot serve; `code` is the JSON-RPC error code the client gets, `errorCode` the engine's (its `data.error_code`). */
 export class AcpFailure extends Error {
@@ -123,6 +123,8 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
       case "tool-result":
         open.delete(event.tool_call_id);
         return notify(toolCallFinished(event));
+      case "plan-update":
+        return notify(planUpdate(event));
       case "permission-request":
         // Not awaited: the answer comes back as a command, and the bus must keep flowing meanwhile.
         void ask(event);

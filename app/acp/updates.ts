@@ -97,10 +97,23 @@ export function replayUpdates(event: KeenEvent): SessionUpdate[] {
       return [toolCallStarted(event)];
     case "tool-result":
       return [toolCallFinished(event)];
+    case "plan-update":
+      return [planUpdate(event)];
     default:
       // Tool memory, errors and everything internal stay out of the client's transcript.
       return [];
   }
+}
+
+/**
+ * ACP's `plan` update: the whole plan, replacing the client's (as `plan-update` replaces Keen's).
+ * ACP requires a priority; an item the model gave none is `medium`.
+ */
+export function planUpdate(event: EventOf<"plan-update">): SessionUpdate {
+  return {
+    sessionUpdate: "plan",
+    entries: event.entries.map((e) => ({ content: e.content, status: e.status, priority: e.priority ?? "medium" })),
+  };
 }
 
 /**

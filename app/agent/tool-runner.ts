@@ -45,6 +45,8 @@ export async function runToolCalls(calls: ToolCall[], options: ToolRunnerOptions
       ...(interrupted ? { interrupted: true as const } : {}),
       ...(timing.started !== undefined ? { duration_ms: Date.now() - timing.started } : {}),
     });
+    // After its result, so a UI has the call's line before the plan it changed.
+    if (result.plan && !result.is_error) await options.emit({ kind: "plan-update", role: "assistant", tool_call_id: call.id, entries: result.plan });
     blocks.push({
       type: "tool_result", tool_call_id: call.id, content: result.content, is_error: result.is_error,
       ...(result.images?.length ? { images: result.images } : {}),

@@ -1,6 +1,6 @@
 import type { ToolDefinition } from "../../protocol/provider.js";
 import type { FileGuard } from "../permissions/guard.js";
-import type { CallView, ToolKind, ToolLocation } from "../../protocol/events.js";
+import type { CallView, PlanEntry, ToolKind, ToolLocation } from "../../protocol/events.js";
 import type { Redactor } from "../permissions/redact.js";
 import type { ChangePreview } from "../permissions/requester.js";
 import type { CommandSandbox, NetworkAsk } from "../sandbox/runtime.js";
@@ -12,6 +12,8 @@ export interface ToolResult {
   details?: Record<string, unknown>;
   /** Images for the model (base64), for providers that take them; `content` must describe them for the others. */
   images?: { media_type: string; data: string }[];
+  /** The model's whole plan now (todo_write): the tool runner emits it as a `plan-update` event. */
+  plan?: PlanEntry[];
 }
 
 /** Set once per session: where tools run and what guards them. */

@@ -1,5 +1,5 @@
 import type { PermissionMode } from "../../protocol/commands.js";
-import type { EventOf, KeenEvent, ToolKind } from "../../protocol/events.js";
+import type { EventOf, KeenEvent, PlanEntry, ToolKind } from "../../protocol/events.js";
 import type { Usage } from "../../protocol/messages.js";
 import { addUsage, emptyUsage } from "../../protocol/usage.js";
 
@@ -16,7 +16,9 @@ export type TranscriptItem =
   | { type: "assistant"; id: number; text: string; live: boolean; streaming: boolean; attempt: number; discarded?: boolean }
   | { type: "thinking"; id: number; text: string; live: boolean; streaming: boolean; attempt: number; discarded?: boolean }
   | { type: "tool"; id: number; callId: string }
-  | { type: "notice"; id: number; level: "info" | "warning" | "error" | "setup"; text: string };
+  | { type: "notice"; id: number; level: "info" | "warning" | "error" | "setup"; text: string }
+  // The model's whole plan as one `plan-update` set it (todo_write): shown each time it changes.
+  | { type: "plan"; id: number; entries: PlanEntry[] };
 
 /** One tool call for the tool panel; replaced on every change. */
 export interface ToolCall {
@@ -211,6 +213,7 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
         push(view, { type: "notice", id: 0, level: "warning", text: `MCP: ${event.message}` });
       }
       break;
+    case "plan-update": push(view, { type: "plan", id: 0, entries: event.entries }); break;
     case "result": turnEnded(view, event); break;
     case "response":
       // `@` completion asks on every keystroke; a refusal there (no provider yet) is not worth a notice each time.

@@ -5,7 +5,7 @@ import { reduce } from "../../app/tui/state.js";
 import { stamp, viewOf } from "./helpers.js";
 
 const brief = (view: ReturnType<typeof viewOf>) =>
-  view.items.map((i) => (i.type === "tool" ? `tool:${view.tools.get(i.callId)!.status}` : i.type === "notice" ? `notice:${i.level}:${i.text}` : i.type === "user" ? `user:${i.state}:${i.text}` : `${i.type}:${i.discarded ? "discarded" : i.live ? "live" : "done"}:${i.text}`));
+  view.items.map((i) => (i.type === "tool" ? `tool:${view.tools.get(i.callId)!.status}` : i.type === "notice" ? `notice:${i.level}:${i.text}` : i.type === "user" ? `user:${i.state}:${i.text}` : i.type === "plan" ? `plan:${i.entries.length}` : `${i.type}:${i.discarded ? "discarded" : i.live ? "live" : "done"}:${i.text}`));
 
 test("a streamed turn: deltas build a live block that the complete text settles, never a duplicate", () => {
   const view = viewOf([

@@ -3,6 +3,7 @@ import { markdownLoaded, renderMarkdown } from "../markdown.js";
 import type { SessionView, ToolCall, TranscriptItem } from "../state.js";
 import { paint } from "../style.js";
 import { sanitize, truncate, wrap, wrapLine } from "../text.js";
+import { planLines } from "./plan.js";
 import { setupLines } from "./setup.js";
 import { inlineLines } from "./tool-inline.js";
 import { duration, statusMark, statusWord, callLabel } from "./tool-summary.js";
@@ -80,6 +81,8 @@ export function renderItem(item: TranscriptItem, prev: TranscriptItem | undefine
       return [...gap, ...(tool ? toolLines(tool, ctx) : [])];
     case "notice":
       return [...gap, ...noticeLines(item, ctx)];
+    case "plan":
+      return [...gap, ...planLines(item.entries, theme, width)];
   }
 }
 
