@@ -12,7 +12,8 @@ interface CliTool {
 /**
  * THE table of the claude CLI's tools (the CLI runner): their kinds, for the tool-use and
  * permission-request events Keen writes for them, and Keen's tools that stand for them.
- * A CLI tool missing here is `other` and keeps its own name.
+ * A CLI tool missing here is `other` and keeps its own name. Custom commands written for
+ * Claude Code name these tools in `allowed-tools` (app/extensions/commands.ts reads them here).
  */
 export const CLI_TOOLS: Readonly<Record<string, CliTool>> = {
   Bash: { kind: "exec", keen: "bash" },
@@ -22,7 +23,7 @@ export const CLI_TOOLS: Readonly<Record<string, CliTool>> = {
     kind: "edit", keen: "edit_file",
     previewArgs: (i) => ({ path: i.file_path, old_string: i.old_string, new_string: i.new_string, replace_all: i.replace_all }),
   },
-  MultiEdit: { kind: "edit" },
+  MultiEdit: { kind: "edit", keen: "edit_file" },
   NotebookEdit: { kind: "edit" },
   Glob: { kind: "search", keen: "glob" },
   Grep: { kind: "search", keen: "grep" },

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import type { FileGuard } from "../permissions/guard.js";
 import { listField, parseFrontmatter, stringField } from "./frontmatter.js";
+import { cliTool } from "../agent/cli-tools.js";
 
 /*
  * Custom slash commands: markdown files whose body is a prompt template.
@@ -46,15 +47,11 @@ const MAX_FILES = 500;
 const MAX_COMMAND_BYTES = 256 * 1024;
 const MAX_INCLUDE_BYTES = 100 * 1024;
 
-/** Claude Code's tool names as Keen's, so `allowed-tools` of an existing command means the same here. */
-const CLAUDE_TOOL_NAMES: Record<string, string> = {
-  Read: "read_file", Write: "write_file", Edit: "edit_file", MultiEdit: "edit_file", Bash: "bash", Grep: "grep", Glob: "glob", LS: "list",
-};
-
 /** `Bash(git status:*)` → `bash`; `Read` → `read_file`; Keen names stay. */
 export function keenToolName(entry: string): string {
   const bare = entry.replace(/\(.*\)$/, "").trim();
-  return CLAUDE_TOOL_NAMES[bare] ?? bare;
+  // Claude Code's tool names as Keen's (THE table in app/agent/cli-tools.ts), so an existing command's `allowed-tools` means the same here.
+  return cliTool(bare)?.keen ?? bare;
 }
 
 /** The command directories for a workspace, lowest precedence first. */

@@ -135,7 +135,7 @@ test("notifications: always, as OSC 777 wrapped for tmux passthrough when $TMUX 
 
   const never = new TuiHarness(100, 30).start({ settings: { notify: "never" } });
   await never.waitFor("Type a prompt");
-  await never.keys("\x1b[O");
+  await never.press("\x1b[O");
   mark = never.written.length;
   never.engine.emit(d.result());
   await never.settle();
