@@ -100,12 +100,12 @@ function fakeTty(onWrite: (text: string) => void) {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * In-process: a transcript of ~100k characters, then a turn streaming 200
- * deltas a second while a key is typed every 40 ms. Returns keystroke latency
- * percentiles (stdin write to the first terminal write showing the key) and
- * frame times.
+ * In-process: a transcript of `turns` earlier turns (~530 characters each: 190
+ * make ~100k, 2 about 1k), then a turn streaming 200 deltas a second while a
+ * key is typed every 40 ms. Returns keystroke latency percentiles (stdin write
+ * to the first terminal write showing the key) and frame times.
  */
-export async function benchInProcess(keys = 150): Promise<{ p50: number; p99: number; frames: number[] }> {
+export async function benchInProcess(keys = 150, turns = 190): Promise<{ p50: number; p99: number; frames: number[] }> {
   const engine = new FakeEngine();
   const frames: number[] = [];
   let pendingKey: number | undefined;
@@ -122,7 +122,7 @@ export async function benchInProcess(keys = 150): Promise<{ p50: number; p99: nu
   });
   await sleep(300);
   const answer = "A paragraph of a long answer with **markdown**, `code` and words. ".repeat(8);
-  for (let i = 0; i < 190; i++) {
+  for (let i = 0; i < turns; i++) {
     engine.emit({ ...d.user(`question ${i}`), replay: true } as never);
     engine.emit({ ...d.text(answer), replay: true } as never);
   }
