@@ -20,7 +20,8 @@ test("shell: runs unasked in the workspace, streams its output, and the next pro
   const sb = makeSandbox(server.url);
   server.enqueue({ text: "You listed one file." });
   const first = await runScript(sb.run, ["--model", MODEL, "--permission-mode", "ask"], [
-    { kind: "shell", id: "s", command: "printf 'x\\n' > seen.txt; ls; echo marker-$((40+2))" },
+    // Progress still pending when a command ends is dropped (the shell event is the record): the sleep lets the throttled update go out.
+    { kind: "shell", id: "s", command: "printf 'x\\n' > seen.txt; ls; echo marker-$((40+2)); sleep 1" },
     { kind: "prompt", id: "p", text: "what did I just see?" },
   ]);
   assert.equal(first.code, 0, first.stderr);
