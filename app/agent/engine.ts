@@ -251,45 +251,20 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     if (active()) return refuse(command, "busy", "a turn is running: wait for it or interrupt it first");
     const current = session;
     if (!current.meta) return refuse(command, "nothing_to_compact", "the session has no conversation to compact yet");
-    let finished!: () => void;
-    compacting = new Promise<void>((resolve) => (finished = resolve));
-    try {
-      const prepared = await setupFor(current);
-      if (!prepared.provider) {
-        return await refuse(command, "compaction_failed", "compaction failed: not available with the CLI runner (the CLI keeps its own context)");
-      }
-      const provider = prepared.provider;
-      // Compaction does not change how the last turn ended: the session is released with the status it had
-      // (read from the store: the meta a turn of this process created still says `running`).
-      const stored = await store.resolve(current.id).then((meta) => meta.status, () => current.meta!.status);
-      const before: SessionStatus = stored === "running" ? "success" : stored;
-      await claim(current, "", prepared.modelRef);
-      const controller = new AbortController();
-      running = { controller };
-      // A store that fails mid-compaction stops it: a replacement must never be half stored.
-      recorder = createRecorder(store, current.id, { onFailure: () => controller.abort(new Error("store")) });
-      try {
-        const loaded = await loadSession(store, current);
-        for (const event of loaded.appended) await bus.emit({ ...event, replay: true });
-        const tokensBefore = messageTokens(loaded.history);
-        const result = await compactConversation({
-          provider, messages: loaded.history, keepTokens: prepared.compaction?.keepTokens ?? 0, trigger: "manual",
-          instructions: command.instructions, tokensBefore, emit, signal: controller.signal, retry: { ...options.retry, ...prepared.retry },
-        });
-        await recorder.flush();
-        if (!result.ok) return await refuse(command, "compaction_failed", `compaction failed: ${result.error}`);
-        await respond(command, true, { data: { session_id: current.id, tokens_before: tokensBefore, tokens_after: result.tokensAfter } });
-      } finally {
-        running = undefined;
-        const flushing = recorder;
-        recorder = undefined;
-        await flushing.flush().catch((error) => diagnose(`could not store the session: ${messageOf(error)}`));
-        await store.release(current.id, before).catch(() => {});
-      }
-    } finally {
-      compacting = undefined;
-      finished();
-    }
+    await holdSession(current, "", async (prepared) => {
+      if (prepared.provider) return true;
+      await refuse(command, "compaction_failed", "compaction failed: not available with the CLI runner (the CLI keeps its own context)");
+      return false;
+    }, async (prepared, loaded, signal) => {
+      const tokensBefore = messageTokens(loaded.history);
+      const result = await compactConversation({
+        provider: prepared.provider!, messages: loaded.history, keepTokens: prepared.compaction?.keepTokens ?? 0, trigger: "manual",
+        instructions: command.instructions, tokensBefore, emit, signal, retry: { ...options.retry, ...prepared.retry },
+      });
+      await recorder!.flush();
+      if (!result.ok) return await refuse(command, "compaction_failed", `compaction failed: ${result.error}`);
+      await respond(command, true, { data: { session_id: current.id, tokens_before: tokensBefore, tokens_after: result.tokensAfter } });
+    });
   }
 
   /**
@@ -301,22 +276,43 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     if (active()) return refuse(command, "busy", "a turn is running: wait for it or interrupt it first");
     if (!command.command.trim()) return refuse(command, "empty_prompt", "empty command");
     const current = session;
+    await holdSession(current, `!${command.command}`, async () => true, async (prepared, _loaded, signal) => {
+      const outcome = await runUserShell({ tools: prepared.tools, command: command.command, shellId: options.newId(), emit, signal });
+      await recorder!.flush();
+      await respond(command, true, { data: { session_id: current.id, ...outcome } });
+    });
+  }
+
+  /**
+   * Runs `body` with the idle session held like a turn, for work between turns (compaction, the user's shell
+   * command): prompts wait for it, the session is claimed in the store (created when new, titled by `label`),
+   * what another process appended is re-emitted, a recorder stores what `body` emits (a store that fails
+   * aborts `signal`: nothing is half stored), and the session is released with the status its last turn left,
+   * because such work does not change how that turn ended. `admit` may refuse (answering its command) before
+   * anything is claimed.
+   */
+  async function holdSession(
+    current: CurrentSession,
+    label: string,
+    admit: (prepared: EngineSetup) => Promise<boolean>,
+    body: (prepared: EngineSetup, loaded: Awaited<ReturnType<typeof loadSession>>, signal: AbortSignal) => Promise<void>,
+  ): Promise<void> {
     let finished!: () => void;
     compacting = new Promise<void>((resolve) => (finished = resolve));
     try {
       const prepared = await setupFor(current);
+      if (!(await admit(prepared))) return;
+      // The meta a turn of this process created still says `running`: read the stored status.
       const stored = current.meta ? await store.resolve(current.id).then((meta) => meta.status, () => current.meta!.status) : "success";
       const before: SessionStatus = stored === "running" ? "success" : stored;
-      await claim(current, `!${command.command}`, prepared.modelRef);
+      await claim(current, label, prepared.modelRef);
       const controller = new AbortController();
       running = { controller };
       recorder = createRecorder(store, current.id, { onFailure: () => controller.abort(new Error("store")) });
       try {
         const loaded = await loadSession(store, current);
         for (const event of loaded.appended) await bus.emit({ ...event, replay: true });
-        const outcome = await runUserShell({ tools: prepared.tools, command: command.command, shellId: options.newId(), emit, signal: controller.signal });
-        await recorder.flush();
-        await respond(command, true, { data: { session_id: current.id, ...outcome } });
+        await body(prepared, loaded, controller.signal);
       } finally {
         running = undefined;
         const flushing = recorder;
