@@ -17,7 +17,7 @@ export interface StdioClient {
 }
 
 /** Spawns `bin/keen stdio …` with `env`; killed after `timeoutMs` so a hang fails the test instead of blocking it. */
-export function startStdio(args: string[], env: Record<string, string | undefined>, cwd: string, timeoutMs = 30_000): StdioClient {
+export function startStdio(args: string[], env: Record<string, string | undefined>, cwd: string, timeoutMs = 120_000): StdioClient {
   const full: NodeJS.ProcessEnv = { ...process.env };
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) delete full[k];
