@@ -1,5 +1,6 @@
 import { findInstructions, instructionsSection } from "../extensions/instructions.js";
 import { skillsSection, type SkillInfo } from "../extensions/skills.js";
+import { SKILL_TOOL_NAME } from "../tools/skill.js";
 
 /** What the system prompt is built from. */
 export interface SystemPromptOptions {
@@ -38,7 +39,7 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
   const notes = instructionsSection(findInstructions({ configDir: options.configDir, workspace: options.workspace, cwd: options.cwd }));
   if (notes) parts.push(notes);
   // Only when the model can load them: without the skill tool a list of skills is noise.
-  const skills = options.toolNames.includes("skill") ? skillsSection(options.skills ?? []) : undefined;
+  const skills = options.toolNames.includes(SKILL_TOOL_NAME) ? skillsSection(options.skills ?? []) : undefined;
   if (skills) parts.push(skills);
   return parts.join("\n\n");
 }

@@ -10,6 +10,9 @@ const SkillInput = toolInput(z.object({
   name: z.string().trim().min(1).describe("The skill's name, as the system prompt lists it"),
 }));
 
+/** The tool's name: the system prompt lists the skills only when the session offers it. */
+export const SKILL_TOOL_NAME = "skill";
+
 const MAX_LISTED = 200;
 const MAX_DEPTH = 4;
 
