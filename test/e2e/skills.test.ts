@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, parseLines } from "./harness.js";
-import { runScript } from "./stdio-client.js";
+import { runScript, startStdio } from "./stdio-client.js";
 
 /*
  * Agent Skills through bin/keen (docs/extensions.md): listed by name and
@@ -124,4 +124,37 @@ test("an unknown skill name answers the model with the skills there are", async 
   assert.equal(isError, true);
   assert.equal(text, 'No skill named "nope". Skills: release-notes, review.');
   assert.ok(!parseLines(r.stdout).some((l) => l.kind === "skill-loaded"));
+});
+
+test("neither a command's allowed-tools nor a skill's pre-approves a tool: in ask mode bash still asks (they never widen permissions)", async () => {
+  const sb = makeSandbox(server.url);
+  mkdirSync(join(sb.workspace, ".git"));
+  // In Claude Code both would run `git status` unasked; in Keen they only narrow (commands) or are ignored (skills).
+  write(join(sb.workspace, ".claude", "commands", "status.md"), "---\nallowed-tools: Bash(git status:*), Read\n---\nShow the status.\n");
+  write(join(sb.workspace, ".keen", "skills", "git-status", "SKILL.md"), "---\nname: git-status\ndescription: Show the status.\nallowed-tools: Bash(git status:*)\n---\nRun git status.\n");
+  server.enqueue(
+    { toolCalls: [{ id: "toolu_c", name: "bash", input: { command: "git status" } }] }, { text: "Denied, as you wish." },
+    { toolCalls: [{ id: "toolu_s", name: "skill", input: { name: "git-status" } }] },
+    { toolCalls: [{ id: "toolu_b", name: "bash", input: { command: "git status" } }] }, { text: "Denied again." },
+  );
+  // --sandbox off: a sandboxed bash could run unasked in accept-edits; in ask mode it asks either way.
+  const client = startStdio(["--model", MODEL, "--permission-mode", "ask", "--sandbox", "off"], sb.env, sb.workspace, 60_000);
+  const answerAll = async (id: string) => {
+    for (;;) {
+      const line = await client.next((l) => l.kind === "permission-request" || (l.kind === "response" && l.id === id));
+      if (line.kind === "response") return line;
+      client.send({ kind: "permission-response", request_id: line.request_id, decision: "deny" });
+    }
+  };
+  client.send({ kind: "prompt", id: "c", command: "status", text: "" });
+  assert.equal((await answerAll("c")).ok, true);
+  client.send({ kind: "prompt", id: "s", text: "status please" });
+  assert.equal((await answerAll("s")).ok, true);
+  const { code, stderr } = await client.end();
+  assert.equal(code, 0, stderr);
+  assert.deepEqual(server.requests[0]!.body.tools.map((t: { name: string }) => t.name).sort(), ["bash", "read_file"], "the command narrowed the tools");
+  const asked = client.lines.filter((l) => l.kind === "permission-request").map((l) => [l.tool_name, l.tool_call_id]);
+  assert.deepEqual(asked, [["bash", "toolu_c"], ["bash", "toolu_b"]], "bash asked both times; the skill tool itself never asks");
+  assert.deepEqual(client.lines.filter((l) => l.kind === "tool-result").map((l) => [l.tool_call_id, l.is_error]), [["toolu_c", true], ["toolu_s", false], ["toolu_b", true]]);
+  assert.equal(server.pending(), 0);
 });
