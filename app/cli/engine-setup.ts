@@ -12,6 +12,7 @@ import { createCommandSource } from "../extensions/commands.js";
 import { createSkillCatalog, type SkippedSkill } from "../extensions/skills.js";
 import { terminalText } from "../headless/terminal-text.js";
 import { createFileGuard } from "../permissions/file-guard.js";
+import type { FileGuard } from "../permissions/guard.js";
 import { BUILTIN_PROVIDERS, modelInfo } from "../providers/registry.js";
 import { DEFAULT_BASE_URLS } from "../providers/options.js";
 import { preconnect } from "../providers/preconnect.js";
@@ -95,9 +96,13 @@ async function prepare(
     throw new UsageError("--record / --replay (or KEEN_RECORD) cannot be used with --runner cli: a cassette holds provider traffic, and the CLI's never passes through Keen");
   }
   const configDir = dirname(paths.configFile);
-  const skills = createSkillCatalog({ configDir, workspace, home: homedir() });
+  // A SKILL.md reached through a symlink is read only where read_file could read it (the guard is made next: it needs the skills' folders).
+  const skills = createSkillCatalog({ configDir, workspace, home: homedir(), canRead: (path) => {
+    const decision = guard.checkRead(path);
+    return decision.ok ? undefined : decision.reason;
+  } });
   // Keen's config directory (holding the config file) and data directory are off limits to its tools, but for reads in skill folders.
-  const guard = createFileGuard({
+  const guard: FileGuard = createFileGuard({
     workspace, protectedPaths: [configDir, paths.dataDir], allowProjectConfigEdits: config.guard?.allowProjectConfigEdits,
     readableDirs: skills.readable,
   });

@@ -103,8 +103,16 @@ function realOrUndefined(path: string): string | undefined {
   }
 }
 
+/** Where to look, and (optional) the file guard's word on a SKILL.md reached through a symlink: a refusal's reason, or undefined. */
+export interface SkillOptions {
+  configDir?: string;
+  workspace: string;
+  home?: string;
+  canRead?: (path: string) => string | undefined;
+}
+
 /** Every skill of the directories, by name (later directories replace earlier ones), and the folders skipped. */
-export function discoverSkills(options: { configDir?: string; workspace: string; home?: string }): SkillDiscovery {
+export function discoverSkills(options: SkillOptions): SkillDiscovery {
   const byName = new Map<string, SkillInfo>();
   const skipped: SkippedSkill[] = [];
   const readable = new Set<string>();
@@ -126,6 +134,16 @@ export function discoverSkills(options: { configDir?: string; workspace: string;
     for (const entry of entries) {
       const folder = join(dir, entry);
       if (!(statSync(folder, { throwIfNoEntry: false })?.isDirectory() ?? false)) continue;
+      const inside = Boolean(physical) && !isSymlink(folder) && realOrUndefined(folder) === join(physical!, entry);
+      // A folder (or SKILL.md) that leads elsewhere is read only where the file guard would let read_file read it.
+      const file = join(folder, "SKILL.md");
+      if (options.canRead && !(inside && realOrUndefined(file) === join(physical!, entry, "SKILL.md")) && statSync(file, { throwIfNoEntry: false })) {
+        const why = options.canRead(file);
+        if (why) {
+          skipped.push({ path: folder, source, reason: why });
+          continue;
+        }
+      }
       const skill = readSkill(folder, source);
       if (!skill) continue;
       if (!("name" in skill)) {
@@ -139,7 +157,7 @@ export function discoverSkills(options: { configDir?: string; workspace: string;
       }
       here.set(skill.name, folder);
       byName.set(skill.name, skill);
-      if (physical && !isSymlink(folder) && realOrUndefined(folder) === join(physical, entry)) readable.add(join(physical, entry));
+      if (inside) readable.add(join(physical!, entry));
     }
   }
   const skills = [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
@@ -176,17 +194,18 @@ export function skillsSection(skills: SkillInfo[], budget = SKILLS_BUDGET): stri
  * those) and again on each `list-skills` and `skill` call, so a skill added or edited since
  * is found. The file guard asks `readable()` on each check.
  */
-export function createSkillCatalog(options: { configDir?: string; workspace: string; home?: string }) {
-  let current = discoverSkills(options);
+export function createSkillCatalog(options: SkillOptions) {
+  // Read on first use, not here: `canRead` may ask a guard that is built after the catalog.
+  let current: SkillDiscovery | undefined;
   return {
     /** What the session was set up with (or last refreshed to). */
-    current: () => current,
+    current: (): SkillDiscovery => (current ??= discoverSkills(options)),
     /** Reads the directories again. */
     refresh(): SkillDiscovery {
       current = discoverSkills(options);
       return current;
     },
-    readable: () => current.readable,
+    readable: (): readonly string[] => current?.readable ?? [],
   };
 }
 

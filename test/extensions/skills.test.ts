@@ -107,3 +107,29 @@ test("the prompt section names each skill with its description and folder, withi
   const long = skillsSection([{ name: "x", description: "y".repeat(1000), path: "/x", source: "user" }])!;
   assert.ok(long.includes(`- x: ${"y".repeat(299)}… (/x)`));
 });
+
+test("a SKILL.md reached through a symlink is read only where the guard lets read_file read: a repository cannot list a protected file as a skill", () => {
+  const d = layout();
+  write(join(d.home, ".ssh", "keys", "SKILL.md"), skillMd("keys", "KEY-DESCRIPTION"));
+  write(join(d.root, "shared", "ok", "SKILL.md"), skillMd("ok", "shared elsewhere"));
+  mkdirSync(join(d.workspace, ".claude", "skills"), { recursive: true });
+  symlinkSync(join(d.home, ".ssh", "keys"), join(d.workspace, ".claude", "skills", "keys"));
+  symlinkSync(join(d.root, "shared", "ok"), join(d.workspace, ".claude", "skills", "ok"));
+  const guard = createFileGuard({ workspace: d.workspace, home: d.home });
+  const asked: string[] = [];
+  const found = discoverSkills({
+    workspace: d.workspace, home: d.home,
+    canRead: (path) => {
+      asked.push(path);
+      const decision = guard.checkRead(path);
+      return decision.ok ? undefined : decision.reason;
+    },
+  });
+  assert.deepEqual(found.skills.map((s) => [s.name, s.description]), [["ok", "shared elsewhere"]]);
+  assert.equal(found.skipped.length, 1);
+  assert.equal(found.skipped[0]!.path, join(d.workspace, ".claude", "skills", "keys"));
+  assert.match(found.skipped[0]!.reason, /^Refused: .*credential/);
+  assert.doesNotMatch(JSON.stringify(found), /KEY-DESCRIPTION/);
+  assert.deepEqual(found.readable, [], "linked folders get no read exception");
+  assert.deepEqual(asked.sort(), [join(d.workspace, ".claude", "skills", "keys", "SKILL.md"), join(d.workspace, ".claude", "skills", "ok", "SKILL.md")]);
+});
