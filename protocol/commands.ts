@@ -62,6 +62,8 @@ export const ListFilesCommand = z.object({
 });
 /** The custom slash commands of the session's workspace and user config (docs/extensions.md). */
 export const ListCommandsCommand = z.object({ kind: z.literal("list-commands"), ...id });
+/** The Agent Skills of the session's workspace and user config (docs/extensions.md). */
+export const ListSkillsCommand = z.object({ kind: z.literal("list-skills"), ...id });
 /**
  * Revert the file writes and edits of the session's last turn from the contents Keen kept. Without `confirm`
  * the response only says what would be restored or removed; a file changed since the turn refuses the whole undo.
@@ -83,7 +85,7 @@ export const ShellCommand = z.object({ kind: z.literal("shell"), ...id, command:
 /** Every command a front end can send. */
 export const CommandSchema = z.discriminatedUnion("kind", [
   PromptCommand, InterruptCommand, PermissionResponseCommand, SetModelCommand, SetPermissionModeCommand,
-  NewSessionCommand, ResumeSessionCommand, ListSessionsCommand, ListModelsCommand, ListFilesCommand, ListCommandsCommand, ShutdownCommand, UndoCommand, CompactCommand, ShellCommand,
+  NewSessionCommand, ResumeSessionCommand, ListSessionsCommand, ListModelsCommand, ListFilesCommand, ListCommandsCommand, ListSkillsCommand, ShutdownCommand, UndoCommand, CompactCommand, ShellCommand,
 ]);
 export type Command = z.infer<typeof CommandSchema>;
 export type CommandOf<K extends Command["kind"]> = Extract<Command, { kind: K }>;
@@ -105,6 +107,7 @@ export const COMMAND_ANSWERS: Record<Command["kind"], string> = {
   "list-models": "`data`: `[{ model, provider, available, current }]` for the configured providers; `current` marks the session's model now (after `set-model`, the one it chose)",
   "list-files": "`data` `{ paths, truncated }`: paths relative to the session's directory (directories end in `/`), best match first: path prefix, then file-name prefix, then substring, shorter first. Gitignored paths, `.git`, and every path the filesystem guard refuses to read (secret names such as `.env` and `id_rsa`, credential directories, links to them) are left out. The walk is reused for a few seconds and bounded in size (`truncated` when it stopped early, as when more than `limit` matched). `ok: false` when the session cannot be set up (e.g. no provider configured)",
   "list-commands": "`data`: `[{ name, description, argument_hint?, model?, allowed_tools?, source, file }]`, sorted by name: the markdown commands of `<config>/commands/`, `.claude/commands/` and `.keen/commands/` (a later one replaces an earlier one of the same name), read again on each call. `ok: false` when the session cannot be set up or its runner has no custom commands (the CLI runner)",
+  "list-skills": "`data` `{ skills: [{ name, description, path, source }], skipped: [{ path, source, reason }] }`: the skill folders (`path`, absolute) holding a `SKILL.md` in `~/.agents/skills/`, `~/.claude/skills/`, `<config>/skills/` (`source` `user`), then the workspace's `.agents/skills/`, `.claude/skills/` and `.keen/skills/` (`project`); a later one replaces an earlier one of the same name; `skipped`: folders whose SKILL.md is unusable, and why. Read again on each call. `ok: false` when the session cannot be set up or its runner has no skills (the CLI runner)",
   shutdown: "after every command sent before it, the running turn and queued prompts (send `interrupt` first to stop sooner); then the process exits 0",
   undo: "`data` `{ files: [{ path, action: \"restore\" | \"remove\" }], restored }`: without `confirm` only what would change; with it, the last turn's successful writes and edits are reverted from the contents Keen stored (through the filesystem guard). `ok: false`, nothing changed, when a file changed since the turn, when a change was too large to keep its contents (128 KiB), or while a turn runs",
   shell: "when the command has ended: `data` `{ session_id, exit_code, is_error }` (a failing command is still `ok`: its exit code says how it ended); `ok: false` for an empty command, while a turn runs, or when another process holds the session",

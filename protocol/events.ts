@@ -194,6 +194,11 @@ export const PlanUpdateEvent = z.object({
   kind: z.literal("plan-update"), ...assistant, tool_call_id: z.string(), entries: z.array(PlanEntrySchema),
 });
 
+/** The model loaded an Agent Skill (the `skill` tool): its name and folder. */
+export const SkillLoadedEvent = z.object({
+  kind: z.literal("skill-loaded"), ...assistant, tool_call_id: z.string(), name: z.string(), path: z.string(),
+});
+
 /** Every event a JSONL consumer can see. */
 export const PublicEventSchema = z.discriminatedUnion("kind", [
   SessionStartEvent, TextEvent, ThinkingEvent, ToolUseEvent, ToolResultEvent, MemoryEvent, RetryEvent,
@@ -201,6 +206,7 @@ export const PublicEventSchema = z.discriminatedUnion("kind", [
   ContentEndEvent, ToolUpdateEvent, PermissionRequestEvent, ToolStartEvent, ResponseEvent, CompactionEvent, McpServerEvent,
   ShellStartEvent, ShellUpdateEvent, ShellEvent,
   PlanUpdateEvent,
+  SkillLoadedEvent,
 ]);
 export type PublicEvent = z.infer<typeof PublicEventSchema>;
 

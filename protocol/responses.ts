@@ -82,6 +82,13 @@ export const RESPONSE_DATA = {
     source: z.enum(["user", "claude", "project"]).describe("`<config>/commands/`, `.claude/commands/` or `.keen/commands/`"),
     file: z.string().describe("relative to the workspace root (absolute for the user's)"),
   })),
+  "list-skills": z.object({
+    skills: z.array(z.object({
+      name: z.string(), description: z.string(), path: z.string().describe("the skill's folder, absolute"),
+      source: z.enum(["user", "project"]).describe("your home or config directory, or the workspace"),
+    })),
+    skipped: z.array(z.object({ path: z.string(), source: z.enum(["user", "project"]), reason: z.string() })),
+  }),
   shutdown: z.undefined(),
   undo: z.object({
     files: z.array(z.object({ path: z.string(), action: z.enum(["restore", "remove"]) })),

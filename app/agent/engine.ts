@@ -185,6 +185,11 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         if (!prepared.listCommands) return refuse(command, "failed", "this session's runner has no custom commands");
         return respond(command, true, { data: prepared.listCommands() });
       }
+      case "list-skills": {
+        const prepared = await setupFor(session);
+        if (!prepared.listSkills) return refuse(command, "failed", "this session's runner has no skills");
+        return respond(command, true, { data: prepared.listSkills() });
+      }
       case "compact":
         return compact(command);
       case "undo":

@@ -1,4 +1,6 @@
 import { findInstructions, instructionsSection } from "../extensions/instructions.js";
+import { skillsSection, type SkillInfo } from "../extensions/skills.js";
+import { SKILL_TOOL_NAME } from "../tools/skill.js";
 
 /** What the system prompt is built from. */
 export interface SystemPromptOptions {
@@ -11,9 +13,11 @@ export interface SystemPromptOptions {
   extra?: string;
   /** Keen's config directory: its AGENTS.md comes first among the instructions. */
   configDir?: string;
+  /** The Agent Skills found: their names, descriptions and folders are listed (app/extensions/skills.ts). */
+  skills?: SkillInfo[];
 }
 
-/** Keen's system prompt: role, place, date, tool guidance, the tool-memory contract, the layered AGENTS.md files (app/extensions/instructions.ts). */
+/** Keen's system prompt: role, place, date, tool guidance, the tool-memory contract, the layered AGENTS.md files (app/extensions/instructions.ts), the skills' names and descriptions. */
 export function buildSystemPrompt(options: SystemPromptOptions): string {
   const date = (options.date ?? new Date()).toISOString().slice(0, 10);
   const parts = [
@@ -34,6 +38,9 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
   if (options.extra) parts.push(options.extra);
   const notes = instructionsSection(findInstructions({ configDir: options.configDir, workspace: options.workspace, cwd: options.cwd }));
   if (notes) parts.push(notes);
+  // Only when the model can load them: without the skill tool a list of skills is noise.
+  const skills = options.toolNames.includes(SKILL_TOOL_NAME) ? skillsSection(options.skills ?? []) : undefined;
+  if (skills) parts.push(skills);
   return parts.join("\n\n");
 }
 

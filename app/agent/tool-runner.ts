@@ -47,6 +47,7 @@ export async function runToolCalls(calls: ToolCall[], options: ToolRunnerOptions
     });
     // After its result, so a UI has the call's line before the plan it changed.
     if (result.plan && !result.is_error) await options.emit({ kind: "plan-update", role: "assistant", tool_call_id: call.id, entries: result.plan });
+    if (result.skill && !result.is_error) await options.emit({ kind: "skill-loaded", role: "assistant", tool_call_id: call.id, name: result.skill.name, path: result.skill.path });
     blocks.push({
       type: "tool_result", tool_call_id: call.id, content: result.content, is_error: result.is_error,
       ...(result.images?.length ? { images: result.images } : {}),

@@ -1,4 +1,5 @@
 import { statSync } from "node:fs";
+import { homedir } from "node:os";
 import { dirname, resolve } from "node:path";
 import { UnknownSessionError, type SessionMeta, type SessionStore } from "../../storage/store.js";
 import type { EngineSetup, ModelChoice } from "../agent/engine-types.js";
@@ -8,7 +9,10 @@ import type { TurnPolicy } from "../agent/policy.js";
 import { createStructuredOutput } from "../agent/structured-output.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import { createCommandSource } from "../extensions/commands.js";
+import { createSkillCatalog, type SkippedSkill } from "../extensions/skills.js";
+import { terminalText } from "../headless/terminal-text.js";
 import { createFileGuard } from "../permissions/file-guard.js";
+import type { FileGuard } from "../permissions/guard.js";
 import { BUILTIN_PROVIDERS, modelInfo } from "../providers/registry.js";
 import { DEFAULT_BASE_URLS } from "../providers/options.js";
 import { preconnect } from "../providers/preconnect.js";
@@ -91,9 +95,16 @@ async function prepare(
   if (settings.cassette && settings.runner === "cli") {
     throw new UsageError("--record / --replay (or KEEN_RECORD) cannot be used with --runner cli: a cassette holds provider traffic, and the CLI's never passes through Keen");
   }
-  // Keen's config directory (holding the config file) and data directory are off limits to its tools.
-  const guard = createFileGuard({
-    workspace, protectedPaths: [dirname(paths.configFile), paths.dataDir], allowProjectConfigEdits: config.guard?.allowProjectConfigEdits,
+  const configDir = dirname(paths.configFile);
+  // A SKILL.md reached through a symlink is read only where read_file could read it (the guard is made next: it needs the skills' folders).
+  const skills = createSkillCatalog({ configDir, workspace, home: homedir(), canRead: (path) => {
+    const decision = guard.checkRead(path);
+    return decision.ok ? undefined : decision.reason;
+  } });
+  // Keen's config directory (holding the config file) and data directory are off limits to its tools, but for reads in skill folders.
+  const guard: FileGuard = createFileGuard({
+    workspace, protectedPaths: [configDir, paths.dataDir], allowProjectConfigEdits: config.guard?.allowProjectConfigEdits,
+    readableDirs: skills.readable,
   });
   const sources = settings.mcp === false ? undefined : mcpSources(paths, config, workspace, settings.mcpConfig, env, settings.mcpServers);
   // Hides known secrets from the model (tool output) and from every output (the engine redacts events with it).
@@ -108,7 +119,8 @@ async function prepare(
     workspace, protectedPaths: [dirname(paths.configFile), paths.dataDir], allowProjectConfigEdits: config.guard?.allowProjectConfigEdits,
     dataDir: paths.dataDir,
   });
-  const builtin = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files, sandbox });
+  const builtin = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files, sandbox, skills });
+  if (settings.headless) reportSkipped(skills.current().skipped);
   const limits = limitsFor(
     config,
     { allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, permissionMode: settings.permissionMode },
@@ -143,7 +155,11 @@ async function prepare(
   return {
     ...(settings.files ? {} : createFileRestorer(guard)),
     listFiles: createFileLister(guard, cwd).list,
-    ...createCommandSource({ configDir: dirname(paths.configFile), workspace, cwd, guard }),
+    ...createCommandSource({ configDir, workspace, cwd, guard }),
+    listSkills: () => {
+      const { skills: found, skipped } = skills.refresh();
+      return { skills: found, skipped };
+    },
     config,
     redactor,
     retry: config.retry,
@@ -157,7 +173,7 @@ async function prepare(
     },
     attach: mcp ? (emit) => mcp.attach(emit, mcpWarnings) : undefined,
     close: async () => mcp?.handle?.close(),
-    system: buildSystemPrompt({ cwd, workspace, toolNames: names, extra: instructions, configDir: dirname(paths.configFile) }),
+    system: buildSystemPrompt({ cwd, workspace, toolNames: names, extra: instructions, configDir, skills: skills.current().skills }),
     contextWindow: info.contextWindow,
     price: info.price,
     compaction,
@@ -221,6 +237,17 @@ export function listModels(config: ResolvedConfig | undefined, env: NodeJS.Proce
     }
   }
   return out;
+}
+
+const reportedSkills = new Set<string>();
+
+/** One stderr line per unusable skill folder, once per process (a headless run has no /skills to show it). */
+function reportSkipped(skipped: SkippedSkill[]): void {
+  for (const s of skipped) {
+    if (reportedSkills.has(s.path)) continue;
+    reportedSkills.add(s.path);
+    process.stderr.write(`keen: skill skipped: ${terminalText(s.path)}: ${terminalText(s.reason)}\n`);
+  }
 }
 
 function isDirectory(path: string): boolean {

@@ -16,6 +16,13 @@ export interface FileGuardOptions {
   protectedPaths?: string[];
   /** The user's `guard.allowProjectConfigEdits`: lets the file tools write the project's `.keen/` directory. */
   allowProjectConfigEdits?: boolean;
+  /**
+   * Real paths of folders the file tools may read inside even where the location is otherwise
+   * refused as Keen's own or another agent's (the discovered Agent Skills folders: a skill in
+   * Keen's config directory or ~/.claude/skills). Reads only; the system paths, the configured
+   * deny list and the secret-name rules still hold inside them. Asked on each check.
+   */
+  readableDirs?: () => readonly string[];
 }
 
 // Refused for reading and writing wherever the workspace is: kernel and device files
@@ -131,15 +138,17 @@ export function createFileGuard(opts: FileGuardOptions): FileGuard {
     const shown = real === requested ? requested : `${requested} (-> ${real})`;
     const refuse = (why: string): GuardDecision => ({ ok: false, reason: `Refused: ${why}` });
     const both = real === requested ? [real] : [requested, real];
+    // Only the real path counts: a requested path that merely looks like it is inside a skill folder proves nothing.
+    const skillRead = !write && (opts.readableDirs?.() ?? []).some((d) => isInside(real, d));
 
     for (const p of both) {
       if (SYSTEM_DENIED.some((d) => isInside(p, d))) {
         return refuse(`${shown} is a protected system path; Keen's file tools never read or write it.`);
       }
-      if (keenOwn.some((d) => isInside(p, d))) {
+      if (!skillRead && keenOwn.some((d) => isInside(p, d))) {
         return refuse(`${shown} is Keen's own config or data; Keen's file tools never read or write it (it chooses the next run's model, keys and base URL).`);
       }
-      if (credentials.some((d) => isInside(p, d))) {
+      if (!skillRead && credentials.some((d) => isInside(p, d))) {
         return refuse(`${shown} is a credential file; Keen's file tools never read or write secrets.`);
       }
       if (extra.some((d) => isInside(p, d))) {

@@ -4,6 +4,7 @@ import { createGlobTool } from "./glob.js";
 import { createGrepTool } from "./grep.js";
 import { createListTool } from "./list.js";
 import { createReadFileTool } from "./read-file.js";
+import { createSkillTool } from "./skill.js";
 import type { Redactor } from "../permissions/redact.js";
 import type { Tool, ToolContext } from "./tool.js";
 import { createTodoWriteTool } from "./todo-write.js";
@@ -29,6 +30,7 @@ export function createTools(ctx: ToolContext): Tool[] {
     createGlobTool(ctx),
     createListTool(ctx),
     createTodoWriteTool(),
+    createSkillTool(ctx),
   ];
   const redactor = ctx.redactor;
   return redactor?.active ? tools.map((tool) => withRedaction(tool, redactor)) : tools;

@@ -2,6 +2,7 @@ import type { ToolDefinition } from "../../protocol/provider.js";
 import type { FileGuard } from "../permissions/guard.js";
 import type { CallView, PlanEntry, ToolKind, ToolLocation } from "../../protocol/events.js";
 import type { Redactor } from "../permissions/redact.js";
+import type { SkillCatalog } from "../extensions/skills.js";
 import type { ChangePreview } from "../permissions/requester.js";
 import type { CommandSandbox, NetworkAsk } from "../sandbox/runtime.js";
 
@@ -14,6 +15,8 @@ export interface ToolResult {
   images?: { media_type: string; data: string }[];
   /** The model's whole plan now (todo_write): the tool runner emits it as a `plan-update` event. */
   plan?: PlanEntry[];
+  /** The skill this call loaded (the skill tool): the tool runner emits it as a `skill-loaded` event. */
+  skill?: { name: string; path: string };
 }
 
 /** Set once per session: where tools run and what guards them. */
@@ -35,6 +38,8 @@ export interface ToolContext {
   sandbox?: CommandSandbox;
   /** Where read_file, write_file and edit_file read and write text instead of the disk (an ACP client's editor). */
   files?: FileAccess;
+  /** The session's Agent Skills (app/extensions/skills.ts), for the skill tool; absent: none. */
+  skills?: SkillCatalog;
 }
 
 /**

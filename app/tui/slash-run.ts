@@ -40,6 +40,7 @@ export function runSlash(c: TuiController, name: string, arg: string): void {
       if (c.view.running) return c.note("a turn is running: Esc interrupts it first");
       return c.prompt(c.view.lastPrompt);
     case "init": return c.prompt(INIT_PROMPT);
+    case "skills": return pickSkill(c);
     case "help":
       c.loadCommands();
       c.ui.overlay = { kind: "help", scroll: 0 };
@@ -95,6 +96,26 @@ function pickSession(c: TuiController): void {
       detail: [ago(s.updated, now), s.model, s.status && s.status !== "success" ? s.status : "", s.id === c.view.sessionId ? "(this one)" : ""].filter(Boolean).join("  "),
     }));
     c.ui.overlay = { kind: "picker", title: "Sessions (Enter resumes)", items, values: rows.map((s) => s.id), selected: 0, pick: (id) => c.resume(id) };
+    c.deps.requestFrame(true);
+  });
+}
+
+/** `/skills`: the skills the engine found, then the folders it skipped and why; Enter on a skill starts a prompt naming it. */
+function pickSkill(c: TuiController): void {
+  c.request({ kind: "list-skills" }, (r) => {
+    if (!r.ok) return;
+    const { skills, skipped } = r.data;
+    if (!skills.length && !skipped.length) return c.note("no skills: add folders with a SKILL.md to .keen/skills, .claude/skills, .agents/skills or your config's skills");
+    const items: ListItem[] = [
+      ...skills.map((s) => ({ label: s.name, detail: `${s.description} (${s.source}: ${s.path})` })),
+      ...skipped.map((s) => ({ label: `✗ ${s.path}`, detail: `skipped: ${s.reason}` })),
+    ];
+    const values = [...skills.map((s) => s.name), ...skipped.map((s) => `\0${s.reason}`)];
+    const pick = (value: string) => {
+      if (value.startsWith("\0")) return c.notice(`skill skipped: ${value.slice(1)}`, "warning");
+      c.editor.setText(`Use the ${value} skill to `);
+    };
+    c.ui.overlay = { kind: "picker", title: `Skills (${skills.length}; Enter starts a prompt using one)`, items, values, selected: 0, pick };
     c.deps.requestFrame(true);
   });
 }

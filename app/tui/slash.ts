@@ -25,6 +25,7 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   { name: "export", args: "[file]", help: "write the transcript as markdown (default keen-<session>.md here; asks before overwriting)" },
   { name: "layout", args: "[tools|diff|zoom|all]", help: "hide or show the tool panel or diff pane, zoom the transcript (remembered)" },
   { name: "init", help: "ask the model to write an AGENTS.md for this project" },
+  { name: "skills", help: "list the Agent Skills the model can load (Enter starts a prompt using one)" },
   { name: "help", help: "keys and commands" },
   { name: "exit", help: "leave Keen (the session stays resumable)" },
 ];

@@ -70,6 +70,7 @@ test("every command kind, followed at once by EOF, is answered before the proces
     }],
     "list-files": [{ command: { kind: "list-files", id: "lf", query: "a." }, check: (r) => assert.deepEqual([r.ok, r.data], [true, { paths: ["a.txt"], truncated: false }]) }],
     "list-commands": [{ command: { kind: "list-commands", id: "lc" }, check: (r) => assert.deepEqual([r.ok, r.data], [true, []]) }],
+    "list-skills": [{ command: { kind: "list-skills", id: "ls" }, check: (r) => assert.deepEqual([r.ok, r.data], [true, { skills: [], skipped: [] }]) }],
     shutdown: [{ command: { kind: "shutdown", id: "s" }, check: (r) => assert.equal(r.ok, true) }],
     undo: [{
       args: ["--session", session], command: { kind: "undo", id: "u" },

@@ -9,7 +9,7 @@ import { call, tempWorkspace } from "./helpers.js";
 
 test("createTools: the seven tools in order, each with a JSON Schema object and a description", () => {
   const tools = createTools(tempWorkspace().ctx());
-  assert.deepEqual(tools.map((t) => t.definition.name), ["bash", "read_file", "write_file", "edit_file", "grep", "glob", "list", "todo_write"]);
+  assert.deepEqual(tools.map((t) => t.definition.name), ["bash", "read_file", "write_file", "edit_file", "grep", "glob", "list", "todo_write", "skill"]);
   for (const { definition } of tools) {
     assert.equal(definition.inputSchema.type, "object", definition.name);
     assert.equal("$schema" in definition.inputSchema, false, definition.name);
@@ -97,7 +97,7 @@ test("every built-in tool declares its kind and describes a call: a title and ab
   const ctx = t.ctx();
   const tools = new Map(createTools(ctx).map((tool) => [tool.definition.name, tool]));
   assert.deepEqual([...tools].map(([name, tool]) => [name, tool.kind]), [
-    ["bash", "exec"], ["read_file", "read"], ["write_file", "edit"], ["edit_file", "edit"], ["grep", "search"], ["glob", "search"], ["list", "read"], ["todo_write", "other"],
+    ["bash", "exec"], ["read_file", "read"], ["write_file", "edit"], ["edit_file", "edit"], ["grep", "search"], ["glob", "search"], ["list", "read"], ["todo_write", "other"], ["skill", "read"],
   ]);
   const view = (name: string, input: unknown) => callView(tools.get(name)!, input);
   assert.deepEqual(view("read_file", { path: "src/a.ts", offset: 10 }), {
@@ -109,6 +109,7 @@ test("every built-in tool declares its kind and describes a call: a title and ab
   assert.deepEqual(view("edit_file", { path: "/abs/b.ts" }), { tool_kind: "edit", mutates: true, title: "Edit /abs/b.ts", locations: [{ path: "/abs/b.ts" }] });
   assert.deepEqual(view("bash", { command: "npm test" }), { tool_kind: "exec", mutates: true, title: "npm test", locations: [] });
   assert.equal(view("grep", { pattern: "TODO", path: "src" }).title, "Search for TODO in src");
+  assert.deepEqual(view("skill", { name: "pdf" }), { tool_kind: "read", mutates: false, title: "Load skill pdf", locations: [] });
   // Bad input still gives a view.
   assert.deepEqual(view("write_file", "not an object"), { tool_kind: "edit", mutates: true, title: "Write a file", locations: [] });
 });

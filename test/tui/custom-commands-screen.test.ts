@@ -79,3 +79,38 @@ test("/init asks the model to write AGENTS.md; an unknown /word stays a plain pr
     await quit(h);
   }
 });
+
+test("/skills lists the engine's skills and skipped folders; Enter on one starts a prompt using it; /help names /skills", async () => {
+  const h = new TuiHarness(120, 30);
+  h.engine.answers["list-commands"] = { ok: true, data: [] };
+  h.engine.answers["list-skills"] = {
+    ok: true,
+    data: {
+      skills: [
+        { name: "release-notes", description: "Write release notes", path: "/home/me/.config/keen/skills/release-notes", source: "user" },
+        { name: "review", description: "Team review", path: "/w/.claude/skills/review", source: "project" },
+      ],
+      skipped: [{ path: "/w/.keen/skills/broken", source: "project", reason: "SKILL.md's frontmatter has no description" }],
+    },
+  };
+  h.start();
+  await h.waitFor("Type a prompt");
+  try {
+    await h.keys("/skills\r");
+    await h.waitFor(/Skills \(2; Enter starts a prompt using one\)/);
+    assert.match(h.text(), /release-notes\s+Write release notes \(user: \/home\/me\/\.config\/keen\/skills\/release-notes\)/);
+    assert.match(h.text(), /review\s+Team review \(project: \/w\/\.claude\/skills\/review\)/);
+    assert.match(h.text(), /✗ \/w\/\.keen\/skills\/broken\s+skipped: SKILL\.md's frontmatter has no description/);
+    assert.ok(h.engine.sent.some((c) => c.kind === "list-skills"));
+    await h.keys("\x1b[B\r");
+    await h.waitFor("Use the review skill to");
+    assert.deepEqual(prompts(h), [], "nothing is sent until the user finishes the prompt");
+    await h.keys("check my diff\r");
+    await h.waitFor("check my diff");
+    assert.deepEqual(prompts(h).map((p) => p.text), ["Use the review skill to check my diff"]);
+  } finally {
+    await quit(h);
+  }
+  const help = helpLines(100, loadTheme("dark", {})).join("\n").replace(/\x1b\[[0-9;]*m/g, "");
+  assert.match(help, /\/skills\s+list the Agent Skills the model can load/);
+});
