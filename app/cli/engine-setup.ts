@@ -108,7 +108,7 @@ async function prepare(
     workspace, protectedPaths: [dirname(paths.configFile), paths.dataDir], allowProjectConfigEdits: config.guard?.allowProjectConfigEdits,
     dataDir: paths.dataDir,
   });
-  const builtin = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files, sandbox });
+  const builtin = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files, sandbox, configDir: dirname(paths.configFile) });
   const limits = limitsFor(
     config,
     { allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, permissionMode: settings.permissionMode },

@@ -6,6 +6,7 @@ import { createListTool } from "./list.js";
 import { createReadFileTool } from "./read-file.js";
 import type { Redactor } from "../permissions/redact.js";
 import type { Tool, ToolContext } from "./tool.js";
+import { createTaskTool } from "./task.js";
 import { createTodoWriteTool } from "./todo-write.js";
 import { createWriteFileTool } from "./write-file.js";
 
@@ -29,6 +30,7 @@ export function createTools(ctx: ToolContext): Tool[] {
     createGlobTool(ctx),
     createListTool(ctx),
     createTodoWriteTool(),
+    createTaskTool(ctx),
   ];
   const redactor = ctx.redactor;
   return redactor?.active ? tools.map((tool) => withRedaction(tool, redactor)) : tools;
