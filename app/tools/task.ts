@@ -79,7 +79,7 @@ function description(agents: AgentDefinition[]): string {
  */
 export function createTaskTool(ctx: ToolContext): Tool {
   const agents = () => loadAgents(ctx.configDir, ctx.workspace);
-  return defineTool(NAME, description(agents()), TaskInput, async (input, call) => {
+  return defineTool("task", description(agents()), TaskInput, async (input, call) => {
     if (!call.subagent) return fail("Subagents are not available in this session.");
     let agent: AgentDefinition | undefined;
     if (input.agent) {
