@@ -121,3 +121,31 @@ test("a task call runs the loop again as a child: fresh context, its tools, even
     ["assistant", "The subagent says 42."],
   ]);
 });
+
+test("an interrupt stops the child and its parent: both turns end interrupted, the task call's result says so", async () => {
+  const t = tempWorkspace();
+  const events: EventDraft[] = [];
+  const controller = new AbortController();
+  const gate = createPermissionGate({ mode: "ask", interactive: false, newId: () => "r1", emit: async (e) => void events.push(e) });
+  const provider = new FakeProvider([
+    { toolCalls: [{ id: "p1", name: "task", input: { description: "Wait", prompt: "Take your time." } }] },
+    { hang: true },
+  ]);
+  const outcome = await embeddedBackend(provider).run({
+    sessionId: "s1", turnId: "t1", tools: createTools(t.ctx()), system: "parent system", history: [],
+    user: { role: "user", content: [{ type: "text", text: "go" }], headless: true },
+    emit: async (e) => {
+      events.push(e);
+      // The user interrupts once the child has begun.
+      if (e.kind === "user-message" && "parent_tool_call_id" in e) controller.abort();
+    },
+    requester: gate, retry: { maxRetries: 0, maxWaitMs: 1000, idleTimeoutMs: 5000, baseDelayMs: 1 },
+    signal: controller.signal, sleep: async () => {}, cwd: t.ws, events: [], permissionMode: "ask",
+  });
+  assert.equal(outcome.status, "interrupted");
+  assert.equal(provider.requests.length, 2, "the parent asked nothing more");
+  const ends = events.filter((e) => e.kind === "turn-end").map((e) => [e.status, "parent_tool_call_id" in e ? e.parent_tool_call_id : undefined]);
+  assert.deepEqual(ends, [["interrupted", "p1"], ["interrupted", undefined]]);
+  const result = events.find((e) => e.kind === "tool-result" && e.tool_call_id === "p1");
+  assert.deepEqual(result && [result.kind === "tool-result" && result.result, "interrupted" in result && result.interrupted], ["The subagent was interrupted.", true]);
+});
