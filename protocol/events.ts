@@ -9,7 +9,13 @@ const base = {
   /** Set on stored events the engine re-emits when a front end resumes a session (history, not live). */
   replay: z.boolean().optional(),
 };
-const assistant = { ...base, role: z.literal("assistant") };
+/**
+ * On the events a subagent emits (the child loop of a `task` call): the id of that `task` call in the parent's
+ * turn. Its streaming deltas and retries are not emitted; its complete entries, tool calls and permission
+ * requests are, with this field, so a client nests them under the call and keeps them out of the main answer.
+ */
+const nested = { parent_tool_call_id: z.string().optional() };
+const assistant = { ...base, ...nested, role: z.literal("assistant") };
 
 /**
  * What a tool does, declared by the tool itself: UIs pick icons and wording by it, the
@@ -57,7 +63,7 @@ export const SessionStartEvent = z.object({
 });
 /** A complete text block: the user's prompt (role user) or visible assistant text. */
 export const TextEvent = z.object({
-  kind: z.literal("text"), ...base, role: z.enum(["user", "assistant"]), content: z.string(),
+  kind: z.literal("text"), ...base, ...nested, role: z.enum(["user", "assistant"]), content: z.string(),
   /** The block was cut by an interrupt: `content` is what had streamed (its deltas) when the turn stopped. */
   interrupted: z.literal(true).optional(),
 });
@@ -89,7 +95,7 @@ export const RetryEvent = z.object({
 });
 /** An error the run reports (provider failure, timeout, ...). */
 export const ErrorEvent = z.object({
-  kind: z.literal("error"), ...base, message: z.string(), error_code: ErrorCodeSchema.optional().describe("what failed: see docs/PROTOCOL.md, error codes"),
+  kind: z.literal("error"), ...base, ...nested, message: z.string(), error_code: ErrorCodeSchema.optional().describe("what failed: see docs/PROTOCOL.md, error codes"),
 });
 /** Last line: the run result. */
 export const ResultEvent = RunResultSchema.extend({ kind: z.literal("result"), ...base });
@@ -211,16 +217,16 @@ export const PublicEventSchema = z.discriminatedUnion("kind", [
 export type PublicEvent = z.infer<typeof PublicEventSchema>;
 
 /** A user message as stored (raw, with its headless flag). Internal. */
-export const UserMessageEvent = z.object({ kind: z.literal("user-message"), ...base, turn_id: z.string(), message: MessageSchema });
+export const UserMessageEvent = z.object({ kind: z.literal("user-message"), ...base, ...nested, turn_id: z.string(), message: MessageSchema });
 /** The raw assistant message of one step (memory block, thinking signatures, tool calls). Internal. */
 export const AssistantMessageEvent = z.object({
-  kind: z.literal("assistant-message"), ...base, turn_id: z.string(), message: MessageSchema,
+  kind: z.literal("assistant-message"), ...base, ...nested, turn_id: z.string(), message: MessageSchema,
   /** The provider's stop reason for this step. */
   stop_reason: z.string().optional(),
 });
 /** A turn ended; status says how. Internal. */
 export const TurnEndEvent = z.object({
-  kind: z.literal("turn-end"), ...base, turn_id: z.string(),
+  kind: z.literal("turn-end"), ...base, ...nested, turn_id: z.string(),
   status: z.enum(["success", "error", "interrupted", "max_turns"]), steps: z.number().int(),
   /** The provider's stop reason of the turn's last step (end_turn, max_tokens, refusal, tool_use, ...). */
   stop_reason: z.string().optional(),
@@ -231,7 +237,7 @@ export const TurnEndEvent = z.object({
 });
 /** A prompt added to one outgoing request only (max-turns); kept for audit, never replayed. Internal. */
 export const PromptInjectionEvent = z.object({
-  kind: z.literal("prompt-injection"), ...base, turn_id: z.string(), step: z.number().int(), name: z.string(), text: z.string(),
+  kind: z.literal("prompt-injection"), ...base, ...nested, turn_id: z.string(), step: z.number().int(), name: z.string(), text: z.string(),
 });
 
 /** A standing permission answer (`allow-always`, `deny-always`) for one tool; stored so it holds after resume. Internal. */

@@ -71,3 +71,8 @@ export function isStored(kind: string): boolean {
 export function isReplayed(kind: string): boolean {
   return kindClass(kind) === "complete";
 }
+
+/** The `task` call a subagent's event belongs to (its `parent_tool_call_id`); undefined for the session's own events. */
+export function nestedIn(event: KeenEvent): string | undefined {
+  return "parent_tool_call_id" in event ? event.parent_tool_call_id : undefined;
+}

@@ -1,4 +1,5 @@
 import type { EventOf, KeenEvent } from "../protocol/events.js";
+import { nestedIn } from "../protocol/kinds.js";
 import type { Message } from "../protocol/messages.js";
 
 type TurnStatus = EventOf<"turn-end">["status"];
@@ -34,11 +35,13 @@ const NO_TEXT = "[no text]";
  * A turn that failed, was interrupted or never ended is closed with a marker.
  * A `context-replacement` (compaction) replaces everything before it with its
  * messages, sent as stored; a turn it happened in continues after them.
+ * A subagent's events (`parent_tool_call_id`) are its own context, never the session's.
  */
 export function projectConversation(events: KeenEvent[]): Message[] {
   let turns = new Map<string, Turn>();
   let base: Message[] = [];
   for (const event of events) {
+    if (nestedIn(event)) continue;
     if (event.kind === "context-replacement") {
       base = event.messages;
       turns = new Map();

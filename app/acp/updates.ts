@@ -1,5 +1,6 @@
 import type { ContentBlock, SessionUpdate, StopReason, ToolCallContent, ToolCallLocation, ToolCallUpdate, ToolKind } from "@agentclientprotocol/sdk";
 import type { EventOf, KeenEvent, ToolKind as KeenToolKind } from "../../protocol/events.js";
+import { nestedIn } from "../../protocol/kinds.js";
 
 /*
  * Keen events → ACP `session/update` payloads, and ACP prompts → Keen text.
@@ -88,6 +89,8 @@ function resultContent(event: EventOf<"tool-result">): ToolCallContent[] {
 
 /** The updates that show one stored event of a session's history (`session/load`, or turns another process appended). */
 export function replayUpdates(event: KeenEvent): SessionUpdate[] {
+  // A subagent's text is not the agent's message (its answer is its task call's result); its tool calls show.
+  if (nestedIn(event) && (event.kind === "text" || event.kind === "thinking")) return [];
   switch (event.kind) {
     case "text":
       return [{ sessionUpdate: event.role === "user" ? "user_message_chunk" : "agent_message_chunk", content: { type: "text", text: event.content } }];

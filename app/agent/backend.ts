@@ -1,6 +1,8 @@
 import type { PermissionMode } from "../../protocol/commands.js";
 import type { KeenEvent } from "../../protocol/events.js";
 import type { Provider } from "../../protocol/provider.js";
+import { addUsage, emptyUsage } from "../../protocol/usage.js";
+import { subagentHosts } from "./subagent.js";
 import { runTurn, type TurnOptions, type TurnOutcome } from "./turn.js";
 
 /**
@@ -25,7 +27,15 @@ export interface TurnBackend {
   run(options: BackendTurnOptions): Promise<TurnOutcome>;
 }
 
-/** Keen's own loop, talking to `provider` with Keen's tools. */
+/** Keen's own loop, talking to `provider` with Keen's tools; its subagents' usage counts as the turn's (and so in its cost). */
 export function embeddedBackend(provider: Provider): TurnBackend {
-  return { name: "embedded", run: (options) => runTurn({ ...options, provider }) };
+  return {
+    name: "embedded",
+    async run(options) {
+      const spent = { usage: emptyUsage() };
+      const turn = { ...options, provider };
+      const outcome = await runTurn({ ...turn, subagents: subagentHosts(turn, spent) });
+      return { ...outcome, usage: addUsage(outcome.usage, spent.usage) };
+    },
+  };
 }

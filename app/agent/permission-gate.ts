@@ -104,6 +104,7 @@ export function createPermissionGate(options: {
     await options.emit({
       kind: "permission-request", role: "assistant", request_id: requestId, tool_name: req.tool,
       tool_call_id: req.callId ?? "", input: JSON.stringify(req.input ?? {}), ...(req.view ?? {}),
+      ...(req.parentCallId ? { parent_tool_call_id: req.parentCallId } : {}),
       ...(req.preview ? { diff: req.preview.diff, path: req.preview.path } : {}),
       ...(req.preview?.new_text !== undefined ? { old_text: req.preview.old_text ?? null, new_text: req.preview.new_text } : {}),
     });

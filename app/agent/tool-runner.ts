@@ -1,6 +1,6 @@
 import type { ContentBlock } from "../../protocol/messages.js";
 import type { EventDraft } from "../../protocol/events.js";
-import { callView, type Tool, type ToolPreview, type ToolResult } from "../tools/tool.js";
+import { callView, type SubagentHost, type Tool, type ToolPreview, type ToolResult } from "../tools/tool.js";
 import type { PermissionRequester } from "../permissions/requester.js";
 
 /** A tool call the model made in one step. */
@@ -20,40 +20,63 @@ export interface ToolRunnerOptions {
   signal: AbortSignal;
   /** Calls listed here are reported but not executed (e.g. tools disabled on the final step). */
   refuse?: (call: ToolCall) => string | undefined;
+  /** The child loop a call may run (the `task` tool), given the call's id and the step's tools; absent: none. */
+  subagents?: (callId: string, tools: Tool[]) => SubagentHost;
 }
 
 const TAIL_BYTES = 4096;
 const UPDATE_INTERVAL_MS = 100;
 
+/** How many calls of `concurrent` tools (subagents) one step runs at the same time. */
+export const MAX_CONCURRENT_CALLS = 3;
+
 /**
- * Runs one step's tool calls one after another, in order. Contract: never
- * throws; every call gets exactly one `tool-result` event and one result block,
- * a throwing tool becoming an error result written for the model.
+ * Runs one step's tool calls in order, except that calls of `concurrent` tools (Tool.concurrent:
+ * subagents) start without waiting for each other, at most MAX_CONCURRENT_CALLS at once; a call
+ * of any other tool waits until those before it have ended, so no ordinary call overlaps another.
+ * Contract: never throws; every call gets exactly one `tool-result` event and one result block,
+ * in the order of the calls, a throwing tool becoming an error result written for the model.
  */
 export async function runToolCalls(calls: ToolCall[], options: ToolRunnerOptions): Promise<ContentBlock[]> {
-  const blocks: ContentBlock[] = [];
-  for (const call of calls) {
-    const timing: { started?: number } = {};
-    const result = options.signal.aborted
-      ? { content: "Not executed: the run was interrupted.", is_error: true }
-      : await runOne(call, options, timing);
-    // An error result once the run is aborted is the interrupt's doing, not the tool's failure.
-    const interrupted = result.is_error && options.signal.aborted;
-    await options.emit({
-      kind: "tool-result", role: "assistant", tool_name: call.name, tool_call_id: call.id,
-      result: result.content, is_error: result.is_error, ...(result.details ? { details: result.details } : {}),
-      ...(interrupted ? { interrupted: true as const } : {}),
-      ...(timing.started !== undefined ? { duration_ms: Date.now() - timing.started } : {}),
-    });
-    // After its result, so a UI has the call's line before the plan it changed.
-    if (result.plan && !result.is_error) await options.emit({ kind: "plan-update", role: "assistant", tool_call_id: call.id, entries: result.plan });
-    if (result.skill && !result.is_error) await options.emit({ kind: "skill-loaded", role: "assistant", tool_call_id: call.id, name: result.skill.name, path: result.skill.path });
-    blocks.push({
-      type: "tool_result", tool_call_id: call.id, content: result.content, is_error: result.is_error,
-      ...(result.images?.length ? { images: result.images } : {}),
-    });
+  const blocks: ContentBlock[] = new Array(calls.length);
+  const running = new Set<Promise<void>>();
+  for (const [i, call] of calls.entries()) {
+    const work = () => runAndReport(call, options).then((block) => void (blocks[i] = block));
+    const concurrent = !call.invalid && options.tools.find((t) => t.definition.name === call.name)?.concurrent;
+    if (!concurrent) {
+      await Promise.all(running);
+      await work();
+      continue;
+    }
+    while (running.size >= MAX_CONCURRENT_CALLS) await Promise.race(running);
+    const started: Promise<void> = work().finally(() => running.delete(started));
+    running.add(started);
   }
+  await Promise.all(running);
   return blocks;
+}
+
+/** Runs one call and reports it: its `tool-result` (and `plan-update`) event, and its block for the model. */
+async function runAndReport(call: ToolCall, options: ToolRunnerOptions): Promise<ContentBlock> {
+  const timing: { started?: number } = {};
+  const result = options.signal.aborted
+    ? { content: "Not executed: the run was interrupted.", is_error: true }
+    : await runOne(call, options, timing);
+  // An error result once the run is aborted is the interrupt's doing, not the tool's failure.
+  const interrupted = result.is_error && options.signal.aborted;
+  await options.emit({
+    kind: "tool-result", role: "assistant", tool_name: call.name, tool_call_id: call.id,
+    result: result.content, is_error: result.is_error, ...(result.details ? { details: result.details } : {}),
+    ...(interrupted ? { interrupted: true as const } : {}),
+    ...(timing.started !== undefined ? { duration_ms: Date.now() - timing.started } : {}),
+  });
+  // After its result, so a UI has the call's line before the plan it changed.
+  if (result.plan && !result.is_error) await options.emit({ kind: "plan-update", role: "assistant", tool_call_id: call.id, entries: result.plan });
+  if (result.skill && !result.is_error) await options.emit({ kind: "skill-loaded", role: "assistant", tool_call_id: call.id, name: result.skill.name, path: result.skill.path });
+  return {
+    type: "tool_result", tool_call_id: call.id, content: result.content, is_error: result.is_error,
+    ...(result.images?.length ? { images: result.images } : {}),
+  };
 }
 
 /** Runs one call; `timing.started` is set when the tool itself began (after any permission wait). */
@@ -88,7 +111,8 @@ async function runOne(call: ToolCall, options: ToolRunnerOptions, timing: { star
         options.signal,
       );
     };
-    return await tool.run(call.input, { signal: options.signal, onOutput: updates.push, askHost });
+    const subagent = options.subagents?.(call.id, options.tools);
+    return await tool.run(call.input, { signal: options.signal, onOutput: updates.push, askHost, ...(subagent ? { subagent } : {}) });
   } catch (error) {
     return { content: `Tool ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`, is_error: true };
   } finally {

@@ -3,7 +3,7 @@ import type { Message, Usage } from "../../protocol/messages.js";
 import { addUsage, emptyUsage } from "../../protocol/usage.js";
 import type { Provider } from "../../protocol/provider.js";
 import type { PermissionRequester } from "../permissions/requester.js";
-import { callView, type Tool } from "../tools/tool.js";
+import { callView, type SubagentHost, type Tool } from "../tools/tool.js";
 import type { RetryPolicy } from "./retry.js";
 import { runStep } from "./step.js";
 import { followUp, planStep, replaceConversation, stopsAfterTools, type PendingRequest, type TurnPolicy } from "./policy.js";
@@ -30,6 +30,8 @@ export interface TurnOptions {
   /** Per-turn policies (max-steps, structured output, ...), consulted in order. */
   policies?: TurnPolicy[];
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Child loops for delegating calls (`task`), one per call with the step's tools (app/agent/subagent.ts); absent: none. */
+  subagents?: (callId: string, tools: Tool[]) => SubagentHost;
 }
 
 /** How a turn ended. */
@@ -152,7 +154,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
       continue;
     }
     const blocks = await runToolCalls(result.toolCalls, {
-      tools, requester: options.requester, emit, signal: options.signal, refuse: plan.refuse,
+      tools, requester: options.requester, emit, signal: options.signal, refuse: plan.refuse, subagents: options.subagents,
     });
     const results: Message = { role: "user", content: blocks };
     turnMessages.push(results);

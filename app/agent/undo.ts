@@ -1,4 +1,5 @@
 import type { KeenEvent } from "../../protocol/events.js";
+import { nestedIn } from "../../protocol/kinds.js";
 
 /** One file the last turn changed: its text before the turn (null: the turn created it) and after. */
 export interface UndoStep {
@@ -19,7 +20,8 @@ export interface UndoStep {
 export function planUndo(events: KeenEvent[]): { steps: UndoStep[] } | { error: string; refused?: boolean } {
   let start = -1;
   for (let i = events.length - 1; i >= 0; i--) {
-    if (events[i]!.kind === "user-message") {
+    // A subagent's user message is inside the turn it ran in: the turn began before it.
+    if (events[i]!.kind === "user-message" && !nestedIn(events[i]!)) {
       start = i;
       break;
     }

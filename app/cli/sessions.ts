@@ -5,7 +5,7 @@ import { EventBus } from "../../protocol/bus.js";
 import { commandJsonSchema } from "../../protocol/commands.js";
 import { protocolJsonSchema } from "../../protocol/jsonl.js";
 import type { KeenEvent } from "../../protocol/events.js";
-import { isReplayed } from "../../protocol/kinds.js";
+import { isReplayed, nestedIn } from "../../protocol/kinds.js";
 import { openStore } from "../../storage/level-store.js";
 import { SessionBusyError, UnknownSessionError, type SessionMeta, type SessionStore } from "../../storage/store.js";
 import { createJsonlWriter } from "../headless/jsonl-writer.js";
@@ -266,6 +266,12 @@ function transcript(events: KeenEvent[], running: boolean): TranscriptLine[] {
   const lines: TranscriptLine[] = [];
   let open = false;
   for (const event of events) {
+    if (nestedIn(event)) {
+      // A subagent's work, indented under its task call: its calls, its answer, its errors.
+      const line = subagentLine(event);
+      if (line) lines.push({ text: `  │ ${line}`, dim: true });
+      continue;
+    }
     switch (event.kind) {
       case "user-message":
         // The prompt from the turn's first stored event: a process killed right after it stored nothing else.
@@ -314,6 +320,16 @@ function transcript(events: KeenEvent[], running: boolean): TranscriptLine[] {
   }
   if (open && !running) lines.push({ text: "[turn interrupted]\n" });
   return lines;
+}
+
+function subagentLine(event: KeenEvent): string | undefined {
+  switch (event.kind) {
+    case "tool-use": return `[${event.tool_name}] ${event.input}`;
+    case "tool-result": return `[${event.tool_name} ${event.is_error ? "error" : "ok"}] ${firstLines(event.result, 1)}`;
+    case "text": return event.role === "assistant" ? firstLines(event.content, 3).replace(/\n/g, "\n  │ ") : undefined;
+    case "error": return `[error] ${event.message}`;
+    default: return undefined;
+  }
 }
 
 function firstLines(text: string, n: number): string {

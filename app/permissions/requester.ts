@@ -15,6 +15,8 @@ export interface PermissionRequest {
   summary: string;
   /** The model's id for the call (permission-request events carry it). */
   callId?: string;
+  /** A subagent's call: the id of the `task` call whose child makes it (its permission-request event carries it). */
+  parentCallId?: string;
   /** For writes and edits: the change the call would make, for the person deciding. */
   preview?: ChangePreview;
   /** A sandboxed command's connection to a host outside the allowlist (`tool` is `network:<host>[:<port>]`). */

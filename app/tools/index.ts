@@ -7,6 +7,7 @@ import { createReadFileTool } from "./read-file.js";
 import { createSkillTool } from "./skill.js";
 import type { Redactor } from "../permissions/redact.js";
 import type { Tool, ToolContext } from "./tool.js";
+import { createTaskTool } from "./task.js";
 import { createTodoWriteTool } from "./todo-write.js";
 import { createWriteFileTool } from "./write-file.js";
 
@@ -31,6 +32,7 @@ export function createTools(ctx: ToolContext): Tool[] {
     createListTool(ctx),
     createTodoWriteTool(),
     createSkillTool(ctx),
+    createTaskTool(ctx),
   ];
   const redactor = ctx.redactor;
   return redactor?.active ? tools.map((tool) => withRedaction(tool, redactor)) : tools;

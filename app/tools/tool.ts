@@ -40,6 +40,8 @@ export interface ToolContext {
   files?: FileAccess;
   /** The session's Agent Skills (app/extensions/skills.ts), for the skill tool; absent: none. */
   skills?: SkillCatalog;
+  /** Keen's config directory (user-level agent definitions live in its `agents/`); absent: none are read. */
+  configDir?: string;
 }
 
 /**
@@ -63,6 +65,35 @@ export interface ToolCallContext {
   onOutput?: (chunk: string) => void;
   /** Asks the user about a host outside the sandbox's allowlist (absent: nobody to ask, denied). */
   askHost?: NetworkAsk;
+  /** Runs a child agent loop for this call (the `task` tool); absent where no loop hosts one (the CLI runner, tests). */
+  subagent?: SubagentHost;
+}
+
+/**
+ * What the turn loop offers a call that delegates to a subagent (app/agent/subagent.ts): the
+ * parent's tools as of this step, and a child loop with a fresh context whose events carry
+ * the call's id as `parent_tool_call_id`, whose permission requests go through the parent's
+ * gate, which the parent's interrupt stops, and whose usage counts as the parent turn's.
+ */
+export interface SubagentHost {
+  readonly tools: Tool[];
+  run(request: SubagentRequest): Promise<SubagentOutcome>;
+}
+
+/** One child run: its system prompt, its task, the tools it may use (already narrowed) and its step limit. */
+export interface SubagentRequest {
+  system: string;
+  prompt: string;
+  tools: Tool[];
+  maxSteps: number;
+}
+
+/** How a child run ended: its final answer, as the turn loop reports a turn. */
+export interface SubagentOutcome {
+  status: "success" | "error" | "interrupted" | "max_turns";
+  text: string;
+  steps: number;
+  errors: string[];
 }
 
 /** What a write or edit would change, shown before it is allowed (`permission-request`). */
@@ -93,6 +124,11 @@ export interface Tool {
    * it (app/agent/user-shell.ts), so it gets the same sandbox, timeout, cap and redaction.
    */
   shell?: boolean;
+  /**
+   * Several calls of it in one step may run at the same time (a few at once, in the tool runner): it waits
+   * on other work (a subagent's model) rather than racing other calls for the same files. Absent: calls run in order.
+   */
+  concurrent?: boolean;
   /** How a call with `input` reads for a human; absent: the tool's name and no locations. Contract: never throws. */
   describe?(input: Record<string, unknown>): { title: string; locations: ToolLocation[] };
   run(input: unknown, call: ToolCallContext): Promise<ToolResult>;

@@ -1,6 +1,7 @@
 import type { PermissionMode } from "../../protocol/commands.js";
 import type { EventOf, KeenEvent, PlanEntry, ToolKind } from "../../protocol/events.js";
 import type { Usage } from "../../protocol/messages.js";
+import { nestedIn } from "../../protocol/kinds.js";
 import { addUsage, emptyUsage } from "../../protocol/usage.js";
 
 /*
@@ -39,6 +40,10 @@ export interface ToolCall {
   kind?: ToolKind;
   /** The change an edit or write made (its result's `details.diff`), drawn under its line in the transcript. */
   diff?: string;
+  /** A subagent's call: the `task` call it belongs to (drawn in that call's folded group, not as an item of its own). */
+  parentId?: string;
+  /** A `task` call whose subagent has spoken: its child's calls as they are now, in order (a snapshot, replaced on change). */
+  children?: ToolCall[];
 }
 
 /** A diff for the diff pane: applied (from a tool result) or awaiting approval. */
@@ -117,6 +122,12 @@ export function createSessionView(init: { cwd: string; model: string; permission
 export function reduce(view: SessionView, event: KeenEvent | LocalAction): SessionView {
   const live = !("replay" in event && event.replay);
   if (live && "ts" in event && typeof event.ts === "number") stampTimers(view, event);
+  // A subagent's events fold under its task call: only its calls' progress is drawn (its text is not the answer).
+  const parentId = "ts" in event ? nestedIn(event) : undefined;
+  if (parentId) {
+    linkChild(view, parentId);
+    if (!CHILD_KINDS.has(event.kind)) return view;
+  }
   switch (event.kind) {
     case "local-prompt": {
       push(view, { type: "user", id: 0, text: event.text, state: "pending" });
@@ -172,9 +183,11 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
       view.tools.set(event.tool_call_id, {
         callId: event.tool_call_id, name: event.tool_name, input: event.input, status: "pending", requestedAt: event.ts, output: "",
         ...(event.title ? { title: event.title } : {}), ...(event.tool_kind ? { kind: event.tool_kind } : {}),
+        ...(parentId ? { parentId } : {}),
       });
       view.toolOrder.push(event.tool_call_id);
-      push(view, { type: "tool", id: 0, callId: event.tool_call_id });
+      if (parentId) linkChild(view, parentId, event.tool_call_id);
+      else push(view, { type: "tool", id: 0, callId: event.tool_call_id });
       break;
     case "permission-request":
       view.permissions.push({ request_id: event.request_id, tool_name: event.tool_name, tool_call_id: event.tool_call_id, input: event.input, diff: event.diff, path: event.path, tool_kind: event.tool_kind, title: event.title });
@@ -316,7 +329,22 @@ function addTool(view: SessionView, callId: string, name: string, input: string,
 
 function updateTool(view: SessionView, callId: string, change: Partial<ToolCall>): void {
   const tool = view.tools.get(callId);
-  if (tool) view.tools.set(callId, { ...tool, ...change });
+  if (!tool) return;
+  view.tools.set(callId, { ...tool, ...change });
+  if (tool.parentId) linkChild(view, tool.parentId);
+}
+
+/** What of a subagent's stream reaches the view: its calls and their permission requests. */
+const CHILD_KINDS = new Set<string>(["tool-use", "permission-request", "tool-start", "tool-update", "tool-result"]);
+
+/** Marks `parentId` as a delegating call and refreshes its snapshot of its children (adding `childId`). */
+function linkChild(view: SessionView, parentId: string, childId?: string): void {
+  const parent = view.tools.get(parentId);
+  if (!parent) return;
+  const ids = (parent.children ?? []).map((c) => c.callId);
+  if (childId && !ids.includes(childId)) ids.push(childId);
+  const children = ids.map((id) => view.tools.get(id)).filter((c): c is ToolCall => c !== undefined);
+  view.tools.set(parentId, { ...parent, children });
 }
 
 function dropPermission(view: SessionView, callId: string): void {

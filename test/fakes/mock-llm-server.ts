@@ -58,8 +58,20 @@ export interface MockUsage {
   reasoning?: number;
 }
 
+/**
+ * Scripting by request content, for requests whose order is not fixed (parallel subagents):
+ * a step with `match` answers only a request whose raw body contains that text (steps are
+ * taken in queue order among those that fit; a step without `match` fits any request), and
+ * a step with `waitFor` is held until a request whose body contains that text has arrived —
+ * a meeting point that only concurrent requests pass (sequential ones would wait forever).
+ */
+export interface MockStepRouting {
+  match?: string;
+  waitFor?: string;
+}
+
 /** A streamed model reply. */
-export interface MockReplyStep {
+export interface MockReplyStep extends MockStepRouting {
   kind?: "reply";
   thinking?: string;
   /** Anthropic: the thinking block's signature (default "mock-signature-<n>"). */
@@ -95,7 +107,7 @@ export interface MockReplyStep {
 }
 
 /** An HTTP error answer. */
-export interface MockHttpErrorStep {
+export interface MockHttpErrorStep extends MockStepRouting {
   kind: "http-error";
   status: number;
   headers?: Record<string, string>;
@@ -161,6 +173,12 @@ export async function startMockLLMServer(options: MockLLMServerOptions = {}): Pr
   const rejected: { path: string; message: string }[] = [];
   const tunnels: string[] = [];
   let counter = 0;
+  // Raw bodies of every request so far, and steps waiting for one (`waitFor`).
+  const bodies: string[] = [];
+  const arrivals: (() => void)[] = [];
+  const arrived = async (text: string) => {
+    while (!bodies.some((b) => b.includes(text))) await new Promise<void>((resolve) => arrivals.push(resolve));
+  };
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const raw = await readBody(req);
@@ -175,6 +193,8 @@ export async function startMockLLMServer(options: MockLLMServerOptions = {}): Pr
       // Kept raw; validation below refuses it.
     }
     requests.push({ method: req.method ?? "", path, vendor, headers: { ...req.headers }, body });
+    bodies.push(raw);
+    for (const wake of arrivals.splice(0)) wake();
     const line = `${req.method} ${path}`;
     if (vendor === "unknown" || req.method !== "POST") {
       unexpected.push(`${line}: unknown endpoint`);
@@ -190,11 +210,13 @@ export async function startMockLLMServer(options: MockLLMServerOptions = {}): Pr
       rejected.push({ path, message: problem });
       return sendJSON(res, 400, errorBody(vendor, 400, problem));
     }
-    const step = queue.shift();
+    const index = queue.findIndex((s) => s.match === undefined || raw.includes(s.match));
+    const step = index >= 0 ? queue.splice(index, 1)[0] : undefined;
     if (!step) {
       unexpected.push(`${line}: no scripted step left`);
       return sendJSON(res, 500, errorBody(vendor, 500, `mock LLM server: no scripted step left for ${line}`));
     }
+    if (step.waitFor !== undefined) await arrived(step.waitFor);
     if (step.kind === "http-error") {
       return sendJSON(res, step.status, step.body ?? errorBody(vendor, step.status, `mock HTTP ${step.status}`), step.headers);
     }
@@ -242,7 +264,7 @@ export async function startMockLLMServer(options: MockLLMServerOptions = {}): Pr
     enqueue: (...steps) => void queue.push(...steps),
     pending: () => queue.length,
     reset: () => {
-      for (const list of [queue, requests, unexpected, rejected, tunnels]) list.length = 0;
+      for (const list of [queue, requests, unexpected, rejected, tunnels, bodies]) list.length = 0;
       connections = 0;
     },
     close: () =>

@@ -9,7 +9,7 @@ import { call, tempWorkspace } from "./helpers.js";
 
 test("createTools: the seven tools in order, each with a JSON Schema object and a description", () => {
   const tools = createTools(tempWorkspace().ctx());
-  assert.deepEqual(tools.map((t) => t.definition.name), ["bash", "read_file", "write_file", "edit_file", "grep", "glob", "list", "todo_write", "skill"]);
+  assert.deepEqual(tools.map((t) => t.definition.name), ["bash", "read_file", "write_file", "edit_file", "grep", "glob", "list", "todo_write", "skill", "task"]);
   for (const { definition } of tools) {
     assert.equal(definition.inputSchema.type, "object", definition.name);
     assert.equal("$schema" in definition.inputSchema, false, definition.name);
@@ -97,7 +97,7 @@ test("every built-in tool declares its kind and describes a call: a title and ab
   const ctx = t.ctx();
   const tools = new Map(createTools(ctx).map((tool) => [tool.definition.name, tool]));
   assert.deepEqual([...tools].map(([name, tool]) => [name, tool.kind]), [
-    ["bash", "exec"], ["read_file", "read"], ["write_file", "edit"], ["edit_file", "edit"], ["grep", "search"], ["glob", "search"], ["list", "read"], ["todo_write", "other"], ["skill", "read"],
+    ["bash", "exec"], ["read_file", "read"], ["write_file", "edit"], ["edit_file", "edit"], ["grep", "search"], ["glob", "search"], ["list", "read"], ["todo_write", "other"], ["skill", "read"], ["task", "other"],
   ]);
   const view = (name: string, input: unknown) => callView(tools.get(name)!, input);
   assert.deepEqual(view("read_file", { path: "src/a.ts", offset: 10 }), {

@@ -3,6 +3,7 @@ import type { ToolCall } from "../state.js";
 import { paint } from "../style.js";
 import { sanitize, truncate, wrap } from "../text.js";
 import { diffLines } from "./diff-pane.js";
+import { callLabel, statusMark, statusWord } from "./tool-summary.js";
 
 /*
  * What a tool call shows under its line in the transcript: a running call's
@@ -33,8 +34,9 @@ function showsOutput(tool: ToolCall): boolean {
 }
 
 /** The lines under a tool call's head line; `expanded` is the transcript's Ctrl-O state. */
-export function inlineLines(tool: ToolCall, width: number, theme: Theme, expanded: boolean): string[] {
+export function inlineLines(tool: ToolCall, width: number, theme: Theme, expanded: boolean, now = 0): string[] {
   const room = Math.max(1, width - 4);
+  if (tool.children) return subagentLines(tool, tool.children, room, theme, expanded, now);
   if (tool.diff && tool.status === "ok") {
     const lines = diffLines(tool.diff, room, theme);
     const shown = expanded ? lines : lines.slice(0, INLINE_DIFF_LINES);
@@ -59,4 +61,37 @@ export function inlineLines(tool: ToolCall, width: number, theme: Theme, expande
   if (cut > 0) lines = [paint(theme, "dim", `… ${cut} earlier lines (the tool panel has the call)`), ...lines.slice(cut)];
   const token = tool.status === "error" ? "error" : "text";
   return lines.map((l) => `  │ ${paint(theme, token, l)}`);
+}
+
+/** A subagent's calls shown while it runs (its newest); the whole group shows with Ctrl-O. */
+const LIVE_CHILD_LINES = 3;
+
+/**
+ * A `task` call's subagent, folded under its line: while it runs, its newest calls; once it
+ * ended, one line counting its calls and its answer's lines. Expanded (Ctrl-O): every call
+ * of the child, then its answer (the call's result).
+ */
+function subagentLines(tool: ToolCall, children: ToolCall[], room: number, theme: Theme, expanded: boolean, now: number): string[] {
+  const childLine = (child: ToolCall) => {
+    const label = callLabel(child);
+    const text = `${statusMark(child, now)} ${label.lead ? `${label.lead} ` : ""}${label.rest.replace(/\s+/g, " ")} ${statusWord(child)}`;
+    return paint(theme, child.status === "error" ? "error" : "dim", `  │ ${truncate(sanitize(text), room)}`);
+  };
+  const calls = `${children.length} tool ${children.length === 1 ? "call" : "calls"}`;
+  if (tool.status === "running" || tool.status === "pending" || tool.status === "waiting") {
+    const shown = expanded ? children : children.slice(-LIVE_CHILD_LINES);
+    const hidden = children.length - shown.length;
+    return [...(hidden > 0 ? [paint(theme, "dim", `  │ … ${hidden} earlier`)] : []), ...shown.map(childLine)];
+  }
+  const answer = outputText(tool.output);
+  if (!expanded) {
+    const n = answer ? answer.split("\n").length : 0;
+    const said = n ? `, answer ${n} ${n === 1 ? "line" : "lines"}` : "";
+    return [paint(theme, "dim", `  ⎿ subagent: ${calls}${said} (${EXPAND_KEY} shows)`)];
+  }
+  let lines = answer ? wrap(answer, room) : [];
+  const cut = lines.length - EXPANDED_LINES;
+  if (cut > 0) lines = [`… ${cut} earlier lines`, ...lines.slice(cut)];
+  const token = tool.status === "error" ? "error" : "text";
+  return [...children.map(childLine), ...lines.map((l) => `  │ ${paint(theme, token, l)}`)];
 }

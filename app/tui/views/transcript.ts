@@ -139,7 +139,7 @@ function toolLines(tool: ToolCall, ctx: TranscriptContext): string[] {
     const first = sanitize(tool.output).trim().split("\n")[0] ?? "";
     lines.push(`  ${paint(theme, "error", truncate(first, width - 2))}`);
   }
-  lines.push(...inlineLines(tool, width, theme, ctx.outputExpanded === true));
+  lines.push(...inlineLines(tool, width, theme, ctx.outputExpanded === true, now));
   return lines.map((l) => truncate(l, width));
 }
 

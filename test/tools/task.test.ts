@@ -1,0 +1,151 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { EventDraft, KeenEvent } from "../../protocol/events.js";
+import { embeddedBackend } from "../../app/agent/backend.js";
+import { createPermissionGate } from "../../app/agent/permission-gate.js";
+import { loadAgents, parseAgent } from "../../app/extensions/agents.js";
+import { createTools } from "../../app/tools/index.js";
+import { childTools } from "../../app/tools/task.js";
+import type { Tool } from "../../app/tools/tool.js";
+import { projectConversation } from "../../storage/projection.js";
+import { FakeProvider } from "../fakes/fake-provider.js";
+import { stamp } from "../tui/helpers.js";
+import { tempWorkspace } from "./helpers.js";
+
+const names = (tools: Tool[] | string) => (typeof tools === "string" ? tools : tools.map((t) => t.definition.name));
+
+test("a child's tools: the parent's read-only ones by default, never task, never one the parent lacks; an agent's list only narrows", () => {
+  const parent = createTools(tempWorkspace().ctx());
+  assert.ok(names(parent).includes("task"));
+  assert.deepEqual(names(childTools(parent, undefined)), ["read_file", "grep", "glob", "list"]);
+  assert.deepEqual(names(childTools(parent, ["bash", "read_file"])), ["bash", "read_file"]);
+  // Naming task (or a tool the parent lacks) is refused, listing what may be named.
+  assert.match(names(childTools(parent, ["task"])) as string, /^Unknown tool for the subagent: task\. It may use these of yours: bash, read_file/);
+  assert.match(names(childTools(parent.filter((t) => t.definition.name !== "bash"), ["bash"])) as string, /Unknown tool for the subagent: bash/);
+  // An agent's tools stand in for the default, minus those the parent lacks (a file written for another tool set).
+  assert.deepEqual(names(childTools(parent, undefined, ["edit_file", "grep", "WebFetch"])), ["edit_file", "grep"]);
+  assert.deepEqual(names(childTools(parent.filter((t) => t.definition.name !== "edit_file"), undefined, ["edit_file", "grep"])), ["grep"]);
+  // A call's list and an agent's list: only what both name.
+  assert.deepEqual(names(childTools(parent, ["bash", "grep"], ["grep", "glob"])), ["grep"]);
+});
+
+test("agent definitions: frontmatter name, description, tools (Claude Code's names translated), model; the body is the prompt", () => {
+  const agent = parseAgent(
+    "---\nname: Reviewer\ndescription: Reviews a diff for bugs\ntools: Read, Grep, Bash\nmodel: sonnet\n---\n\nYou review code.\n",
+    "x.md", "claude", ".claude/agents/x.md",
+  );
+  assert.deepEqual(agent, {
+    name: "reviewer", prompt: "You review code.", source: "claude", file: ".claude/agents/x.md",
+    description: "Reviews a diff for bugs", tools: ["read_file", "grep", "bash"], model: "sonnet",
+  });
+  // No name: the file's; `inherit` is no model; a YAML list of tools.
+  assert.deepEqual(parseAgent("---\nmodel: inherit\ntools:\n  - glob\n---\nFind files.", "finder.md", "project", "f"), {
+    name: "finder", prompt: "Find files.", source: "project", file: "f", description: "custom agent (project)", tools: ["glob"],
+  });
+  assert.equal(parseAgent("---\nname: empty\n---\n  \n", "e.md", "user", "e"), undefined, "no body, no agent");
+  assert.equal(parseAgent("---\nname: [unclosed\n---\nBody", "b.md", "user", "b"), undefined, "bad YAML, no agent");
+  assert.equal(parseAgent("---\nname: Not A Name!\n---\nBody", "b.md", "user", "b"), undefined);
+});
+
+test("agent directories: <config>/agents, then .claude/agents, then .keen/agents; a later one replaces an earlier one's agent of the same name", () => {
+  const t = tempWorkspace();
+  const config = join(t.home, "keen-config");
+  mkdirSync(join(config, "agents"), { recursive: true });
+  writeFileSync(join(config, "agents", "a.md"), "---\nname: a\ndescription: user a\n---\nA from the user.");
+  writeFileSync(join(config, "agents", "u.md"), "---\ndescription: only the user's\n---\nU.");
+  t.write({
+    ".claude/agents/a.md": "---\nname: a\ndescription: claude a\n---\nA from .claude.",
+    ".claude/agents/c.md": "---\ndescription: claude c\n---\nC.",
+    ".keen/agents/c.md": "---\ndescription: keen c\n---\nC from .keen.",
+    ".keen/agents/notes.txt": "not an agent",
+  });
+  const agents = loadAgents(config, t.ws);
+  assert.deepEqual(agents.map((a) => [a.name, a.description, a.source, a.file]), [
+    ["a", "claude a", "claude", join(".claude", "agents", "a.md")],
+    ["c", "keen c", "project", join(".keen", "agents", "c.md")],
+    ["u", "only the user's", "user", join(config, "agents", "u.md")],
+  ]);
+  // The task tool's description lists them for the model.
+  const task = createTools({ ...t.ctx(), configDir: config }).find((tool) => tool.definition.name === "task")!;
+  assert.match(task.definition.description, /Custom agents \(pass the name as `agent`\):\n- a: claude a\n- c: keen c\n- u: only the user's$/);
+});
+
+test("a task call runs the loop again as a child: fresh context, its tools, events tagged with the call, its answer and usage the parent's", async () => {
+  const t = tempWorkspace();
+  t.write({ "notes.md": "the answer is 42\n" });
+  const events: EventDraft[] = [];
+  const gate = createPermissionGate({ mode: "ask", interactive: false, newId: () => "r1", emit: async (e) => void events.push(e) });
+  const provider = new FakeProvider([
+    { toolCalls: [{ id: "p1", name: "task", input: { description: "Find the answer", prompt: "Read notes.md and say the answer." } }], usage: { input_tokens: 100, output_tokens: 10 } },
+    { toolCalls: [{ id: "k1", name: "read_file", input: { path: "notes.md" } }], usage: { input_tokens: 20, output_tokens: 2 } },
+    { text: "It is 42.", usage: { input_tokens: 30, output_tokens: 3 } },
+    { text: "The subagent says 42.", usage: { input_tokens: 200, output_tokens: 20 } },
+  ]);
+  const outcome = await embeddedBackend(provider).run({
+    sessionId: "s1", turnId: "t1", tools: createTools(t.ctx()), system: "parent system", history: [],
+    user: { role: "user", content: [{ type: "text", text: "What is the answer?" }], headless: true },
+    emit: async (e) => void events.push(e), requester: gate,
+    retry: { maxRetries: 0, maxWaitMs: 1000, idleTimeoutMs: 5000, baseDelayMs: 1 },
+    signal: new AbortController().signal, sleep: async () => {}, cwd: t.ws, events: [], permissionMode: "ask",
+  });
+  assert.equal(outcome.status, "success");
+  assert.equal(outcome.text, "The subagent says 42.");
+  // Every request's tokens, the child's two included.
+  assert.equal(outcome.usage.input_tokens, 350);
+  assert.equal(outcome.usage.output_tokens, 35);
+
+  const [, childFirst, childSecond, parentSecond] = provider.requests;
+  assert.match(childFirst!.system, /^You are a subagent of Keen/);
+  assert.match(childFirst!.system, /Tools: read_file, grep, glob, list\./);
+  assert.deepEqual(childFirst!.messages, [{ role: "user", content: [{ type: "text", text: "Read notes.md and say the answer." }], headless: true }]);
+  assert.deepEqual(childFirst!.tools.map((d) => d.name), ["read_file", "grep", "glob", "list"]);
+  assert.equal(childSecond!.messages.length, 3);
+  const answer = parentSecond!.messages.at(-1)!.content[0] as { type: string; content: string };
+  assert.deepEqual([answer.type, answer.content], ["tool_result", "It is 42."]);
+
+  // The child's events carry the task call's id; its deltas and its user text's role stay its own.
+  const nested = events.filter((e) => "parent_tool_call_id" in e && e.parent_tool_call_id === "p1");
+  assert.deepEqual(nested.map((e) => e.kind), [
+    "user-message", "text", "tool-use", "assistant-message", "tool-start", "tool-result", "text", "assistant-message", "turn-end",
+  ]);
+  assert.ok(!nested.some((e) => e.kind === "text-delta" || e.kind === "content-end"), "a child's deltas stay off the bus");
+  const parentResult = events.find((e) => e.kind === "tool-result" && e.tool_call_id === "p1")!;
+  assert.ok(!("parent_tool_call_id" in parentResult));
+
+  // Stored and projected for a later turn: the parent's conversation only.
+  const history = projectConversation(events.map((e) => stamp(e) as KeenEvent));
+  assert.deepEqual(history.map((m) => [m.role, m.content.map((b) => (b.type === "text" ? b.text : b.type)).join("")]), [
+    ["user", "What is the answer?"],
+    ["assistant", "The subagent says 42."],
+  ]);
+});
+
+test("an interrupt stops the child and its parent: both turns end interrupted, the task call's result says so", async () => {
+  const t = tempWorkspace();
+  const events: EventDraft[] = [];
+  const controller = new AbortController();
+  const gate = createPermissionGate({ mode: "ask", interactive: false, newId: () => "r1", emit: async (e) => void events.push(e) });
+  const provider = new FakeProvider([
+    { toolCalls: [{ id: "p1", name: "task", input: { description: "Wait", prompt: "Take your time." } }] },
+    { hang: true },
+  ]);
+  const outcome = await embeddedBackend(provider).run({
+    sessionId: "s1", turnId: "t1", tools: createTools(t.ctx()), system: "parent system", history: [],
+    user: { role: "user", content: [{ type: "text", text: "go" }], headless: true },
+    emit: async (e) => {
+      events.push(e);
+      // The user interrupts once the child has begun.
+      if (e.kind === "user-message" && "parent_tool_call_id" in e) controller.abort();
+    },
+    requester: gate, retry: { maxRetries: 0, maxWaitMs: 1000, idleTimeoutMs: 5000, baseDelayMs: 1 },
+    signal: controller.signal, sleep: async () => {}, cwd: t.ws, events: [], permissionMode: "ask",
+  });
+  assert.equal(outcome.status, "interrupted");
+  assert.equal(provider.requests.length, 2, "the parent asked nothing more");
+  const ends = events.filter((e) => e.kind === "turn-end").map((e) => [e.status, "parent_tool_call_id" in e ? e.parent_tool_call_id : undefined]);
+  assert.deepEqual(ends, [["interrupted", "p1"], ["interrupted", undefined]]);
+  const result = events.find((e) => e.kind === "tool-result" && e.tool_call_id === "p1");
+  assert.deepEqual(result && [result.kind === "tool-result" && result.result, "interrupted" in result && result.interrupted], ["The subagent was interrupted.", true]);
+});
