@@ -8,6 +8,7 @@ import type { SessionStore } from "../../storage/store.js";
 import type { Redactor } from "../permissions/redact.js";
 import type { Tool } from "../tools/tool.js";
 import type { CustomCommandInfo, ExpandedCommand } from "../extensions/commands.js";
+import type { HookSet } from "../extensions/hook-points.js";
 import type { TurnBackend } from "./backend.js";
 import type { CompactionSettings } from "./compaction.js";
 import type { CurrentSession } from "./engine-session.js";
@@ -65,6 +66,8 @@ export interface SetupBase {
   listFiles?(query: string, limit: number): Promise<{ paths: string[]; truncated: boolean }>;
   /** `list-commands`: the custom commands (app/extensions/commands.ts). */
   listCommands?(): CustomCommandInfo[];
+  /** The session's hooks (app/extensions/hook-points.ts); absent when none is configured or trusted. */
+  hooks?: HookSet;
   /** A `prompt` naming a custom command: its text, model and narrowed tools; undefined for no such command. */
   expandCommand?(name: string, args: string): ExpandedCommand | undefined;
 }
