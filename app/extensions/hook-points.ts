@@ -55,8 +55,11 @@ export interface TurnHooks {
 /** A Stop hook may keep a turn going this many times; then the turn ends as the model ended it. */
 const MAX_STOP_CONTINUATIONS = 5;
 
-/** Claude Code's names for Keen's permission modes (`permission_mode` in a hook's input). */
-const CLAUDE_MODES: Record<PermissionMode, string> = { ask: "default", "accept-edits": "acceptEdits", auto: "bypassPermissions", "read-only": "plan" };
+/** Claude Code's names for Keen's permission modes (`permission_mode` in a hook's input); the type holds it to the modes. */
+const CLAUDE_MODES: Record<PermissionMode, string> = {
+  ask: "default", "accept-edits": "acceptEdits",
+  auto: "bypassPermissions", "read-only": "plan",
+};
 
 /** Claude Code's tools whose input names a file `file_path` where Keen's says `path`. */
 const FILE_PATH_TOOLS = new Set(["Read", "Write", "Edit"]);
@@ -189,7 +192,8 @@ function turnHooks(specs: HookSpec[], options: { workspace: string; env: NodeJS.
         }
         if (answer.context) context.push(`UserPromptSubmit hook context:\n${answer.context}`);
       }
-      return { context: context.map((text) => ({ type: "text" as const, text })) };
+      // Marked as context: the `text` event and the transcript show only what the user typed.
+      return { context: context.map((text) => ({ type: "text" as const, text, context: true as const })) };
     },
   };
 }
