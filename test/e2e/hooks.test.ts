@@ -4,7 +4,9 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
-import { makeSandbox } from "./harness.js";
+import { listing, makeSandbox } from "./harness.js";
+import { sandbox as cliSandbox } from "./cli-runner-sandbox.js";
+import { startStdio } from "./stdio-client.js";
 
 /*
  * Hooks (docs/extensions.md "Hooks") through bin/keen and the scripted mock model: hook
@@ -168,4 +170,66 @@ test("an untrusted project hook does not run headless (stderr says so); after ke
   assert.equal(changed.code, 0, changed.stderr);
   assert.equal(readFileSync(marker, "utf8"), "ran\n", "the changed hook did not run");
   assert.match(changed.stderr, /not trusted/);
+});
+
+test("over keen stdio: SessionStart adds context, a permission ask and the turn's end notify, Stop keeps the turn going once, UserPromptSubmit blocks a prompt", async () => {
+  const sb = sandbox();
+  const notified = join(sb.root, "notified.log");
+  const hook = (command: string) => [{ hooks: [{ type: "command", command }] }];
+  writeFileSync(join(sb.home, "config.json"), JSON.stringify({
+    stdinGraceMs: 300, retry: { baseDelayMs: 10 },
+    hooks: {
+      SessionStart: hook("cat > /dev/null; echo SESSION-CONTEXT"),
+      UserPromptSubmit: hook(`case "$(cat)" in *forbidden*) echo "no forbidden words" >&2; exit 2;; esac`),
+      Stop: hook(`case "$(cat)" in *'"stop_hook_active":false'*) echo "run the tests first" >&2; exit 2;; esac`),
+      Notification: hook(`node -e 'let d="";process.stdin.on("data",c=>d+=c).on("end",()=>require("fs").appendFileSync(process.argv[1],JSON.parse(d).notification_type+"\\n"))' ${notified}`),
+    },
+  }));
+  const before = listing(sb.workspace);
+  server.enqueue(
+    { toolCalls: [{ id: "toolu_ls", name: "bash", input: { command: "echo hi" } }] },
+    { text: "Done." },
+    { text: "Tests pass. Done." },
+  );
+  const requests = server.requests.length;
+  const client = startStdio(["--model", MODEL, "--permission-mode", "ask"], sb.env, sb.workspace, 120_000);
+  client.send({ kind: "prompt", id: "p1", text: "hello" });
+  const ask = await client.next((l) => l.kind === "permission-request");
+  client.send({ kind: "permission-response", id: "a1", request_id: ask.request_id, decision: "allow-once" });
+  assert.equal((await client.response("p1")).data.status, "success");
+  client.send({ kind: "prompt", id: "p2", text: "a forbidden wish" });
+  const blocked = await client.response("p2");
+  assert.equal(blocked.data.status, "error");
+  const { code } = await client.end();
+  assert.equal(code, 0);
+
+  const sent = server.requests.slice(requests).map((r) => r.body);
+  assert.equal(sent.length, 3, "the blocked prompt never reached the model");
+  assert.match(JSON.stringify(sent[0]!.messages[0]), /SessionStart hook context:\\nSESSION-CONTEXT/);
+  assert.match(JSON.stringify(sent[2]!.messages.at(-1)), /A Stop hook asks you to continue before ending the turn: run the tests first/);
+  assert.deepEqual(readFileSync(notified, "utf8").trim().split("\n"), ["permission_prompt", "idle_prompt"]);
+
+  const hooks = client.lines.filter((l) => l.kind === "hook").map((h) => `${h.hook_event}:${h.outcome}`);
+  assert.deepEqual(hooks, [
+    "SessionStart:ok", "UserPromptSubmit:ok", "Notification:ok", "Stop:blocked", "Stop:ok", "Notification:ok", "UserPromptSubmit:blocked",
+  ]);
+  const error = client.lines.find((l) => l.kind === "error")!;
+  assert.deepEqual([error.error_code, error.message], ["hook_blocked", "a UserPromptSubmit hook blocked the prompt: no forbidden words"]);
+  const userTexts = client.lines.filter((l) => l.kind === "text" && l.role === "user").map((l) => l.content);
+  assert.deepEqual(userTexts, ["hello"], "the text event shows what the user typed, not the hooks' context; the blocked prompt is not in it");
+  assert.deepEqual(listing(sb.workspace), before);
+});
+
+test("the CLI runner's relayed ask passes PreToolUse: a hook matching Keen's name allows it in a one-shot run and rewrites what the CLI runs", async () => {
+  const box = cliSandbox("tool-bash");
+  const config = JSON.parse(readFileSync(join(box.home, "config.json"), "utf8"));
+  const answer = { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: { command: "echo rewritten" } } };
+  config.hooks = { PreToolUse: [{ matcher: "bash", hooks: [{ type: "command", command: `cat > /dev/null; echo '${JSON.stringify(answer)}'` }] }] };
+  writeFileSync(join(box.home, "config.json"), JSON.stringify(config));
+  const r = await box.run(["run", "--runner", "cli", "--permission-mode", "accept-edits", "--headless", "run echo hi"]);
+  assert.equal(r.code, 0, r.stderr);
+  // Without the hook a one-shot run has nobody to ask and the CLI is told no (cli-runner-frontends.test.ts).
+  assert.deepEqual(box.runs()[0]!.asks, [{ behavior: "allow", updatedInput: { command: "echo rewritten" } }]);
+  const hook = lines(r.stdout).find((l) => l.kind === "hook")!;
+  assert.deepEqual([hook.hook_event, hook.tool_name, hook.decision, hook.updated_input], ["PreToolUse", "Bash", "allow", true]);
 });
