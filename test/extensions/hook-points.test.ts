@@ -132,3 +132,14 @@ test("Stop keeps the turn going with the hook's reason, with stop_hook_active se
   ] });
   assert.deepEqual((await context.hooks.beforeTurn("again")).context.map((b) => b.type === "text" && b.text), ["UserPromptSubmit hook context:\non branch main"], "SessionStart only on the session's first turn");
 });
+
+test("PreCompact runs when a compaction starts (overflow counts as auto), after the event; Notification's idle_prompt only for interactive turns", async () => {
+  const { gate } = fakeGate();
+  const { hooks, events } = turn({ PreCompact: [`cat > "${cwd}/compact.json"`], Notification: [`cat > "${cwd}/notified.json"`] }, gate);
+  await hooks.emit({ kind: "compaction", phase: "start", trigger: "overflow", tokens_before: 10 });
+  assert.deepEqual(events.map((e) => e.kind === "hook" ? `hook:${e.hook_event}` : e.kind), ["compaction", "hook:PreCompact"]);
+  const input = JSON.parse((await import("node:fs")).readFileSync(`${cwd}/compact.json`, "utf8"));
+  assert.deepEqual([input.hook_event_name, input.trigger, input.custom_instructions], ["PreCompact", "auto", ""]);
+  await hooks.emit({ kind: "turn-end", turn_id: "t", status: "success", steps: 1 });
+  assert.equal(events.filter((e) => e.kind === "hook").length, 1, "keen run (not interactive): nobody waits, no idle notification");
+});
