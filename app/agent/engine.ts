@@ -261,7 +261,9 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       const result = await compactConversation({
         provider: prepared.provider!, messages: loaded.history, keepTokens: prepared.compaction?.keepTokens ?? 0, trigger: "manual",
         instructions: command.instructions, tokensBefore, signal, retry: { ...options.retry, ...prepared.retry },
-        emit: prepared.hooks?.forTurn({ sessionId: current.id, cwd: current.cwd, model: prepared.modelRef, mode: () => gate.mode, emit, gate, interactive: false, instructions: command.instructions }).emit ?? emit,
+        emit: prepared.hooks?.forTurn({
+          sessionId: current.id, cwd: current.cwd, model: prepared.modelRef, mode: () => gate.mode, emit, gate, interactive: false, instructions: command.instructions, signal,
+        }).emit ?? emit,
       });
       await recorder!.flush();
       if (!result.ok) return await refuse(command, "compaction_failed", `compaction failed: ${result.error}`);
@@ -403,7 +405,9 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       }
       attachNews(prepared, emit);
       // Hooks (app/extensions/hook-points.ts): around the gate, as a policy, watching the turn's events, and before it.
-      const hooks = prepared.hooks?.forTurn({ sessionId: current.id, cwd: current.cwd, model: prepared.modelRef, mode: () => gate.mode, emit, gate, interactive: options.interactive });
+      const hooks = prepared.hooks?.forTurn({
+        sessionId: current.id, cwd: current.cwd, model: prepared.modelRef, mode: () => gate.mode, emit, gate, interactive: options.interactive, signal: controller.signal,
+      });
       const before = await hooks?.beforeTurn(text, first ? (wasStored ? "resume" : "startup") : undefined);
       if (before?.blocked && !wasStored) await store.updateMeta(current.id, { title: "(prompt blocked by a hook)" });
       const backend = prepared.provider ? (prepared.backend ?? embeddedBackend(prepared.provider)) : prepared.backend;

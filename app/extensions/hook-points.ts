@@ -38,6 +38,8 @@ export interface TurnHookContext {
   interactive: boolean;
   /** A manual compaction's instructions (PreCompact's `custom_instructions`). */
   instructions?: string;
+  /** The turn's abort: an interrupt kills the hooks running for it. */
+  signal?: AbortSignal;
 }
 
 /** A turn's hook points. */
@@ -85,7 +87,8 @@ function turnHooks(specs: HookSpec[], options: { workspace: string; env: NodeJS.
       hook_event_name: event, ...fields,
     };
     const env = { ...options.env, CLAUDE_PROJECT_DIR: options.workspace, KEEN_PROJECT_DIR: options.workspace, KEEN_SESSION_ID: ctx.sessionId };
-    const runs = await Promise.all(chosen.map((spec) => runHookCommand(spec.command, input, { cwd: options.workspace, env, timeoutMs: spec.timeoutMs, signal })));
+    const runs = await Promise.all(chosen.map((spec) =>
+      runHookCommand(spec.command, input, { cwd: options.workspace, env, timeoutMs: spec.timeoutMs, signal: signal ?? ctx.signal })));
     const answers = runs.map((run) => readAnswer(event, run));
     for (const [i, spec] of chosen.entries()) {
       const run = runs[i]!;

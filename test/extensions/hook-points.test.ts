@@ -35,6 +35,14 @@ test("a hook past its timeout is killed with what it started", async () => {
   assert.match(slow.message!, /killed after 0.3s/);
 });
 
+test("an interrupt kills a running hook: an error, not a block", async () => {
+  const controller = new AbortController();
+  const running = runHookCommand("sleep 60", {}, { cwd, env: process.env, timeoutMs: 60_000, signal: controller.signal });
+  controller.abort();
+  const ended = await running;
+  assert.deepEqual([ended.outcome, ended.message], ["error", "interrupted"]);
+});
+
 test("JSON answers: permissionDecision, updatedInput, decision/reason, continue:false, additionalContext, plain stdout as context", () => {
   const json = (value: unknown) => ran("ok", JSON.stringify(value));
   assert.deepEqual(readAnswer("PreToolUse", json({ hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: "not on main" } })), { permission: "deny", reason: "not on main" });
