@@ -205,6 +205,30 @@ export const SkillLoadedEvent = z.object({
   kind: z.literal("skill-loaded"), ...assistant, tool_call_id: z.string(), name: z.string(), path: z.string(),
 });
 
+/**
+ * A configured hook ran (docs/extensions.md "Hooks"): which hook `event` and `matcher`, the
+ * `command` (redacted like every event), how it ended (`blocked`: exit 2, or its answer
+ * denied or blocked), what it decided, and the reason or error for people.
+ */
+export const HookEvent = z.object({
+  kind: z.literal("hook"), ...base,
+  hook_event: z.enum(["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "PreCompact", "Notification"]),
+  matcher: z.string(), command: z.string(),
+  /** Where it is configured: `user` (your config) or `project` (.keen/config.json, .claude/settings*.json). */
+  source: z.enum(["user", "project"]),
+  outcome: z.enum(["ok", "blocked", "error", "timeout"]),
+  duration_ms: z.number().int(),
+  /** What its answer decided: PreToolUse `allow`, `deny` or `ask`; `block` (exit 2 or `decision: "block"`); `stop` (`continue: false`). */
+  decision: z.enum(["allow", "deny", "ask", "block", "stop"]).optional(),
+  /** The call it was about (PreToolUse, PostToolUse). */
+  tool_name: z.string().optional(), tool_call_id: z.string().optional(),
+  /** PreToolUse rewrote the call's input (`updatedInput`). */
+  updated_input: z.boolean().optional(),
+  exit_code: z.number().int().nullable().optional(),
+  /** The reason it gave (stderr on exit 2, `reason`, `permissionDecisionReason`), or what went wrong. */
+  message: z.string().optional(),
+});
+
 /** Every event a JSONL consumer can see. */
 export const PublicEventSchema = z.discriminatedUnion("kind", [
   SessionStartEvent, TextEvent, ThinkingEvent, ToolUseEvent, ToolResultEvent, MemoryEvent, RetryEvent,
@@ -213,6 +237,7 @@ export const PublicEventSchema = z.discriminatedUnion("kind", [
   ShellStartEvent, ShellUpdateEvent, ShellEvent,
   PlanUpdateEvent,
   SkillLoadedEvent,
+  HookEvent,
 ]);
 export type PublicEvent = z.infer<typeof PublicEventSchema>;
 

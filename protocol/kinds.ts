@@ -48,6 +48,7 @@ export const KIND_CLASS = {
   shell: "complete",
   "plan-update": "complete",
   "skill-loaded": "complete",
+  hook: "complete",
   "user-message": "internal",
   "assistant-message": "internal",
   "turn-end": "internal",

@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   store: "`error` event: the session store could not be written; the turn stopped",
   max_turns: "`error` event: the step limit was reached without an answer",
   structured_output: "`error` event: the answer did not satisfy `--output-schema`",
+  hook_blocked: "`error` event: a UserPromptSubmit hook blocked the prompt, so the turn did not run; the text gives its reason",
   failed: "anything else (a session store that cannot be read, a setup that failed): the text says what",
 } as const satisfies Record<string, string>;
 

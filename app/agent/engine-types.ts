@@ -9,6 +9,7 @@ import type { Redactor } from "../permissions/redact.js";
 import type { Tool } from "../tools/tool.js";
 import type { CustomCommandInfo, ExpandedCommand } from "../extensions/commands.js";
 import type { SkillInfo, SkippedSkill } from "../extensions/skills.js";
+import type { HookSet } from "../extensions/hook-points.js";
 import type { TurnBackend } from "./backend.js";
 import type { CompactionSettings } from "./compaction.js";
 import type { CurrentSession } from "./engine-session.js";
@@ -68,6 +69,8 @@ export interface SetupBase {
   listCommands?(): CustomCommandInfo[];
   /** `list-skills`: the Agent Skills, read again (app/extensions/skills.ts). */
   listSkills?(): { skills: SkillInfo[]; skipped: SkippedSkill[] };
+  /** The session's hooks (app/extensions/hook-points.ts); absent when none is configured or trusted. */
+  hooks?: HookSet;
   /** A `prompt` naming a custom command: its text, model and narrowed tools; undefined for no such command. */
   expandCommand?(name: string, args: string): ExpandedCommand | undefined;
 }

@@ -18,6 +18,7 @@ import { runUserShell, shellContext } from "./user-shell.js";
 import type { StopReason } from "./verdict.js";
 import type { Tool } from "../tools/tool.js";
 import type { ExpandedCommand } from "../extensions/commands.js";
+import { blockedOutcome } from "../extensions/hook-points.js";
 
 export type { EngineOptions, EngineSetup, ModelChoice, SessionEngine } from "./engine-types.js";
 
@@ -264,7 +265,10 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       const tokensBefore = messageTokens(loaded.history);
       const result = await compactConversation({
         provider: prepared.provider!, messages: loaded.history, keepTokens: prepared.compaction?.keepTokens ?? 0, trigger: "manual",
-        instructions: command.instructions, tokensBefore, emit, signal, retry: { ...options.retry, ...prepared.retry },
+        instructions: command.instructions, tokensBefore, signal, retry: { ...options.retry, ...prepared.retry },
+        emit: prepared.hooks?.forTurn({
+          sessionId: current.id, cwd: current.cwd, model: prepared.modelRef, mode: () => gate.mode, emit, gate, interactive: false, instructions: command.instructions, signal,
+        }).emit ?? emit,
       });
       await recorder!.flush();
       if (!result.ok) return await refuse(command, "compaction_failed", `compaction failed: ${result.error}`);
@@ -394,6 +398,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       // A custom command's allowed-tools only narrows the session's tools; it never adds one.
       const kept = (list: Tool[]) => (only ? list.filter((t) => only.includes(t.definition.name)) : list);
       const tools = [...kept(prepared.tools), ...kit.tools];
+      const first = !current.started;
       if (!current.started) {
         current.started = true;
         await emit({
@@ -404,15 +409,22 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         });
       }
       attachNews(prepared, emit);
+      // Hooks (app/extensions/hook-points.ts): around the gate, as a policy, watching the turn's events, and before it.
+      const hooks = prepared.hooks?.forTurn({
+        sessionId: current.id, cwd: current.cwd, model: prepared.modelRef, mode: () => gate.mode, emit, gate, interactive: options.interactive, signal: controller.signal,
+      });
+      const before = await hooks?.beforeTurn(text, first ? (wasStored ? "resume" : "startup") : undefined);
+      if (before?.blocked && !wasStored) await store.updateMeta(current.id, { title: "(prompt blocked by a hook)" });
       const backend = prepared.provider ? (prepared.backend ?? embeddedBackend(prepared.provider)) : prepared.backend;
-      const outcome = await backend.run({
+      const outcome = before?.blocked ? blockedOutcome(before.blocked) : await backend.run({
         cwd: current.cwd, events: loaded.events, permissionMode: gate.mode,
         sessionId: current.id, turnId: options.newId(), tools, history: loaded.history,
         currentTools: () => [...kept(prepared.tools), ...kit.tools],
         system: prepared.system,
         // The user's own commands since the last prompt come first: what they ran and saw is context for this one.
-        user: { role: "user", content: [...shellContext(loaded.events), { type: "text", text }], headless: options.headless },
-        emit, requester: gate, retry: { ...options.retry, ...prepared.retry }, signal: controller.signal, policies: kit.policies,
+        user: { role: "user", content: [...shellContext(loaded.events), ...(before?.context ?? []), { type: "text", text }], headless: options.headless },
+        emit: hooks?.emit ?? emit, requester: hooks?.requester ?? gate, retry: { ...options.retry, ...prepared.retry }, signal: controller.signal,
+        policies: [...kit.policies, ...(hooks?.policies ?? [])],
       });
       const result = buildResult({ sessionId: current.id, outcome, policies: kit.policies, stop: running.stop, started, window: prepared.contextWindow, price: prepared.price });
       if (result.error) await emit({ kind: "error", message: result.error, ...(result.code ? { error_code: result.code } : {}) });

@@ -35,8 +35,11 @@ export function createPermissionGate(options: {
   const rules = new Map<string, "allow" | "deny">();
   const open = new Map<string, (reply: Reply) => void>();
   // By what the call's tool declares (kind, mutates, sandboxed), never by its name; a standing rule is per tool.
-  const decide = (req: Pick<PermissionRequest, "tool" | "kind" | "mutates" | "sandboxed">) =>
-    gate(self.mode, rules.get(req.tool), { kind: req.kind, mutates: req.mutates, sandboxed: req.sandboxed, bashConfined: self.bashConfined });
+  const decide = (req: Pick<PermissionRequest, "tool" | "kind" | "mutates" | "sandboxed" | "hook">) => {
+    const ruled = gate(self.mode, rules.get(req.tool), { kind: req.kind, mutates: req.mutates, sandboxed: req.sandboxed, bashConfined: self.bashConfined });
+    // A PreToolUse hook's allow or ask changes whether a person is asked, never a refusal.
+    return ruled === "refuse" || !req.hook ? ruled : req.hook;
+  };
   const self: PermissionGate = {
     mode: options.mode,
     bashConfined: false,
@@ -58,9 +61,10 @@ export function createPermissionGate(options: {
         };
       }
       if (!options.interactive) {
+        const why = req.hook === "ask" ? "a PreToolUse hook asked for the user's approval" : `${req.tool} needs the user's approval in ${self.mode} mode`;
         return {
           allow: false,
-          reason: `Not executed: ${req.tool} needs the user's approval in ${self.mode} mode, and this one-shot run has nobody to ask. Do without it.`,
+          reason: `Not executed: ${why}, and this one-shot run has nobody to ask. Do without it.`,
         };
       }
       return ask(req, signal);

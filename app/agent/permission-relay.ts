@@ -103,9 +103,16 @@ async function answer(line: string, options: RelayOptions): Promise<RelayAnswer>
       // `view` labels the prompt; no `kind`: the CLI asks only where its own rules want a person, so Keen asks too.
       tool: ask.tool_name, input, summary: `${ask.tool_name} ${JSON.stringify(input)}`, view: cliCallView(ask.tool_name, input),
       ...(ask.tool_use_id ? { callId: ask.tool_use_id } : {}), ...(preview ? { preview } : {}),
+      describe: async (next: unknown) => {
+        const rewritten = (next && typeof next === "object" ? next : {}) as Record<string, unknown>;
+        const shown = options.preview ? await options.preview(ask.tool_name, rewritten) : undefined;
+        return { view: cliCallView(ask.tool_name, rewritten), summary: `${ask.tool_name} ${JSON.stringify(rewritten)}`, ...(shown ? { preview: shown } : {}) };
+      },
     },
     options.signal,
   );
   await options.after?.(ask, decision.allow);
-  return decision.allow ? { behavior: "allow", updatedInput: input } : { behavior: "deny", message: decision.reason };
+  // A PreToolUse hook's rewrite reaches the CLI as its `updatedInput`.
+  const updated = decision.allow && decision.input && typeof decision.input === "object" ? (decision.input as Record<string, unknown>) : input;
+  return decision.allow ? { behavior: "allow", updatedInput: updated } : { behavior: "deny", message: decision.reason };
 }

@@ -25,8 +25,8 @@ export interface TurnPolicy {
   planStep?(step: number): StepPlan | "stop";
   /** After a step's tools ran: "stop" ends the turn (e.g. structured output accepted). */
   afterTools?(): "continue" | "stop";
-  /** The model answered without tool calls: a follow-up prompt keeps the turn going. */
-  onAnswer?(text: string): string | undefined;
+  /** The model answered without tool calls: a follow-up prompt keeps the turn going (a Stop hook answers asynchronously). */
+  onAnswer?(text: string): string | undefined | Promise<string | undefined>;
   /** After the turn: the answer to report instead of the model's last text. */
   answer?(): PolicyAnswer;
   /**
@@ -93,9 +93,9 @@ export function stopsAfterTools(policies: TurnPolicy[]): boolean {
 }
 
 /** The first follow-up prompt a policy asks for after a text-only answer. */
-export function followUp(policies: TurnPolicy[], text: string): string | undefined {
+export async function followUp(policies: TurnPolicy[], text: string): Promise<string | undefined> {
   for (const policy of policies) {
-    const prompt = policy.onAnswer?.(text);
+    const prompt = await policy.onAnswer?.(text);
     if (prompt) return prompt;
   }
   return undefined;

@@ -92,10 +92,22 @@ async function runOne(call: ToolCall, options: ToolRunnerOptions, timing: { star
   const view = callView(tool, call.input);
   const asked = { tool: call.name, kind: view.tool_kind, mutates: view.mutates, ...(tool.sandboxed ? { sandboxed: true } : {}) };
   const preview = options.requester.wantsPreview?.(asked) ? await previewOf(tool, call.input) : undefined;
+  const describe = async (input: unknown) => {
+    const seen = callView(tool, input);
+    return { view: seen, summary: `${call.name}: ${seen.title}`, preview: await previewOf(tool, input) };
+  };
   const decision = await options.requester.request(
-    { ...asked, view, input: call.input, summary: `${call.name}: ${view.title}`, callId: call.id, preview }, options.signal,
+    { ...asked, view, input: call.input, summary: `${call.name}: ${view.title}`, callId: call.id, preview, describe }, options.signal,
   );
   if (!decision.allow) return { content: decision.reason, is_error: true };
+  // A PreToolUse hook may have rewritten the input; PostToolUse hooks see the result (both through the requester).
+  const input = decision.input ?? call.input;
+  const result = await runAllowed(tool, call, input, options, timing);
+  const ran = timing.started !== undefined;
+  return ran && options.requester.afterTool ? options.requester.afterTool({ tool: call.name, callId: call.id, input }, result, options.signal) : result;
+}
+
+async function runAllowed(tool: Tool, call: ToolCall, input: unknown, options: ToolRunnerOptions, timing: { started?: number }): Promise<ToolResult> {
   if (options.signal.aborted) return { content: "Not executed: the run was interrupted.", is_error: true };
   await options.emit({ kind: "tool-start", role: "assistant", tool_name: call.name, tool_call_id: call.id });
   timing.started = Date.now();
@@ -112,7 +124,7 @@ async function runOne(call: ToolCall, options: ToolRunnerOptions, timing: { star
       );
     };
     const subagent = options.subagents?.(call.id, options.tools);
-    return await tool.run(call.input, { signal: options.signal, onOutput: updates.push, askHost, ...(subagent ? { subagent } : {}) });
+    return await tool.run(input, { signal: options.signal, onOutput: updates.push, askHost, ...(subagent ? { subagent } : {}) });
   } catch (error) {
     return { content: `Tool ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`, is_error: true };
   } finally {

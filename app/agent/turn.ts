@@ -144,7 +144,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
     turnMessages.push(result.message);
     await emit({ kind: "assistant-message", turn_id: options.turnId, message: result.message, stop_reason: result.stopReason });
     if (result.toolCalls.length === 0) {
-      const prompt = plan.final ? undefined : followUp(policies, result.visibleText);
+      const prompt = plan.final ? undefined : await followUp(policies, result.visibleText);
       if (!prompt) {
         if (plan.final) outcome.status = "max_turns";
         break;

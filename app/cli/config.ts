@@ -5,6 +5,7 @@ import * as z from "zod";
 import { PermissionModeSchema, type PermissionMode } from "../../protocol/commands.js";
 import { stricterMode } from "../permissions/policy.js";
 import { McpServersSchema } from "../mcp/config.js";
+import { HooksSchema, type HooksConfig } from "../extensions/hooks-config.js";
 import { BUILTIN_PROVIDERS, PROVIDER_KINDS, type ProviderPreset } from "../providers/registry.js";
 import { UsageError } from "./errors.js";
 
@@ -77,6 +78,10 @@ export const UserConfigSchema = z.strictObject({
   mcpTrust: z.record(z.string(), z.strictObject({
     sha256: z.string(), allowEnv: z.array(z.string()).optional(), declined: z.boolean().optional(),
   })).optional(),
+  /** Hooks of every session (docs/extensions.md "Hooks"), in Claude Code's shape. */
+  hooks: HooksSchema.optional(),
+  /** Workspaces whose project hooks the user trusted (`keen trust`), bound to the digest of the hooks and the scripts they name. */
+  hooksTrust: z.record(z.string(), z.strictObject({ sha256: z.string(), declined: z.boolean().optional() })).optional(),
   /** README "Sandbox": confine bash (`--sandbox` wins; a project may only turn it on). */
   sandbox: z.strictObject({
     mode: SandboxModeSchema.optional(),
@@ -128,9 +133,11 @@ const ProjectConfigSchema = z.strictObject({
   permissionMode: PermissionModeSchema.optional(),
   /** Only the mode: a project may turn the sandbox on (see sandboxModeFor), never widen its network. */
   sandbox: z.strictObject({ mode: SandboxModeSchema.optional() }).optional(),
+  /** The project's hooks: they run only after `keen trust` (docs/extensions.md "Hooks"). */
+  hooks: HooksSchema.optional(),
 });
 type ProjectConfig = z.infer<typeof ProjectConfigSchema>;
-const PROJECT_FORBIDDEN = ["providers", "baseURL", "apiKeyEnv", "apiKey", "headers", "guard", "retry", "agents", "mcpServers", "mcpTrust", "mcp"];
+const PROJECT_FORBIDDEN = ["providers", "baseURL", "apiKeyEnv", "apiKey", "headers", "guard", "retry", "agents", "mcpServers", "mcpTrust", "mcp", "hooksTrust"];
 
 /**
  * Runs zod's first parse of both config schemas on a config that uses every
@@ -188,6 +195,8 @@ export interface ResolvedConfig extends Omit<UserConfig, "tools" | "maxTurns" | 
   projectLimits: Limits;
   /** `.keen/config.json`'s `sandbox.mode`: it only tightens (see sandboxModeFor). */
   projectSandboxMode?: SandboxMode;
+  /** `.keen/config.json`'s hooks: they run only once trusted (app/extensions/hooks-config.ts). */
+  projectHooks?: HooksConfig;
 }
 
 const SANDBOX_ORDER: SandboxMode[] = ["off", "auto", "on"];
@@ -293,6 +302,7 @@ export function loadConfig(paths: KeenPaths, workspace: string): ResolvedConfig 
     userLimits: limitsOf(user),
     projectLimits: limitsOf(project),
     ...(project.sandbox?.mode ? { projectSandboxMode: project.sandbox.mode } : {}),
+    ...(project.hooks ? { projectHooks: project.hooks } : {}),
   };
 }
 

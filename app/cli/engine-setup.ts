@@ -33,6 +33,7 @@ import type { LoadedSchema } from "./output-schema.js";
 import { chooseModel, createProvider } from "./provider-setup.js";
 import { chooseRunner, cliSetup, type Runner } from "./cli-runner-setup.js";
 import { mcpSecrets, mcpSources, openMcp } from "./mcp-setup.js";
+import { sessionHooks } from "./hooks-setup.js";
 import { checkToolNames, toolFilter } from "./run-flags.js";
 
 /** What a front end's flags say about every session it runs. */
@@ -112,7 +113,10 @@ async function prepare(
   // The CLI runs its own tools (its bash, its MCP servers): neither Keen's sandbox nor its MCP servers start for it.
   if (!replay && chooseRunner(settings.runner, await settings.runnerOf?.(session.id), config) === "cli") {
     const previewTools = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files });
-    return { ...prepareCli(config, settings, env, session, { redactor, allTools: previewTools }), listFiles: createFileLister(guard, cwd).list };
+    return {
+      ...prepareCli(config, settings, env, session, { redactor, allTools: previewTools }), listFiles: createFileLister(guard, cwd).list,
+      hooks: sessionHooks(paths, config, workspace, env, { headless: settings.headless, claude: false }),
+    };
   }
   const choice = replay ? replay.choose(session.model, config) : chooseModel(session.model, config, env);
   const { sandbox, fallback } = chooseSandbox(config, settings.sandbox, env, {
@@ -160,6 +164,7 @@ async function prepare(
       const { skills: found, skipped } = skills.refresh();
       return { skills: found, skipped };
     },
+    hooks: sessionHooks(paths, config, workspace, env, { headless: settings.headless, claude: true }),
     config,
     redactor,
     retry: config.retry,

@@ -154,6 +154,17 @@ export async function main(argv: string[]): Promise<number> {
     .action((flags) => {
       pending = async () => (await import("./mcp-command.js")).mcpUntrust(flags);
     });
+  program.command("trust").description("run this workspace's .mcp.json servers and project hooks (commands of the repository's choosing)")
+    .option("--allow-env <names>", "comma-separated secret-looking variables .mcp.json may read with ${VAR}")
+    .option("--cwd <dir>", "the workspace of this directory instead of the current one")
+    .action((flags) => {
+      pending = async () => (await import("./trust-command.js")).trustCommand(flags);
+    });
+  program.command("untrust").description("stop running this workspace's .mcp.json servers and project hooks")
+    .option("--cwd <dir>", "the workspace of this directory instead of the current one")
+    .action((flags) => {
+      pending = async () => (await import("./trust-command.js")).untrustCommand(flags);
+    });
   program.command("protocol").description("the --headless JSON-lines protocol").command("schema")
     .description("print the JSON Schema of a --headless line (or, with --commands, of a keen stdio command)")
     .option("--commands", "the schema of the commands keen stdio reads")

@@ -302,6 +302,9 @@ function transcript(events: KeenEvent[], running: boolean): TranscriptLine[] {
       case "error":
         lines.push({ text: `[error] ${event.message}` });
         break;
+      case "hook":
+        if (event.outcome !== "ok") lines.push({ text: `[hook ${event.hook_event}${event.tool_name ? ` ${event.tool_name}` : ""} ${event.outcome}] ${event.message ?? ""}`.trimEnd() });
+        break;
       case "turn-end":
         open = false;
         if (event.status !== "success") lines.push({ text: `[turn ${event.status}]\n` });

@@ -6,6 +6,7 @@ import { loadConfig } from "./config.js";
 import { UsageError } from "./errors.js";
 import { openHost } from "./host.js";
 import { askMcpTrustOnce } from "./mcp-ask.js";
+import { askHooksTrustOnce } from "./hooks-ask.js";
 import { validateSessionFlags, type SessionFlags } from "./session-flags.js";
 import { exitCodeForSignal } from "./signals.js";
 
@@ -35,6 +36,7 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
   // An untrusted .mcp.json is asked about once, before the screen opens; the answer is in the config from then on.
   const workspace = findWorkspace(cwd);
   await askMcpTrustOnce(host.paths, loadConfig(host.paths, workspace), workspace, process.stdin, process.stderr);
+  await askHooksTrustOnce(host.paths, loadConfig(host.paths, workspace), workspace, process.stdin, process.stderr);
   const session = await host.open({ meta, cwd }, "without-provider");
   const { engine, setup, config } = session;
 

@@ -41,14 +41,17 @@ export function currentTrust(trust: Record<string, McpTrust> | undefined, worksp
 /**
  * Records (or with `decision` undefined, removes) the trust decision for a
  * workspace in the user's config file, keeping every other setting as written.
- * The file is replaced by a rename, so a reader never sees half of it.
+ * The file is replaced by a rename, so a reader never sees half of it. `key`
+ * is `mcpTrust` (`.mcp.json`) or `hooksTrust` (project hooks, `keen trust`).
  */
-export function writeTrust(configFile: string, workspace: string, decision: McpTrust | undefined): void {
+export function writeTrust(
+  configFile: string, workspace: string, decision: { sha256: string; declined?: boolean } | undefined, key: "mcpTrust" | "hooksTrust" = "mcpTrust",
+): void {
   const raw = readJsonObject(configFile);
-  const all = { ...(raw.mcpTrust as Record<string, McpTrust> | undefined) };
+  const all = { ...(raw[key] as Record<string, unknown> | undefined) };
   if (decision) all[workspace] = decision;
   else delete all[workspace];
-  if (Object.keys(all).length) raw.mcpTrust = all;
-  else delete raw.mcpTrust;
+  if (Object.keys(all).length) raw[key] = all;
+  else delete raw[key];
   writeJsonAtomic(configFile, raw, 0o600);
 }

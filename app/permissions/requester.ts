@@ -21,6 +21,13 @@ export interface PermissionRequest {
   preview?: ChangePreview;
   /** A sandboxed command's connection to a host outside the allowlist (`tool` is `network:<host>[:<port>]`). */
   network?: boolean;
+  /**
+   * A PreToolUse hook's say (app/extensions/hook-points.ts): `allow` skips asking, `ask` asks even
+   * where the mode would allow; neither overrides a refusal (read-only mode, a deny-always rule).
+   */
+  hook?: "allow" | "ask";
+  /** How the call reads with another input (a hook rewrote it): its view, summary and preview anew. */
+  describe?(input: unknown): Promise<Pick<PermissionRequest, "view" | "summary" | "preview">>;
 }
 
 /**
@@ -34,8 +41,8 @@ export interface ChangePreview {
   new_text?: string;
 }
 
-/** The answer: run it, or refuse with a reason written for the model. */
-export type PermissionDecision = { allow: true } | { allow: false; reason: string };
+/** The answer: run it (with `input` instead of the call's when a hook rewrote it), or refuse with a reason written for the model. */
+export type PermissionDecision = { allow: true; input?: unknown } | { allow: false; reason: string };
 
 /**
  * Decides whether a tool call may run. Contract: never throws; async because an
@@ -45,4 +52,6 @@ export interface PermissionRequester {
   request(req: PermissionRequest, signal?: AbortSignal): Promise<PermissionDecision>;
   /** True when the decision needs the call's preview (a person may look at a diff). */
   wantsPreview?(req: Pick<PermissionRequest, "tool" | "kind" | "mutates" | "sandboxed">): boolean;
+  /** After an allowed call ran: its result, as hooks (PostToolUse) leave it for the model. Contract: never throws. */
+  afterTool?<R extends { content: string; is_error: boolean }>(call: { tool: string; callId: string; input: unknown }, result: R, signal?: AbortSignal): Promise<R>;
 }

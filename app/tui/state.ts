@@ -227,6 +227,13 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
       }
       break;
     case "plan-update": push(view, { type: "plan", id: 0, entries: event.entries }); break;
+    case "hook":
+      // A hook that blocked or failed is worth a line; one that passed is not.
+      if (event.outcome !== "ok") {
+        const about = `${event.hook_event}${event.tool_name ? ` (${event.tool_name})` : ""}`;
+        push(view, { type: "notice", id: 0, level: event.outcome === "blocked" ? "info" : "warning", text: `hook ${about} ${event.outcome}${event.message ? `: ${event.message}` : ""}` });
+      }
+      break;
     case "result": turnEnded(view, event); break;
     case "response":
       // `@` completion asks on every keystroke; a refusal there (no provider yet) is not worth a notice each time.

@@ -25,3 +25,16 @@ test("the TUI shows MCP servers: a count in the status bar, a notice for each on
   ]);
   assert.deepEqual(plain([statusBar(gone, 120, theme, 0)]), [" idle  anthropic/claude-test | mode: ask | mcp 0/1 | /work/proj"]);
 });
+
+test("the TUI shows a hook that blocked or failed as a notice; one that passed stays quiet", () => {
+  const hook = { kind: "hook", hook_event: "PreToolUse", matcher: "Bash", command: "guard.sh", source: "user", duration_ms: 5, tool_name: "bash" } as const;
+  const view = viewOf([
+    { ...hook, outcome: "ok" },
+    { ...hook, outcome: "blocked", decision: "block", message: "rm is not allowed" },
+    { ...hook, hook_event: "Stop", tool_name: undefined, outcome: "timeout", message: "killed after 1s (its timeout)" },
+  ]);
+  assert.deepEqual(view.items.map((i) => (i.type === "notice" ? [i.level, i.text] : i.type)), [
+    ["info", "hook PreToolUse (bash) blocked: rm is not allowed"],
+    ["warning", "hook Stop timeout: killed after 1s (its timeout)"],
+  ]);
+});
