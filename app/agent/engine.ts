@@ -191,6 +191,10 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         return undo(command);
       case "shell":
         return shell(command);
+      case "list-checkpoints":
+      case "rewind":
+      case "fork-session":
+        return refuse(command, "failed", `${command.kind} is not implemented yet`);
       case "shutdown":
         // Ordered: every command sent before it has been handled; prompts among them still run to their end.
         closing = true;
