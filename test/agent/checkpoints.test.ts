@@ -112,3 +112,25 @@ test("a turn stored before tools declared kinds: a result carrying a file's text
   ]));
   assert.deepEqual("steps" in plan && plan.steps, [{ path: "/w/new.ts", before: null, expected: "hi" }]);
 });
+
+test("a rewind past a compaction: the history is the raw turns before the prompt, and a resume reads the whole log for it", async () => {
+  const { loadSession } = await import("../../app/agent/engine-session.js");
+  const replacement: EventDraft = {
+    kind: "context-replacement", trigger: "manual",
+    messages: [{ role: "user", content: [{ type: "text", text: "SUMMARY of one and two" }] }, { role: "assistant", content: [{ type: "text", text: "ok" }] }],
+  };
+  const events = stamp([
+    prompt("t1", "one"), ...answer("t1", "a1"), prompt("t2", "two"), ...answer("t2", "a2"),
+    replacement, prompt("t3", "three"), ...answer("t3", "a3"), rewind(2, true),
+  ]);
+  assert.deepEqual(userTexts(events), ["one"], "the summary covered the rewound turn: it goes too");
+  assert.deepEqual(userTexts(events.slice(0, -1)), ["SUMMARY of one and two", "three"]);
+  const offset = events.findIndex((e) => e.kind === "context-replacement");
+  const store = {
+    loadRecent: async () => ({ events: events.slice(offset), offset, rules: [] }),
+    load: async () => events,
+  } as unknown as Parameters<typeof loadSession>[0];
+  const meta = { id: "c", title: "", cwd: "/w", model: "m", created: 0, updated: 0, status: "success" as const };
+  const loaded = await loadSession(store, { id: "c", meta, cwd: "/w", started: false, seen: 0 });
+  assert.deepEqual(loaded.history.filter((m) => m.role === "user").map((m) => (m.content[0] as { text: string }).text), ["one"]);
+});
