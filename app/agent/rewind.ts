@@ -5,7 +5,7 @@ import { CodedError, type ErrorCode } from "../../protocol/responses.js";
 import type { SessionMeta, SessionStore } from "../../storage/store.js";
 import { UnknownSessionError } from "../../storage/store.js";
 import { checkpointState, planRewind } from "./checkpoints.js";
-import { restoreFiles, type UndoFiles } from "./undo.js";
+import { restoreFiles, rewoundFiles, type UndoFiles } from "./undo.js";
 
 /* The engine's side of `rewind` and `fork-session` (the planning is in checkpoints.ts, pure). */
 
@@ -31,10 +31,14 @@ export async function runRewind(
       if ("changed" in done) {
         return { ok: false, code: "file_changed", error: `nothing was changed: ${done.changed.map((c) => c.error).join("; ")}`, data: { paths: done.changed.map((c) => c.path) } };
       }
-      return { ok: false, code: "failed", error: done.failed.join("; ") };
+      // Some files were put back before one failed: stored as a files-only rewind, so the log matches the disk.
+      if (done.restored.length) {
+        await emit({ kind: "rewind", to: plan.checkpoint.index, text: plan.checkpoint.text, conversation: false, files: rewoundFiles(done.restored) });
+      }
+      return { ok: false, code: "failed", error: `${done.failed.join("; ")}${done.restored.length ? `; put back: ${done.restored.map((s) => s.path).join(", ")}` : ""}` };
     }
   }
-  const rewound = plan.steps.map((step) => ({ path: step.path, action: step.before === null ? "deleted" as const : "restored" as const }));
+  const rewound = rewoundFiles(plan.steps);
   await emit({ kind: "rewind", to: plan.checkpoint.index, text: plan.checkpoint.text, conversation, files: rewound });
   return { ok: true, data: { session_id: sessionId, to: plan.checkpoint.index, text: plan.checkpoint.text, files: rewound } };
 }

@@ -16,11 +16,12 @@ export interface UndoFiles {
 
 /**
  * Checks every file first (one changed since Keen left it refuses all, nothing written), then puts each back.
- * `changed`: the check's messages per path; `failed`: restores that failed after the check passed.
+ * `changed`: the check's messages per path; `failed`: restores that failed after the check passed, and `restored`
+ * the steps done before and after them (the caller stores those, so a later rewind expects their new text).
  */
 export function restoreFiles(
   steps: RestoreStep[], files: UndoFiles,
-): { ok: true } | { ok: false; changed: { path: string; error: string }[] } | { ok: false; failed: string[] } | { ok: false; unavailable: true } {
+): { ok: true } | { ok: false; changed: { path: string; error: string }[] } | { ok: false; failed: string[]; restored: RestoreStep[] } | { ok: false; unavailable: true } {
   const { checkFile, restoreFile } = files;
   if (!checkFile || !restoreFile) return { ok: false, unavailable: true };
   const changed = steps.flatMap((step) => {
@@ -28,8 +29,13 @@ export function restoreFiles(
     return error ? [{ path: step.path, error }] : [];
   });
   if (changed.length) return { ok: false, changed };
-  const failed = steps.flatMap((step) => restoreFile(step.path, step.before) ?? []);
-  return failed.length ? { ok: false, failed } : { ok: true };
+  const failed: string[] = [];
+  const restored = steps.filter((step) => {
+    const error = restoreFile(step.path, step.before);
+    if (error) failed.push(error);
+    return !error;
+  });
+  return failed.length ? { ok: false, failed, restored } : { ok: true };
 }
 
 /**
@@ -49,10 +55,13 @@ export async function runUndo(
   if (changed.length) return { ok: false, code: "undo_refused", error: `nothing was restored: ${changed.join("; ")}` };
   if (!confirm) return { ok: true, data: { files: listed, restored: false, to: plan.checkpoint.index } };
   const done = restoreFiles(plan.steps, access);
+  const put = done.ok ? plan.steps : "restored" in done ? done.restored : [];
+  if (put.length) await emit({ kind: "rewind", to: plan.checkpoint.index, text: plan.checkpoint.text, conversation: false, files: rewoundFiles(put) });
   if (!done.ok) return { ok: false, code: "failed", error: "failed" in done ? done.failed.join("; ") : "files changed while restoring", data: { files: listed } };
-  await emit({
-    kind: "rewind", to: plan.checkpoint.index, text: plan.checkpoint.text, conversation: false,
-    files: plan.steps.map((step) => ({ path: step.path, action: step.before === null ? "deleted" : "restored" })),
-  });
   return { ok: true, data: { files: listed, restored: true, to: plan.checkpoint.index } };
+}
+
+/** Restored steps as a `rewind` event lists them. */
+export function rewoundFiles(steps: RestoreStep[]): { path: string; action: "restored" | "deleted" }[] {
+  return steps.map((step) => ({ path: step.path, action: step.before === null ? "deleted" : "restored" }));
 }

@@ -134,3 +134,22 @@ test("a rewind past a compaction: the history is the raw turns before the prompt
   const loaded = await loadSession(store, { id: "c", meta, cwd: "/w", started: false, seen: 0 });
   assert.deepEqual(loaded.history.filter((m) => m.role === "user").map((m) => (m.content[0] as { text: string }).text), ["one"]);
 });
+
+test("runRewind: a changed file refuses all and stores nothing; a restore failing midway stores only what was put back", async () => {
+  const { runRewind } = await import("../../app/agent/rewind.js");
+  const disk = new Map<string, string | null>([["/w/a.txt", "a3"], ["/w/b.txt", "b1"]]);
+  const emitted: EventDraft[] = [];
+  const files = (broken?: string) => ({
+    checkFile: (path: string, expected: string) => (disk.get(path) === expected ? undefined : `${path} changed since`),
+    restoreFile: (path: string, content: string | null) => (path === broken ? `${path}: denied` : void disk.set(path, content)),
+  });
+  const command = { kind: "rewind" as const, to: 2, files: true };
+  disk.set("/w/b.txt", "mine");
+  const refused = await runRewind("c", stamp(threeTurns), command, files(), async (e) => void emitted.push(e));
+  assert.deepEqual(refused, { ok: false, code: "file_changed", error: "nothing was changed: /w/b.txt changed since", data: { paths: ["/w/b.txt"] } });
+  assert.deepEqual([emitted, disk.get("/w/a.txt")], [[], "a3"]);
+  disk.set("/w/b.txt", "b1");
+  const partial = await runRewind("c", stamp(threeTurns), command, files("/w/b.txt"), async (e) => void emitted.push(e));
+  assert.deepEqual([partial.ok, disk.get("/w/a.txt"), disk.get("/w/b.txt")], [false, "a1", "b1"]);
+  assert.deepEqual(emitted, [{ kind: "rewind", to: 2, text: "two", conversation: false, files: [{ path: "/w/a.txt", action: "restored" }] }]);
+});
