@@ -82,10 +82,33 @@ export const CompactCommand = z.object({ kind: z.literal("compact"), ...id, inst
  */
 export const ShellCommand = z.object({ kind: z.literal("shell"), ...id, command: z.string().describe("the command line, run by bash") });
 
+/** The session's prompts in its current (rewound) history, each a point `rewind` and `fork-session` can go back to. */
+export const ListCheckpointsCommand = z.object({ kind: z.literal("list-checkpoints"), ...id });
+/**
+ * Go back to just before prompt `to` (1-based, as `list-checkpoints` numbers them): the later turns leave the
+ * model's history (`conversation`, default true) and/or each file Keen's tools changed since goes back to its
+ * text at that point (`files`, default false). Stored as a `rewind` event; nothing is deleted from the log.
+ */
+export const RewindCommand = z.object({
+  kind: z.literal("rewind"), ...id, to: z.number().int().min(1).describe("the prompt to go back to (1-based index of `list-checkpoints`)"),
+  files: z.boolean().optional().describe("restore the files Keen's tools changed since that prompt (default false)"),
+  conversation: z.boolean().optional().describe("drop that prompt and the later turns from the model's history (default true)"),
+});
+/**
+ * Start a new session holding a stored session's history before prompt `at` (default: all of it) and switch to it,
+ * as `resume-session` does; the original is untouched.
+ */
+export const ForkSessionCommand = z.object({
+  kind: z.literal("fork-session"), ...id, session: z.string().optional().describe("id or unique prefix; default the current session"),
+  at: z.number().int().min(1).optional().describe("the fork holds the history before this prompt (1-based); default all of it"),
+  replay: z.boolean().optional().describe("re-emit the fork's history"),
+});
+
 /** Every command a front end can send. */
 export const CommandSchema = z.discriminatedUnion("kind", [
   PromptCommand, InterruptCommand, PermissionResponseCommand, SetModelCommand, SetPermissionModeCommand,
   NewSessionCommand, ResumeSessionCommand, ListSessionsCommand, ListModelsCommand, ListFilesCommand, ListCommandsCommand, ListSkillsCommand, ShutdownCommand, UndoCommand, CompactCommand, ShellCommand,
+  ListCheckpointsCommand, RewindCommand, ForkSessionCommand,
 ]);
 export type Command = z.infer<typeof CommandSchema>;
 export type CommandOf<K extends Command["kind"]> = Extract<Command, { kind: K }>;
@@ -109,8 +132,11 @@ export const COMMAND_ANSWERS: Record<Command["kind"], string> = {
   "list-commands": "`data`: `[{ name, description, argument_hint?, model?, allowed_tools?, source, file }]`, sorted by name: the markdown commands of `<config>/commands/`, `.claude/commands/` and `.keen/commands/` (a later one replaces an earlier one of the same name), read again on each call. `ok: false` when the session cannot be set up or its runner has no custom commands (the CLI runner)",
   "list-skills": "`data` `{ skills: [{ name, description, path, source }], skipped: [{ path, source, reason }] }`: the skill folders (`path`, absolute) holding a `SKILL.md` in `~/.agents/skills/`, `~/.claude/skills/`, `<config>/skills/` (`source` `user`), then the workspace's `.agents/skills/`, `.claude/skills/` and `.keen/skills/` (`project`); a later one replaces an earlier one of the same name; `skipped`: folders whose SKILL.md is unusable, and why. Read again on each call. `ok: false` when the session cannot be set up or its runner has no skills (the CLI runner)",
   shutdown: "after every command sent before it, the running turn and queued prompts (send `interrupt` first to stop sooner); then the process exits 0",
-  undo: "`data` `{ files: [{ path, action: \"restore\" | \"remove\" }], restored }`: without `confirm` only what would change; with it, the last turn's successful writes and edits are reverted from the contents Keen stored (through the filesystem guard). `ok: false`, nothing changed, when a file changed since the turn, when a change was too large to keep its contents (128 KiB), or while a turn runs",
+  undo: "`data` `{ files: [{ path, action: \"restore\" | \"remove\" }], restored, to? }`: without `confirm` only what would change; with it, the file writes and edits of the latest turn whose changes are still in place are reverted from the contents Keen stored (through the filesystem guard) and stored as a `rewind` event with `conversation: false` (`to`: that turn's prompt), so each further `undo` goes one turn further back. `ok: false`, nothing changed, when a file changed since the turn, when a change was too large to keep its contents (128 KiB), or while a turn runs",
   shell: "when the command has ended: `data` `{ session_id, exit_code, is_error }` (a failing command is still `ok`: its exit code says how it ended); `ok: false` for an empty command, while a turn runs, or when another process holds the session",
+  "list-checkpoints": "at once, `data` `{ session_id, checkpoints: [{ index, text, ts, files }] }` in prompt order: each prompt of the session's current (rewound) history, as typed, and the workspace paths that turn or later ones changed through Keen's tools; empty for a session with no turn yet",
+  rewind: "once rewound, `data` `{ session_id, to, text, files: [{ path, action: \"restored\" \| \"deleted\" }] }` (`text`: the prompt rewound to, to edit and send again); a `rewind` event is stored and emitted first. `ok: false` and nothing changed: `nothing_to_rewind` (no prompt, or neither `files` nor `conversation`), `unknown_checkpoint` (no prompt `to`), `file_changed` (a file changed outside Keen since; `data` `{ paths }`), `rewind_refused` (a change too large to keep, or files cannot be restored in this session), `busy` (a turn runs), `session_busy`",
+  "fork-session": "after the replay, `data` `{ session_id, parent, at, text? }`: the new session (now the engine's), its parent's id, the prompt it was forked before (`at`; the parent's prompt count + 1 for all of it) and that prompt's text (for the input). `ok: false` for no such session (`unknown_session`), no prompt `at` (`unknown_checkpoint`) or while a turn runs (`busy`)",
   compact: "when the compaction has ended: `data` `{ session_id, tokens_before, tokens_after }`; `ok: false` while a turn runs, before the session's first turn, when another process holds the session (busy), or when the compaction failed (the session is then unchanged)",
 };
 

@@ -2,7 +2,7 @@ import * as z from "zod";
 import { CommandIdSchema, PermissionModeSchema } from "./commands.js";
 import { MessageSchema } from "./messages.js";
 import { RunResultSchema } from "./result.js";
-import { ErrorCodeSchema } from "./responses.js";
+import { ErrorCodeSchema, RewoundFileSchema } from "./responses.js";
 
 const base = {
   conversation_id: z.string(), ts: z.number(),
@@ -229,6 +229,17 @@ export const HookEvent = z.object({
   message: z.string().optional(),
 });
 
+/**
+ * The session went back to just before prompt `to` (1-based in its history as it was): with `conversation`, that
+ * prompt and the later turns left the model's history (a client drops them from its transcript: count the `text`
+ * events of role user); `files` lists the files put back. Stored; the rewound turns stay in the log, but a replay
+ * (resume, `sessions show`) leaves them out. `undo` stores one with `conversation: false`.
+ */
+export const RewindEvent = z.object({
+  kind: z.literal("rewind"), ...base, to: z.number().int(), text: z.string().describe("the prompt rewound to"),
+  conversation: z.boolean(), files: z.array(RewoundFileSchema),
+});
+
 /** Every event a JSONL consumer can see. */
 export const PublicEventSchema = z.discriminatedUnion("kind", [
   SessionStartEvent, TextEvent, ThinkingEvent, ToolUseEvent, ToolResultEvent, MemoryEvent, RetryEvent,
@@ -238,6 +249,7 @@ export const PublicEventSchema = z.discriminatedUnion("kind", [
   PlanUpdateEvent,
   SkillLoadedEvent,
   HookEvent,
+  RewindEvent,
 ]);
 export type PublicEvent = z.infer<typeof PublicEventSchema>;
 

@@ -49,6 +49,7 @@ export const KIND_CLASS = {
   "plan-update": "complete",
   "skill-loaded": "complete",
   hook: "complete",
+  rewind: "complete",
   "user-message": "internal",
   "assistant-message": "internal",
   "turn-end": "internal",

@@ -26,6 +26,10 @@ export const ERROR_CODES = {
   shutting_down: "the engine is shutting down or has shut down (after `shutdown`, or stdin ended)",
   nothing_to_undo: "`undo`: the session has no turn yet, or its last turn wrote or edited no file",
   undo_refused: "`undo`: nothing was changed, because a file changed since the turn, a change was too large to keep, or undo is unavailable for this session",
+  nothing_to_rewind: "`rewind`: the session has no prompt yet, or neither `files` nor `conversation` was asked for",
+  unknown_checkpoint: "`rewind`, `fork-session`: no prompt has that index in the session's current history",
+  file_changed: "`rewind`: nothing was changed, because a file changed outside Keen since (`data` `{ paths }`)",
+  rewind_refused: "`rewind`: nothing was changed, because a change was too large for Keen to keep its contents, or files cannot be restored in this session (the CLI runner's own tools)",
   nothing_to_compact: "`compact`: the session has no conversation yet",
   compaction_failed: "`compact`: the summary request failed; the conversation is unchanged",
   provider: "`error` event: the model provider failed (after retries)",
@@ -59,7 +63,11 @@ export const SessionRowSchema = z.object({
   id: z.string(), title: z.string(), cwd: z.string(), model: z.string().describe("`provider/model`"),
   created: z.number().describe("ms since the epoch"), updated: z.number(),
   status: z.enum(["running", "success", "error", "interrupted", "max_turns"]).describe("`running`, or how its last turn ended"),
+  parent: z.object({ id: z.string(), at: z.number().int() }).optional().describe("a fork: the session and prompt it was forked from"),
 });
+
+/** A file a rewind put back: `restored` to its earlier text, or `deleted` because it did not exist then. */
+export const RewoundFileSchema = z.object({ path: z.string(), action: z.enum(["restored", "deleted"]) });
 
 /** What `data` holds in an `ok` response, per command (none: no `data`). */
 export const RESPONSE_DATA = {
@@ -94,6 +102,24 @@ export const RESPONSE_DATA = {
   undo: z.object({
     files: z.array(z.object({ path: z.string(), action: z.enum(["restore", "remove"]) })),
     restored: z.boolean().describe("false: only what would change"),
+    to: z.number().int().optional().describe("the prompt whose turn's changes were (or would be) reverted"),
+  }),
+  "list-checkpoints": z.object({
+    session_id: z.string(),
+    checkpoints: z.array(z.object({
+      index: z.number().int().describe("1-based prompt number in the session's current (rewound) history"),
+      text: z.string().describe("the prompt as the user typed it"),
+      ts: z.number().describe("when it was sent, ms since the epoch"),
+      files: z.array(z.string()).describe("workspace paths that turn or later ones changed through Keen's tools (still in place)"),
+    })),
+  }),
+  rewind: z.object({
+    session_id: z.string(), to: z.number().int(), text: z.string().describe("the prompt rewound to, for the input box"),
+    files: z.array(RewoundFileSchema),
+  }),
+  "fork-session": z.object({
+    session_id: z.string().describe("the new session"), parent: z.string(), at: z.number().int(),
+    text: z.string().optional().describe("the prompt at `at`, for the input box (absent when the whole history was copied)"),
   }),
   compact: z.object({ session_id: z.string(), tokens_before: z.number(), tokens_after: z.number() }),
   shell: z.object({

@@ -74,7 +74,7 @@ test("every command kind, followed at once by EOF, is answered before the proces
     shutdown: [{ command: { kind: "shutdown", id: "s" }, check: (r) => assert.equal(r.ok, true) }],
     undo: [{
       args: ["--session", session], command: { kind: "undo", id: "u" },
-      check: (r) => assert.deepEqual([r.ok, r.data], [true, { files: [{ path: join(sb.workspace, "a.txt"), action: "remove" }], restored: false }]),
+      check: (r) => assert.deepEqual([r.ok, r.data], [true, { files: [{ path: join(sb.workspace, "a.txt"), action: "remove" }], restored: false, to: 1 }]),
     }],
     shell: [
       {
@@ -93,6 +93,24 @@ test("every command kind, followed at once by EOF, is answered before the proces
       args: ["--session", session], command: { kind: "compact", id: "c" }, mock: [{ text: "SUMMARY of the session" }],
       check: (r) => assert.deepEqual([r.ok, r.data.session_id, typeof r.data.tokens_after], [true, session, "number"]),
     }],
+    "list-checkpoints": [{
+      args: ["--session", session], command: { kind: "list-checkpoints", id: "lc" },
+      check: (r) => {
+        assert.equal(r.ok, true, r.error);
+        assert.deepEqual(r.data.checkpoints.map((c: any) => [c.index, c.text, c.files]), [[1, "write a.txt", [join(sb.workspace, "a.txt")]]]);
+      },
+    }],
+    "fork-session": [{
+      command: { kind: "fork-session", id: "f", session, at: 1 },
+      check: (r) => assert.deepEqual([r.ok, r.data.parent, r.data.at, r.data.text, r.data.session_id !== session], [true, session, 1, "write a.txt", true]),
+    }],
+    rewind: [
+      { args: ["--session", session], command: { kind: "rewind", id: "rw", to: 2 }, check: (r) => assert.deepEqual([r.ok, r.error_code], [false, "unknown_checkpoint"]) },
+      {
+        args: ["--session", session], command: { kind: "rewind", id: "rw", to: 1 },
+        check: (r) => assert.deepEqual([r.ok, r.data], [true, { session_id: session, to: 1, text: "write a.txt", files: [] }]),
+      },
+    ],
   };
   assert.deepEqual(Object.keys(last).sort(), [...KINDS].sort(), "every command kind is tried");
   // One process per case: each command must be the very last line before EOF.
