@@ -87,6 +87,15 @@ export const UserConfigSchema = z.strictObject({
     /** With the sandbox on, accept-edits runs bash without asking (default true); false keeps asking. */
     acceptEditsRunsBash: z.boolean().optional(),
   }).optional(),
+  /** web_fetch (docs/config.md "web"; docs/security.md "web_fetch"). User config only: a project cannot widen it. */
+  web: z.strictObject({
+    /** Hosts fetched without asking in every mode, loopback and private addresses included (patterns as sandbox.network's). */
+    allowedDomains: z.array(z.string().min(1)).optional(),
+    /** Hosts never fetched; they win over every allow. */
+    deniedDomains: z.array(z.string().min(1)).optional(),
+    /** One fetch, redirects and body included; default 30,000. */
+    timeoutMs: z.number().int().positive().optional(),
+  }).optional(),
   /** The TUI's theme: dark, light, high-contrast, or a theme file (`--theme` wins). */
   theme: z.string().optional(),
   /** The TUI (docs/tui.md): mouse capture at start (Alt-M switches it) and terminal notifications. */

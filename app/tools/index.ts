@@ -7,6 +7,7 @@ import { createReadFileTool } from "./read-file.js";
 import type { Redactor } from "../permissions/redact.js";
 import type { Tool, ToolContext } from "./tool.js";
 import { createTodoWriteTool } from "./todo-write.js";
+import { createWebFetchTool } from "./web-fetch.js";
 import { createWriteFileTool } from "./write-file.js";
 
 /**
@@ -29,6 +30,7 @@ export function createTools(ctx: ToolContext): Tool[] {
     createGlobTool(ctx),
     createListTool(ctx),
     createTodoWriteTool(),
+    createWebFetchTool(ctx),
   ];
   const redactor = ctx.redactor;
   return redactor?.active ? tools.map((tool) => withRedaction(tool, redactor)) : tools;

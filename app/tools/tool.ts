@@ -35,6 +35,17 @@ export interface ToolContext {
   sandbox?: CommandSandbox;
   /** Where read_file, write_file and edit_file read and write text instead of the disk (an ACP client's editor). */
   files?: FileAccess;
+  /** web_fetch's host lists and timeout (user config `web`, with `sandbox.network.allowedDomains` allowed too). */
+  web?: WebSettings;
+}
+
+/** What the user's config says about web_fetch (docs/config.md, `web`). */
+export interface WebSettings {
+  /** Fetched without asking, in every mode, private addresses included (`web.allowedDomains` + `sandbox.network.allowedDomains`). */
+  allowedDomains?: string[];
+  /** Never fetched (`web.deniedDomains`). */
+  deniedDomains?: string[];
+  timeoutMs?: number;
 }
 
 /**
