@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { version } from "../cli/version.js";
+import { REDACTED } from "../permissions/redact.js";
 import { defineTool, fail, strArg, toolInput } from "./define.js";
 import type { Tool, ToolContext, ToolResult } from "./tool.js";
 
@@ -88,7 +89,7 @@ export function createWebFetchTool(ctx: ToolContext, limits: WebFetchLimits = { 
         if (call.signal.aborted) throw error;
         return fail(`Not fetched: ${error instanceof Error ? error.message : String(error)}.`, { url: url.href });
       }
-      page = await toPage(url, fetched, limits.maxBytes);
+      page = await toPage(url, fetched, limits.maxBytes, ctx.redactor);
       // Redacted whole, before any cut, so a cut never leaves part of a secret showing.
       if (ctx.redactor?.active) page = { ...page, text: ctx.redactor.redact(page.text), head: ctx.redactor.redact(page.head) };
       cache.set(url.href, page);
@@ -119,7 +120,7 @@ function parseUrl(given: string): URL | undefined {
 
 type Fetched = Awaited<ReturnType<typeof import("./web/fetch-page.js").fetchPage>>;
 
-async function toPage(requested: URL, fetched: Fetched, maxBytes: number): Promise<Page> {
+async function toPage(requested: URL, fetched: Fetched, maxBytes: number, redactor: ToolContext["redactor"]): Promise<Page> {
   const details: Record<string, unknown> = { url: requested.href, final_url: fetched.url, status: fetched.status };
   if (fetched.redirectedTo) {
     return {
@@ -140,11 +141,14 @@ async function toPage(requested: URL, fetched: Fetched, maxBytes: number): Promi
     };
   }
   let text = decodeBody(fetched.body, fetched.contentType, kind);
+  // Before the conversion too: markdown escapes (`ghp\_…`) would hide a secret from the redaction after it.
+  if (redactor?.active) text = redactor.redact(text);
   let title: string | undefined;
   if (kind === "html") {
     const { htmlToMarkdown } = await import("./web/html.js");
     const converted = htmlToMarkdown(text, fetched.url);
-    text = converted.markdown;
+    // The redaction mark as it was written, not as markdown escapes it (`\[redacted\]`).
+    text = converted.markdown.replaceAll(`\\[${REDACTED.slice(1, -1)}\\]`, REDACTED);
     title = converted.title;
   }
   const failed = fetched.status >= 400;

@@ -75,15 +75,22 @@ export function refusedAddress(address: string): string | undefined {
   if (!ipaddr.isValid(address)) return "not an IP address";
   // process(): an IPv4-mapped IPv6 address (::ffff:127.0.0.1) is judged as the IPv4 address it is.
   const range = ipaddr.process(address).range();
-  return range === "unicast" ? undefined : range;
+  return range === "unicast" ? undefined : (RANGE_WORDS[range] ?? range);
 }
+
+const RANGE_WORDS: Record<string, string> = {
+  linkLocal: "link-local", uniqueLocal: "unique-local", carrierGradeNat: "carrier-grade NAT", rfc6052: "NAT64", "6to4": "6to4", rfc6145: "IPv4-translated",
+};
 
 /** The error a refused address makes (its code lets the fetch tell it from other failures). */
 export class RefusedAddressError extends Error {
   readonly code = "KEEN_WEB_REFUSED_ADDRESS";
   constructor(host: string, address: string, range: string) {
+    // An IPv4-mapped IPv6 address is shown as the IPv4 address it is, too.
+    const plain = ipaddr.isValid(address) ? ipaddr.process(address).toString() : address;
+    const shown = plain === address ? address : `${address} (${plain})`;
     super(
-      `${host === address ? `${host} is a ${range} address` : `${host} resolves to ${address} (${range})`}: web_fetch does not reach loopback, private or link-local addresses ` +
+      `${host === address ? `${shown} is a ${range} address` : `${host} resolves to ${shown}, ${range}`}: web_fetch does not reach loopback, private or link-local addresses ` +
         `unless the host is in web.allowedDomains of the user's Keen config`,
     );
   }
