@@ -65,7 +65,7 @@ const lookupOnce = (resolver: Resolver, all: boolean) =>
 
 test("the connection's lookup refuses a name when any address it resolves to is off limits, and hands on exactly what it checked", async () => {
   const mixed = await lookupOnce(answering([{ address: "93.184.215.14", family: 4 }, { address: "127.0.0.1", family: 4 }]), true);
-  assert.match(String(mixed.error?.message), /rebind\.example resolves to 127\.0\.0\.1 \(loopback\)/);
+  assert.match(String(mixed.error?.message), /rebind\.example resolves to 127\.0\.0\.1, loopback/);
   const mapped = await lookupOnce(answering([{ address: "::ffff:10.1.2.3", family: 6 }]), false);
   assert.match(String(mapped.error?.message), /private/);
   const good = [{ address: "93.184.215.14", family: 4 }, { address: "2606:2800::1", family: 6 }];
