@@ -139,7 +139,7 @@ const ProjectConfigSchema = z.strictObject({
   sandbox: z.strictObject({ mode: SandboxModeSchema.optional() }).optional(),
 });
 type ProjectConfig = z.infer<typeof ProjectConfigSchema>;
-const PROJECT_FORBIDDEN = ["providers", "baseURL", "apiKeyEnv", "apiKey", "headers", "guard", "retry", "agents", "mcpServers", "mcpTrust", "mcp"];
+const PROJECT_FORBIDDEN = ["providers", "baseURL", "apiKeyEnv", "apiKey", "headers", "guard", "retry", "agents", "mcpServers", "mcpTrust", "mcp", "web"];
 
 /**
  * Runs zod's first parse of both config schemas on a config that uses every
@@ -312,7 +312,7 @@ function readProject(file: string) {
     for (const key of Object.keys(raw)) {
       if (PROJECT_FORBIDDEN.includes(key)) {
         throw new UsageError(
-          `${file}: "${key}" is not allowed in a project config (base URLs, key variables, headers, guard, CLI runner and MCP settings belong in your own config; a project's MCP servers go in .mcp.json); remove it`,
+          `${file}: "${key}" is not allowed in a project config (base URLs, key variables, headers, guard, CLI runner, MCP and web_fetch settings belong in your own config; a project's MCP servers go in .mcp.json); remove it`,
         );
       }
     }

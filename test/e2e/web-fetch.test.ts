@@ -1,7 +1,9 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { createServer, request as httpRequest, type IncomingMessage } from "node:http";
+import { createServer, type IncomingMessage } from "node:http";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { connect, type AddressInfo } from "node:net";
+import { join } from "node:path";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, parseLines } from "./harness.js";
 import { startStdio } from "./stdio-client.js";
@@ -44,7 +46,6 @@ after(async () => {
   }
 });
 const sitePort = () => (site.address() as AddressInfo).port;
-void httpRequest;
 
 /** The tool_result block Keen sent the model for the call with this id. */
 function toolResultSent(id: string): { content: string; is_error?: boolean } {
@@ -148,4 +149,14 @@ test("ask mode over stdio: a host is asked about once (allow always), goes throu
   } finally {
     await client.end();
   }
+});
+
+test("a project's .keen/config.json cannot allow hosts for web_fetch: exit 2 with a clear message", async () => {
+  const sb = makeSandbox(llm.url);
+  mkdirSync(join(sb.workspace, ".keen"));
+  writeFileSync(join(sb.workspace, ".keen", "config.json"), JSON.stringify({ web: { allowedDomains: ["127.0.0.1"] } }));
+  const r = await sb.run(["run", "--no-stdin", "--model", MODEL, "hi"]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /"web" is not allowed in a project config .*web_fetch settings belong in your own config/);
+  assert.equal(r.stdout, "");
 });
