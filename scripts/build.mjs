@@ -86,7 +86,7 @@ const sideBundles = {
     // `import("undici")` becomes a bundled stand-in whose require() of the side bundle runs on first use.
     build.onResolve({ filter: new RegExp(`^(${specifiers})$`) }, (args) => ({ path: SIDE_BUNDLES[args.path], namespace: "keen-side" }));
     build.onLoad({ filter: /.*/, namespace: "keen-side" }, (args) => ({ loader: "js", contents: `module.exports = require("./${args.path}.cjs");` }));
-    build.onResolve({ filter: new RegExp(`^\\./(${files}|tui|mcp-sdk)\\.cjs$`) }, (args) => ({ path: args.path, external: true }));
+    build.onResolve({ filter: new RegExp(`^\\./(${files}|tui|mcp-sdk|web-html)\\.cjs$`) }, (args) => ({ path: args.path, external: true }));
   },
 };
 /**
@@ -111,6 +111,18 @@ const mcpSdkBundle = {
   setup(build) {
     build.onResolve({ filter: /^\.\/sdk\.js$/ }, (args) =>
       /[\\/]app[\\/]mcp[\\/]/.test(args.importer) ? { path: "mcp-sdk", namespace: "keen-side" } : undefined,
+    );
+  },
+};
+/**
+ * web_fetch's HTML to markdown (app/tools/web/html.ts with linkedom, Readability and
+ * turndown, ~0.4 MB) is a side bundle too: only a fetched HTML page loads it.
+ */
+const webHtmlBundle = {
+  name: "web-html-bundle",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/web\/html\.js$/ }, (args) =>
+      /[\\/]app[\\/]tools[\\/]/.test(args.importer) ? { path: "web-html", namespace: "keen-side" } : undefined,
     );
   },
 };
@@ -144,7 +156,7 @@ const main = await build({
   outdir: stagingDir,
   outExtension: { ".js": ".cjs" },
   sourcemap: "linked",
-  plugins: [levelBinding, sideBundles, tuiBundle, mcpSdkBundle, sandboxRuntime],
+  plugins: [levelBinding, sideBundles, tuiBundle, mcpSdkBundle, webHtmlBundle, sandboxRuntime],
   define: { KEEN_VERSION: JSON.stringify(pkg.version), "import.meta": "__keenImportMeta" },
   banner: { js: RUNTIME_PATHS },
 });
@@ -154,6 +166,7 @@ writeFileSync(`${stagingDir}/keen.meta.json`, JSON.stringify(main.metafile.input
 const sideEntries = Object.fromEntries(Object.entries(SIDE_BUNDLES).map(([specifier, file]) => [file, specifier]));
 await build({ ...common, entryPoints: sideEntries, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
 await build({ ...common, entryPoints: { "mcp-sdk": "app/mcp/sdk.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
+await build({ ...common, entryPoints: { "web-html": "app/tools/web/html.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
 await build({ ...common, entryPoints: { tui: "app/tui/start.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" }, external: ["blessed"] });
 // The CLI runner's permission relay: an MCP stdio server that claude spawns (with this node) in ask mode.
 await build({ ...common, entryPoints: { "permission-relay": "app/agent/permission-relay-server.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" } });

@@ -1,6 +1,6 @@
 import type { CommandOf, PermissionMode } from "../../protocol/commands.js";
 import type { EventDraft, KeenEvent } from "../../protocol/events.js";
-import { gate, networkGate } from "../permissions/policy.js";
+import { gate, networkGate, webGate } from "../permissions/policy.js";
 import type { PermissionDecision, PermissionRequest, PermissionRequester } from "../permissions/requester.js";
 
 /** The engine's permission state for one session: mode, standing rules, open requests. */
@@ -83,17 +83,21 @@ export function createPermissionGate(options: {
   };
 
   async function requestHost(req: PermissionRequest, signal?: AbortSignal): Promise<PermissionDecision> {
-    const host = req.tool.replace(/^network:/, "");
-    const decision = networkGate(self.mode, rules.get(req.tool));
+    // A network tool's own request (kind "network": web_fetch) or a sandboxed command's connection.
+    const web = req.kind === "network";
+    const host = req.tool.replace(/^(network|web):/, "");
+    const decision = (web ? webGate : networkGate)(self.mode, rules.get(req.tool));
     if (decision === "allow") return { allow: true };
-    const allowlist = "add it to sandbox.network.allowedDomains in the user's Keen config to allow it";
+    const allowlist = `add it to ${web ? "web.allowedDomains" : "sandbox.network.allowedDomains"} in the user's Keen config to allow it`;
+    const blocked = web ? `${host} was not fetched` : `the sandbox blocked ${host}`;
     if (decision === "refuse") {
-      const why = rules.get(req.tool) === "deny" ? "the user denied it for this session" : `the session is in ${self.mode} mode, which asks nobody`;
-      return { allow: false, reason: `the sandbox blocked ${host}: ${why}; ${allowlist}` };
+      const why = rules.get(req.tool) === "deny" ? "the user denied it for this session"
+        : web ? `the session is in ${self.mode} mode, which fetches only from hosts the config allows` : `the session is in ${self.mode} mode, which asks nobody`;
+      return { allow: false, reason: `${blocked}: ${why}; ${allowlist}` };
     }
-    if (!options.interactive) return { allow: false, reason: `the sandbox blocked ${host}: this one-shot run has nobody to ask; ${allowlist}` };
+    if (!options.interactive) return { allow: false, reason: `${blocked}: this one-shot run has nobody to ask; ${allowlist}` };
     const answer = await ask(req, signal);
-    return answer.allow ? answer : { allow: false, reason: `the sandbox blocked ${host}: ${answer.reason}` };
+    return answer.allow ? answer : { allow: false, reason: `${blocked}: ${answer.reason}` };
   }
 
   async function ask(req: PermissionRequest, signal?: AbortSignal): Promise<PermissionDecision> {

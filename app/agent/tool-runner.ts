@@ -115,13 +115,17 @@ async function runAllowed(tool: Tool, call: ToolCall, input: unknown, options: T
     kind: "tool-update", role: "assistant", tool_name: call.name, tool_call_id: call.id, tail, total_bytes: total,
   }), options.emit);
   try {
-    const askHost = async (host: string, port: number | undefined) => {
-      const where = port ? `${host}:${port}` : host;
-      // Named per host, so allow-always (a rule per name) covers this host only.
-      return options.requester.request(
-        { tool: `network:${where}`, input: { host, port, call: call.name }, summary: `${call.name} connects to ${where}`, callId: call.id, network: true },
-        options.signal,
-      );
+    const view = callView(tool, input);
+    const askHost = async (host: string, port: number | undefined, about?: { url?: string }) => {
+      const where = port ? `${host.includes(":") ? `[${host}]` : host}:${port}` : host;
+      // Named per host, so allow-always (a rule per name) covers this host only. A network tool's own
+      // fetch (web_fetch) is a `web:` rule: allowing a host for it does not open it to sandboxed commands.
+      const web = tool.kind === "network";
+      return options.requester.request({
+        tool: `${web ? "web" : "network"}:${where}`, input: { host, port, call: call.name, ...about },
+        summary: `${call.name} connects to ${where}`, callId: call.id, network: true,
+        ...(web ? { kind: "network" as const, view: { ...view, title: about?.url ? `Fetch ${about.url}` : view.title } } : {}),
+      }, options.signal);
     };
     const subagent = options.subagents?.(call.id, options.tools);
     return await tool.run(input, { signal: options.signal, onOutput: updates.push, askHost, ...(subagent ? { subagent } : {}) });

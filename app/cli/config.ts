@@ -92,6 +92,15 @@ export const UserConfigSchema = z.strictObject({
     /** With the sandbox on, accept-edits runs bash without asking (default true); false keeps asking. */
     acceptEditsRunsBash: z.boolean().optional(),
   }).optional(),
+  /** web_fetch (docs/config.md "web"; docs/security.md "web_fetch"). User config only: a project cannot widen it. */
+  web: z.strictObject({
+    /** Hosts fetched without asking in every mode, loopback and private addresses included (patterns as sandbox.network's). */
+    allowedDomains: z.array(z.string().min(1)).optional(),
+    /** Hosts never fetched; they win over every allow. */
+    deniedDomains: z.array(z.string().min(1)).optional(),
+    /** One fetch, redirects and body included; default 30,000. */
+    timeoutMs: z.number().int().positive().optional(),
+  }).optional(),
   /** The TUI's theme: dark, light, high-contrast, or a theme file (`--theme` wins). */
   theme: z.string().optional(),
   /** The TUI (docs/tui.md): mouse capture at start (Alt-M switches it) and terminal notifications. */
@@ -137,7 +146,7 @@ const ProjectConfigSchema = z.strictObject({
   hooks: HooksSchema.optional(),
 });
 type ProjectConfig = z.infer<typeof ProjectConfigSchema>;
-const PROJECT_FORBIDDEN = ["providers", "baseURL", "apiKeyEnv", "apiKey", "headers", "guard", "retry", "agents", "mcpServers", "mcpTrust", "mcp", "hooksTrust"];
+const PROJECT_FORBIDDEN = ["providers", "baseURL", "apiKeyEnv", "apiKey", "headers", "guard", "retry", "agents", "mcpServers", "mcpTrust", "mcp", "hooksTrust", "web"];
 
 /**
  * Runs zod's first parse of both config schemas on a config that uses every
@@ -313,7 +322,7 @@ function readProject(file: string) {
     for (const key of Object.keys(raw)) {
       if (PROJECT_FORBIDDEN.includes(key)) {
         throw new UsageError(
-          `${file}: "${key}" is not allowed in a project config (base URLs, key variables, headers, guard, CLI runner and MCP settings belong in your own config; a project's MCP servers go in .mcp.json); remove it`,
+          `${file}: "${key}" is not allowed in a project config (base URLs, key variables, headers, guard, CLI runner, MCP and web_fetch settings belong in your own config; a project's MCP servers go in .mcp.json); remove it`,
         );
       }
     }

@@ -16,7 +16,7 @@ import type { FileGuard } from "../permissions/guard.js";
 import { BUILTIN_PROVIDERS, modelInfo } from "../providers/registry.js";
 import { DEFAULT_BASE_URLS } from "../providers/options.js";
 import { preconnect } from "../providers/preconnect.js";
-import type { FileAccess, Tool } from "../tools/tool.js";
+import type { FileAccess, Tool, WebSettings } from "../tools/tool.js";
 import { createTools, toolEnv, withRedaction } from "../tools/index.js";
 import { createFileRestorer } from "../tools/restore-file.js";
 import { createFileLister } from "../tools/file-list.js";
@@ -123,7 +123,7 @@ async function prepare(
     workspace, protectedPaths: [dirname(paths.configFile), paths.dataDir], allowProjectConfigEdits: config.guard?.allowProjectConfigEdits,
     dataDir: paths.dataDir,
   });
-  const builtin = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files, sandbox, skills, configDir: dirname(paths.configFile) });
+  const builtin = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files, sandbox, skills, configDir: dirname(paths.configFile), web: webSettings(config) });
   if (settings.headless) reportSkipped(skills.current().skipped);
   const limits = limitsFor(
     config,
@@ -292,4 +292,13 @@ export async function storedSession(store: SessionStore, choice: string | Sessio
     if (error instanceof UnknownSessionError) throw new UsageError(error.message, "unknown_session");
     throw error;
   }
+}
+
+/** web_fetch's settings: `web`, with the hosts sandboxed commands may reach allowed too (docs/security.md). */
+function webSettings(config: ResolvedConfig): WebSettings {
+  return {
+    allowedDomains: [...(config.web?.allowedDomains ?? []), ...(config.sandbox?.network?.allowedDomains ?? [])],
+    deniedDomains: config.web?.deniedDomains ?? [],
+    ...(config.web?.timeoutMs ? { timeoutMs: config.web.timeoutMs } : {}),
+  };
 }

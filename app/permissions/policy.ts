@@ -46,6 +46,17 @@ export function networkGate(mode: PermissionMode, rule?: "allow" | "deny"): Gate
   return mode === "auto" ? "refuse" : "ask";
 }
 
+/**
+ * A network tool's own request (web_fetch) to a host its config lists do not allow: ask and
+ * accept-edits ask, `auto` fetches (no sandbox is in the way: the tool itself is the
+ * boundary, and it still refuses private addresses and denied hosts), `read-only` refuses.
+ */
+export function webGate(mode: PermissionMode, rule?: "allow" | "deny"): Gate {
+  if (rule === "deny" || mode === "read-only") return "refuse";
+  if (rule === "allow" || mode === "auto") return "allow";
+  return "ask";
+}
+
 /** The stricter of two modes; an absent one does not count. */
 export function stricterMode(a: PermissionMode | undefined, b: PermissionMode | undefined): PermissionMode | undefined {
   if (!a || !b) return a ?? b;

@@ -19,7 +19,10 @@ export interface PermissionRequest {
   parentCallId?: string;
   /** For writes and edits: the change the call would make, for the person deciding. */
   preview?: ChangePreview;
-  /** A sandboxed command's connection to a host outside the allowlist (`tool` is `network:<host>[:<port>]`). */
+  /**
+   * A connection to a host outside the allowlist: a sandboxed command's (`tool` is `network:<host>[:<port>]`),
+   * or with `kind: "network"` a network tool's own fetch (`web:<host>[:<port>]`, web_fetch).
+   */
   network?: boolean;
   /**
    * A PreToolUse hook's say (app/extensions/hook-points.ts): `allow` skips asking, `ask` asks even

@@ -15,8 +15,7 @@ const PROXY_VARS = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"];
  */
 export function createFetch(env: NodeJS.ProcessEnv = process.env): SdkFetch {
   baselineWasmOnly();
-  const proxied = PROXY_VARS.some((name) => (env[name] ?? "").trim() !== "");
-  if (!proxied) {
+  if (!hasProxyVars(env)) {
     // Node loads its fetch implementation (undici, tens of ms) on the first call; touching one of
     // its lazy globals loads it now instead, while the caller still waits on other work (the store's disk I/O).
     void globalThis.Headers;
@@ -27,24 +26,44 @@ export function createFetch(env: NodeJS.ProcessEnv = process.env): SdkFetch {
   }
   let loading: Promise<{ fetch: SdkFetch; dispatcher: unknown }> | undefined;
   const load = () =>
-    (loading ??= import("undici").then((mod) => {
-      // Bundled by esbuild, undici (CommonJS) arrives as the default export only.
-      const undici = mod.EnvHttpProxyAgent ? mod : (mod as unknown as { default: typeof mod }).default;
-      return {
-        // undici's own fetch, not the global one: the global fetch is a different
-        // bundled undici whose dispatcher interface need not match this one.
-        fetch: undici.fetch as unknown as SdkFetch,
-        dispatcher: withoutExperimentalWarning(() => new undici.EnvHttpProxyAgent({
-          httpProxy: env.HTTP_PROXY ?? env.http_proxy,
-          httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
-          noProxy: env.NO_PROXY ?? env.no_proxy,
-        })),
-      };
-    }));
+    (loading ??= loadUndici().then((undici) => ({
+      // undici's own fetch, not the global one: the global fetch is a different
+      // bundled undici whose dispatcher interface need not match this one.
+      fetch: undici.fetch as unknown as SdkFetch,
+      dispatcher: envProxyAgent(undici, env),
+    })));
   return async (input, init) => {
     const { fetch, dispatcher } = await load();
     return fetch(input, { ...init, dispatcher } as RequestInit);
   };
+}
+
+/** True when one of HTTPS_PROXY / HTTP_PROXY (either case) is set. */
+export function hasProxyVars(env: NodeJS.ProcessEnv): boolean {
+  return PROXY_VARS.some((name) => (env[name] ?? "").trim() !== "");
+}
+
+type Undici = Awaited<ReturnType<typeof loadUndici>>;
+
+/** The undici package (its side bundle), loaded on first use. */
+export async function loadUndici() {
+  const mod = await import("undici");
+  // Bundled by esbuild, undici (CommonJS) arrives as the default export only.
+  return mod.EnvHttpProxyAgent ? mod : (mod as unknown as { default: typeof mod }).default;
+}
+
+/**
+ * undici's EnvHttpProxyAgent for `env`'s HTTPS_PROXY / HTTP_PROXY / NO_PROXY. `options` go to
+ * its agents (web_fetch passes a `connect.lookup`: it applies to the hosts reached directly,
+ * NO_PROXY's; a proxy's tunnel makes its own connection).
+ */
+export function envProxyAgent(undici: Undici, env: NodeJS.ProcessEnv, options: ConstructorParameters<Undici["Agent"]>[0] = {}) {
+  return withoutExperimentalWarning(() => new undici.EnvHttpProxyAgent({
+    ...options,
+    httpProxy: env.HTTP_PROXY ?? env.http_proxy,
+    httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
+    noProxy: env.NO_PROXY ?? env.no_proxy,
+  }));
 }
 
 /**

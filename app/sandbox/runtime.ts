@@ -17,7 +17,7 @@ type RuntimeConfig = import("@anthropic-ai/sandbox-runtime").SandboxRuntimeConfi
 /** The answer about a host no rule allows: allow, or deny with a reason the model and the user see. */
 export type NetworkDecision = { allow: true } | { allow: false; reason: string };
 /** Asks about a host the allowlist does not name (Keen's permission flow), for one command. */
-export type NetworkAsk = (host: string, port: number | undefined) => Promise<NetworkDecision>;
+export type NetworkAsk = (host: string, port: number | undefined, about?: { url?: string }) => Promise<NetworkDecision>;
 
 /** A command ready to spawn inside the sandbox. */
 export interface WrappedCommand {

@@ -9,6 +9,7 @@ import type { Redactor } from "../permissions/redact.js";
 import type { Tool, ToolContext } from "./tool.js";
 import { createTaskTool } from "./task.js";
 import { createTodoWriteTool } from "./todo-write.js";
+import { createWebFetchTool } from "./web-fetch.js";
 import { createWriteFileTool } from "./write-file.js";
 
 /**
@@ -33,6 +34,7 @@ export function createTools(ctx: ToolContext): Tool[] {
     createTodoWriteTool(),
     createSkillTool(ctx),
     createTaskTool(ctx),
+    createWebFetchTool(ctx),
   ];
   const redactor = ctx.redactor;
   return redactor?.active ? tools.map((tool) => withRedaction(tool, redactor)) : tools;

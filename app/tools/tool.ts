@@ -42,6 +42,17 @@ export interface ToolContext {
   skills?: SkillCatalog;
   /** Keen's config directory (user-level agent definitions live in its `agents/`); absent: none are read. */
   configDir?: string;
+  /** web_fetch's host lists and timeout (user config `web`, with `sandbox.network.allowedDomains` allowed too). */
+  web?: WebSettings;
+}
+
+/** What the user's config says about web_fetch (docs/config.md, `web`). */
+export interface WebSettings {
+  /** Fetched without asking, in every mode, private addresses included (`web.allowedDomains` + `sandbox.network.allowedDomains`). */
+  allowedDomains?: string[];
+  /** Never fetched (`web.deniedDomains`). */
+  deniedDomains?: string[];
+  timeoutMs?: number;
 }
 
 /**

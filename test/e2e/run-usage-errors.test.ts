@@ -78,7 +78,7 @@ test("a project config may choose the model and narrow the tools", async () => {
   assert.deepEqual({ code: r.code, stdout: r.stdout, stderr: r.stderr }, { code: 0, stdout: "ok\n", stderr: "" });
   const body = server.requests[0]!.body;
   assert.equal(body.model, "claude-haiku-4-5");
-  assert.deepEqual(body.tools.map((t: { name: string }) => t.name), ["read_file", "edit_file", "grep", "glob", "list", "todo_write", "skill", "task"]);
+  assert.deepEqual(body.tools.map((t: { name: string }) => t.name), ["read_file", "edit_file", "grep", "glob", "list", "todo_write", "skill", "task", "web_fetch"]);
 });
 
 test("--allowed-tools and --disallowed-tools narrow what the model is offered", async () => {
@@ -89,6 +89,6 @@ test("--allowed-tools and --disallowed-tools narrow what the model is offered", 
   assert.deepEqual([allowed.code, denied.code], [0, 0]);
   assert.deepEqual(server.requests.map((q) => q.body.tools.map((t: { name: string }) => t.name)), [
     ["read_file", "grep"],
-    ["read_file", "write_file", "edit_file", "grep", "glob", "list", "todo_write", "skill", "task"],
+    ["read_file", "write_file", "edit_file", "grep", "glob", "list", "todo_write", "skill", "task", "web_fetch"],
   ]);
 });

@@ -7,9 +7,9 @@ import { createTools, isSecretEnvName, toolEnv, withRedaction } from "../../app/
 import { callView } from "../../app/tools/tool.js";
 import { call, tempWorkspace } from "./helpers.js";
 
-test("createTools: the seven tools in order, each with a JSON Schema object and a description", () => {
+test("createTools: the built-in tools in order, each with a JSON Schema object and a description", () => {
   const tools = createTools(tempWorkspace().ctx());
-  assert.deepEqual(tools.map((t) => t.definition.name), ["bash", "read_file", "write_file", "edit_file", "grep", "glob", "list", "todo_write", "skill", "task"]);
+  assert.deepEqual(tools.map((t) => t.definition.name), ["bash", "read_file", "write_file", "edit_file", "grep", "glob", "list", "todo_write", "skill", "task", "web_fetch"]);
   for (const { definition } of tools) {
     assert.equal(definition.inputSchema.type, "object", definition.name);
     assert.equal("$schema" in definition.inputSchema, false, definition.name);
@@ -97,7 +97,7 @@ test("every built-in tool declares its kind and describes a call: a title and ab
   const ctx = t.ctx();
   const tools = new Map(createTools(ctx).map((tool) => [tool.definition.name, tool]));
   assert.deepEqual([...tools].map(([name, tool]) => [name, tool.kind]), [
-    ["bash", "exec"], ["read_file", "read"], ["write_file", "edit"], ["edit_file", "edit"], ["grep", "search"], ["glob", "search"], ["list", "read"], ["todo_write", "other"], ["skill", "read"], ["task", "other"],
+    ["bash", "exec"], ["read_file", "read"], ["write_file", "edit"], ["edit_file", "edit"], ["grep", "search"], ["glob", "search"], ["list", "read"], ["todo_write", "other"], ["skill", "read"], ["task", "other"], ["web_fetch", "network"],
   ]);
   const view = (name: string, input: unknown) => callView(tools.get(name)!, input);
   assert.deepEqual(view("read_file", { path: "src/a.ts", offset: 10 }), {
@@ -108,6 +108,7 @@ test("every built-in tool declares its kind and describes a call: a title and ab
   assert.equal(view("read_file", { path: "src/a.ts" }).title, "Read src/a.ts");
   assert.deepEqual(view("edit_file", { path: "/abs/b.ts" }), { tool_kind: "edit", mutates: true, title: "Edit /abs/b.ts", locations: [{ path: "/abs/b.ts" }] });
   assert.deepEqual(view("bash", { command: "npm test" }), { tool_kind: "exec", mutates: true, title: "npm test", locations: [] });
+  assert.deepEqual(view("web_fetch", { url: "https://example.com/a" }), { tool_kind: "network", mutates: false, title: "Fetch https://example.com/a", locations: [] });
   assert.equal(view("grep", { pattern: "TODO", path: "src" }).title, "Search for TODO in src");
   assert.deepEqual(view("skill", { name: "pdf" }), { tool_kind: "read", mutates: false, title: "Load skill pdf", locations: [] });
   // Bad input still gives a view.

@@ -177,6 +177,19 @@ test("permission modal: a sandboxed command's unknown host names the host and wh
   ]);
 });
 
+test("permission modal: web_fetch's unknown host names the host, the URL and what allow-always means", () => {
+  const req = { request_id: "r", tool_name: "web:docs.example.com", tool_call_id: "t", input: JSON.stringify({ host: "docs.example.com", call: "web_fetch", url: "https://docs.example.com/a" }) };
+  const { title, lines } = permissionModal(req, { scroll: 0 }, 80, 12, theme, "/w", 1);
+  assert.equal(title, " Permission: web:docs.example.com ");
+  assert.deepEqual(plain(lines).slice(0, 5), [
+    "Let web_fetch fetch from docs.example.com?",
+    "https://docs.example.com/a",
+    "",
+    "The host is not in web.allowedDomains of your Keen config. Always: this host for",
+    "the rest of this session.",
+  ]);
+});
+
 test("permission modal: an edit shows its diff; a long body scrolls and the keys stay visible", () => {
   const diff = ["--- a", "+++ b", "@@ -1,30 +1,30 @@", ...Array.from({ length: 30 }, (_, i) => `+line ${i}`)].join("\n");
   const req = { request_id: "r", tool_name: "edit_file", tool_call_id: "t", input: "{}", diff, path: "src/a.ts", ...viewOfCall("edit_file", { path: "src/a.ts" }) };

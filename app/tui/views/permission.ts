@@ -52,6 +52,9 @@ export function permissionModal(req: PendingPermission, ui: PermissionUi, width:
   } else if (req.tool_name.startsWith("network:")) {
     head.push(paint(theme, "accent", `Let the sandboxed command connect to ${sanitize(req.tool_name.slice("network:".length))}?`));
     body = wrap("The host is not in sandbox.network.allowedDomains of your Keen config. Always: for the rest of this session.", width);
+  } else if (req.tool_name.startsWith("web:")) {
+    head.push(paint(theme, "accent", `Let web_fetch fetch from ${sanitize(req.tool_name.slice("web:".length))}?`));
+    body = wrap(`${sanitize(String(input.url ?? ""))}\n\nThe host is not in web.allowedDomains of your Keen config. Always: this host for the rest of this session.`, width);
   } else if (req.diff) {
     head.push(paint(theme, "accent", `${sanitize(req.title ?? `Change ${req.path ?? String(input.path ?? "")}`)}?`));
     body = diffLines(req.diff, width, theme);
