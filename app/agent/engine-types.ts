@@ -7,6 +7,7 @@ import type { ModelPrice } from "../../protocol/usage.js";
 import type { SessionStore } from "../../storage/store.js";
 import type { Redactor } from "../permissions/redact.js";
 import type { Tool } from "../tools/tool.js";
+import type { ImageReader } from "../tools/prompt-images.js";
 import type { CustomCommandInfo, ExpandedCommand } from "../extensions/commands.js";
 import type { TurnBackend } from "./backend.js";
 import type { CompactionSettings } from "./compaction.js";
@@ -63,6 +64,8 @@ export interface SetupBase {
   restoreFile?(path: string, content: string | null): string | undefined;
   /** `list-files`: the session directory's paths matching `query`, as its filesystem guard allows them (app/tools/file-list.ts). */
   listFiles?(query: string, limit: number): Promise<{ paths: string[]; truncated: boolean }>;
+  /** A prompt's `{ path }` images: read through the session's filesystem guard (absent: such prompts are refused). */
+  readImage?: ImageReader;
   /** `list-commands`: the custom commands (app/extensions/commands.ts). */
   listCommands?(): CustomCommandInfo[];
   /** A `prompt` naming a custom command: its text, model and narrowed tools; undefined for no such command. */

@@ -17,6 +17,8 @@ import { runUndo } from "./undo.js";
 import { runUserShell, shellContext } from "./user-shell.js";
 import type { StopReason } from "./verdict.js";
 import type { Tool } from "../tools/tool.js";
+import { promptImageBlocks } from "../tools/prompt-images.js";
+import type { ContentBlock } from "../../protocol/messages.js";
 import type { ExpandedCommand } from "../extensions/commands.js";
 
 export type { EngineOptions, EngineSetup, ModelChoice, SessionEngine } from "./engine-types.js";
@@ -119,7 +121,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       case "prompt":
         if (closing) return refuse(command, "shutting_down", "the engine is shutting down");
         // A custom command may take no arguments: its template is the prompt.
-        if (!command.text.trim() && !command.command) return refuse(command, "empty_prompt", "empty prompt");
+        if (!command.text.trim() && !command.command && !command.images?.length) return refuse(command, "empty_prompt", "empty prompt");
         queue.push(command);
         pump ??= drain();
         return;
@@ -350,6 +352,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     starting = true;
     let text = prompt.text;
     let only: string[] | undefined;
+    let images: ContentBlock[] = [];
     try {
       prepared = await setupFor(current);
       if (prompt.command) {
@@ -359,6 +362,9 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         // The command's model runs this turn only: the session keeps the one it had.
         if (expanded.model) prepared = await setupFor({ ...current, model: commandModel(expanded.model) });
       }
+      // Read and checked before the session is claimed: a prompt with an image Keen cannot send is refused whole.
+      if (prompt.images?.length && !prepared.provider) throw new CodedError("images need Keen's own loop; the CLI runner takes none", "bad_image");
+      images = prompt.images?.length ? await promptImageBlocks(prompt.images, prepared.readImage) : [];
       await claim(current, text, prepared.modelRef);
     } catch (error) {
       starting = false;
@@ -406,7 +412,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         currentTools: () => [...kept(prepared.tools), ...kit.tools],
         system: prepared.system,
         // The user's own commands since the last prompt come first: what they ran and saw is context for this one.
-        user: { role: "user", content: [...shellContext(loaded.events), { type: "text", text }], headless: options.headless },
+        user: { role: "user", content: [...shellContext(loaded.events), { type: "text", text }, ...images], headless: options.headless },
         emit, requester: gate, retry: { ...options.retry, ...prepared.retry }, signal: controller.signal, policies: kit.policies,
       });
       const result = buildResult({ sessionId: current.id, outcome, policies: kit.policies, stop: running.stop, started, window: prepared.contextWindow, price: prepared.price });

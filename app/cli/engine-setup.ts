@@ -9,6 +9,7 @@ import { createStructuredOutput } from "../agent/structured-output.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import { createCommandSource } from "../extensions/commands.js";
 import { createFileGuard } from "../permissions/file-guard.js";
+import { createImageReader } from "../tools/prompt-images.js";
 import { BUILTIN_PROVIDERS, modelInfo } from "../providers/registry.js";
 import { DEFAULT_BASE_URLS } from "../providers/options.js";
 import { preconnect } from "../providers/preconnect.js";
@@ -143,6 +144,7 @@ async function prepare(
   return {
     ...(settings.files ? {} : createFileRestorer(guard)),
     listFiles: createFileLister(guard, cwd).list,
+    readImage: createImageReader(guard, cwd),
     ...createCommandSource({ configDir: dirname(paths.configFile), workspace, cwd, guard }),
     config,
     redactor,
