@@ -27,6 +27,7 @@ export const PromptImageSchema = z.union([
   z.strictObject({ path: z.string().min(1).describe("relative to the session's directory") }),
   z.strictObject({ data: z.string().min(1).describe("base64"), media_type: z.enum(IMAGE_MEDIA_TYPES) }),
 ]);
+export type PromptImage = z.infer<typeof PromptImageSchema>;
 
 /** Send a prompt; one sent during a turn runs after it (queued). With `command`, `text` is that custom command's arguments. */
 export const PromptCommand = z.object({

@@ -1,5 +1,6 @@
 import { closeSync } from "node:fs";
 import { resolve } from "node:path";
+import type { PromptImage } from "../../protocol/commands.js";
 import type { ContentBlock } from "../../protocol/messages.js";
 import type { FileGuard } from "../permissions/guard.js";
 import { openGuarded, readAll } from "../permissions/guarded-open.js";
@@ -8,8 +9,6 @@ import { ImageError, MAX_IMAGE_FILE_BYTES, prepareImage, type PreparedImage } fr
 /** At most this many images per prompt: each one rides along with every later request of the session. */
 export const MAX_PROMPT_IMAGES = 10;
 
-/** An image on a `prompt` command: a file (relative to the session's directory) or the bytes themselves. */
-export type PromptImage = { path: string } | { data: string; media_type: string };
 
 /** Reads an image file through the session's filesystem guard (secret files and other refused paths stay refused). */
 export type ImageReader = (path: string) => Promise<PreparedImage>;

@@ -8,6 +8,8 @@ import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox } from "./harness.js";
 import { removeSandboxes, replaySandbox } from "./replay-helpers.js";
 import { runScript } from "./stdio-client.js";
+import { methods } from "@agentclientprotocol/sdk";
+import { openAcp } from "./acp-client.js";
 
 /*
  * Images through the real `keen stdio` and the mock model: a prompt's images (a file read through the guard,
@@ -149,4 +151,22 @@ test("a cassette records a prompt with an image and replays it; another image do
 
   const other = await rs.run(["stdio", "--replay", cassette, "--replay-speed", "0"], { stdin: prompt(makePng(6, 7)) });
   assert.match(other.stdout + other.stderr, /images: the cassette's user messages carry 1/);
+});
+
+test("ACP: an image content block in session/prompt reaches the request with the prompt's text", async () => {
+  const { sb, acp } = openAcp(server.url, ["--model", "anthropic/claude-test"]);
+  const png = makePng(7, 3);
+  server.enqueue({ text: "Seen." });
+  await acp.run(async (ctx, init) => {
+    assert.equal(init.agentCapabilities?.promptCapabilities?.image, true);
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
+    const reply = await ctx.request(methods.agent.session.prompt, {
+      sessionId, prompt: [{ type: "text", text: "what is this?" }, { type: "image", data: b64(png), mimeType: "image/png" }],
+    });
+    assert.equal(reply.stopReason, "end_turn");
+  });
+  assert.equal((await acp.exited).code, 0, acp.stderr());
+  clean();
+  const content = server.requests[0]!.body.messages[0].content.map(({ cache_control: _, ...b }: any) => b);
+  assert.deepEqual(content, [{ type: "text", text: "what is this?" }, { type: "image", source: { type: "base64", media_type: "image/png", data: b64(png) } }]);
 });
