@@ -89,14 +89,15 @@ async function downscale(bytes: Buffer, what: string, type: ImageMediaType, from
   if (from.width * from.height > MAX_IMAGE_PIXELS) {
     throw new ImageError(`${what} (${size}) has over ${MAX_IMAGE_PIXELS / 1_000_000} million pixels; Keen does not decode images that large`);
   }
-  const { Jimp } = await import("jimp");
+  const { Jimp, ResizeStrategy } = await import("jimp");
   let image: Awaited<ReturnType<typeof Jimp.read>>;
   try {
     image = await Jimp.read(bytes);
   } catch (error) {
     throw new ImageError(`${what} could not be decoded: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (Math.max(image.width, image.height) > MAX_IMAGE_EDGE) image.scaleToFit({ w: MAX_IMAGE_EDGE, h: MAX_IMAGE_EDGE });
+  // Bilinear: a third of the time of jimp's default (bicubic) in pure JavaScript, and fine for one downscale step.
+  if (Math.max(image.width, image.height) > MAX_IMAGE_EDGE) image.scaleToFit({ w: MAX_IMAGE_EDGE, h: MAX_IMAGE_EDGE, mode: ResizeStrategy.BILINEAR });
   // Photographs stay jpeg; screenshots and diagrams stay lossless (a gif's first frame becomes a png) unless too big.
   let out: Buffer = type === "image/jpeg" ? await image.getBuffer("image/jpeg", { quality: 85 }) : await image.getBuffer("image/png");
   let media: ImageMediaType = type === "image/jpeg" ? "image/jpeg" : "image/png";
