@@ -5,6 +5,7 @@ import { buildOpenAIRequest } from "../../app/providers/openai.js";
 import type { ProviderOptions } from "../../app/providers/options.js";
 import type { Message } from "../../protocol/messages.js";
 import type { ProviderRequest } from "../../protocol/provider.js";
+import { messageTokens } from "../../app/agent/compaction.js";
 
 /* The provider-neutral image part, and images a tool returned, in each vendor's wire shape. */
 
@@ -65,4 +66,14 @@ test("a model that takes no images gets a note in place of each image, in both f
   assert.match(openai.messages[0]!.content as string, /^what is this\?\n\[image shot\.png not sent/);
   assert.match(openai.messages[2]!.content as string, /attached\.\n\[image not sent/);
   assert.equal(openai.messages.length, 3, "no user message for the tool's image");
+});
+
+test("an image counts as an image's tokens in the context estimate, not as its base64 text", () => {
+  const big = "A".repeat(2_000_000);
+  const withImage: Message[] = [{ role: "user", content: [{ type: "text", text: "look" }, { type: "image", media_type: "image/png", data: big }] }];
+  const withoutImage: Message[] = [{ role: "user", content: [{ type: "text", text: "look" }] }];
+  const added = messageTokens(withImage) - messageTokens(withoutImage);
+  assert.ok(added >= 1_500 && added <= 1_700, `one image adds ${added} tokens`);
+  const toolImage: Message[] = [{ role: "user", content: [{ type: "tool_result", tool_call_id: "c", content: "x", is_error: false, images: [{ media_type: "image/png", data: big }] }] }];
+  assert.ok(messageTokens(toolImage) < 2_000, "a tool's image too");
 });
