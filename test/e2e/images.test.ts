@@ -51,6 +51,11 @@ test("Anthropic: a stdio prompt's images (a file and base64 data) reach the requ
     { type: "image", media_type: "image/png", data: b64(shot), name: "shot.png" },
     { type: "image", media_type: "image/png", data: b64(data), name: "image 2" },
   ]);
+  // A person reading the session sees where the images were, not their bytes.
+  const shown = await sb.run(["sessions", "show", run.response("p1").data.session_id]);
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.match(shown.stdout, /> what are these\? \[image shot\.png\] \[image image 2\]\n/);
+  assert.ok(!shown.stdout.includes(b64(shot)));
 });
 
 test("OpenAI: a stdio prompt's image reaches the chat request as an image_url data URL part", async () => {
