@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { publishable } from "./json-schema.js";
+import { IMAGE_MEDIA_TYPES } from "./messages.js";
 import { PERMISSION_MODES } from "./modes.js";
 
 /*
@@ -18,10 +19,21 @@ export { PERMISSION_MODES, isWiderMode, type PermissionMode } from "./modes.js";
 /** The permission modes (protocol/modes.ts) as a schema. */
 export const PermissionModeSchema = z.enum(PERMISSION_MODES);
 
+/**
+ * An image on a prompt: a file (relative to the session's directory, read through the filesystem guard) or the
+ * bytes themselves, base64. png, jpeg, gif or webp; larger than 1568 pixels a side or 3.75 MB, it is downscaled.
+ */
+export const PromptImageSchema = z.union([
+  z.strictObject({ path: z.string().min(1).describe("relative to the session's directory") }),
+  z.strictObject({ data: z.string().min(1).describe("base64"), media_type: z.enum(IMAGE_MEDIA_TYPES) }),
+]);
+export type PromptImage = z.infer<typeof PromptImageSchema>;
+
 /** Send a prompt; one sent during a turn runs after it (queued). With `command`, `text` is that custom command's arguments. */
 export const PromptCommand = z.object({
   kind: z.literal("prompt"), ...id, text: z.string().describe("the prompt; with `command`, its arguments (may be empty)"),
   command: z.string().optional().describe("a custom command's name (`list-commands`), without `/`: the turn's prompt is its template with `text` as arguments"),
+  images: z.array(PromptImageSchema).optional().describe("images sent with the prompt (at most 10): `{ path }` or `{ data, media_type }`"),
 });
 /** End the running turn as `interrupted` (and drop queued prompts). */
 export const InterruptCommand = z.object({ kind: z.literal("interrupt"), ...id });

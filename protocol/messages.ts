@@ -1,5 +1,11 @@
 import * as z from "zod";
 
+/** The image types every provider takes (and read_file and prompts accept). */
+export const IMAGE_MEDIA_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
+/** One of IMAGE_MEDIA_TYPES. */
+export const ImageMediaTypeSchema = z.enum(IMAGE_MEDIA_TYPES);
+export type ImageMediaType = z.infer<typeof ImageMediaTypeSchema>;
+
 /** One block of a conversation message, provider-neutral. */
 export const ContentBlockSchema = z.discriminatedUnion("type", [
   z.object({
@@ -11,12 +17,14 @@ export const ContentBlockSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("thinking"), thinking: z.string(), signature: z.string().optional() }),
   z.object({ type: z.literal("redacted_thinking"), data: z.string() }),
   z.object({ type: z.literal("tool_call"), id: z.string(), name: z.string(), input: z.unknown() }),
+  /** An image the user sent with a prompt (base64, already within Keen's caps); `name` says where it came from. */
+  z.object({ type: z.literal("image"), media_type: ImageMediaTypeSchema, data: z.string(), name: z.string().optional() }),
   z.object({
     type: z.literal("tool_result"),
     tool_call_id: z.string(),
     content: z.string(),
     is_error: z.boolean(),
-    /** Images a tool returned (MCP): sent to providers that take images in tool results; `content` describes them for the others. */
+    /** Images a tool returned (read_file, MCP): sent to providers that take images in tool results; `content` describes them for the others. */
     images: z.array(z.object({ media_type: z.string(), data: z.string() })).optional(),
   }),
 ]);

@@ -13,7 +13,8 @@ import { PermissionModeSchema, type Command, type CommandId } from "./commands.j
  */
 export const ERROR_CODES = {
   invalid: "the line is not a valid command (bad JSON, unknown kind, a missing or mistyped field)",
-  empty_prompt: "`prompt` (or `shell`) with no text",
+  empty_prompt: "`prompt` (or `shell`) with no text (and no images)",
+  bad_image: "`prompt`: an image could not be sent (not found or refused by the filesystem guard, not png/jpeg/gif/webp, over the caps even downscaled, more than 10, or a CLI runner session): the text names it",
   no_provider: "no provider is configured, or the chosen provider's API key is not set: the text names what to set",
   unknown_model: "`set-model` (or a turn's setup): the model reference names no known provider or cannot be used as configured",
   unknown_command: "`prompt` with `command`: no custom command of that name",

@@ -71,12 +71,12 @@ var require = ((builtin) => (id) => (id.startsWith("./") ? builtin("node:module"
 
 /**
  * Libraries only one feature loads (undici: an HTTP proxy; ajv: --output-schema;
- * the ACP SDK: `keen acp`) are bundles of their own beside keen.cjs, required on
+ * the ACP SDK: `keen acp`; jimp: downscaling an image over the caps) are bundles of their own beside keen.cjs, required on
  * first use, so their code (~0.5 MB of the 1.2 MB) is neither in the snapshot
  * nor parsed by a run that does not use them. Keys are the import specifiers,
  * values the bundle's file name in dist/ (without `.cjs`).
  */
-const SIDE_BUNDLES = { undici: "undici", ajv: "ajv", "@agentclientprotocol/sdk": "acp-sdk" };
+const SIDE_BUNDLES = { undici: "undici", ajv: "ajv", "@agentclientprotocol/sdk": "acp-sdk", jimp: "jimp" };
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 const sideBundles = {
   name: "side-bundles",

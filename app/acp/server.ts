@@ -4,7 +4,7 @@ import type { AgentCapabilities, AgentContext, FileSystemCapabilities, Permissio
 import type { ClientFiles, SessionHost } from "./host.js";
 import { MCP_CAPABILITIES, mcpServersFor, type SessionMcpServers } from "./mcp.js";
 import { AcpFailure, createAcpSession, INTERNAL_ERROR, INVALID_PARAMS, type AcpSession } from "./session.js";
-import { promptText, UnsupportedContentError } from "./updates.js";
+import { promptImages, promptText, UnsupportedContentError } from "./updates.js";
 
 /** What `keen acp` serves on. */
 export interface AcpServerOptions {
@@ -29,7 +29,7 @@ export interface AcpServer {
 /** What Keen supports, advertised at `initialize` (MCP: see mcp.ts). */
 const CAPABILITIES: AgentCapabilities = {
   loadSession: true,
-  promptCapabilities: { image: false, audio: false, embeddedContext: true },
+  promptCapabilities: { image: true, audio: false, embeddedContext: true },
   sessionCapabilities: { list: {}, resume: {}, close: {} },
   mcpCapabilities: MCP_CAPABILITIES,
 };
@@ -176,7 +176,7 @@ export async function serveAcp(options: AcpServerOptions): Promise<AcpServer> {
       const text = promptText(params.prompt);
       // `$/cancel_request` for the prompt itself means the same as session/cancel.
       signal.addEventListener("abort", () => session.cancel(), { once: true });
-      return { stopReason: await session.prompt(text) };
+      return { stopReason: await session.prompt(text, promptImages(params.prompt)) };
     }))
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
       const session = sessions.get(params.sessionId);

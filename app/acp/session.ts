@@ -3,6 +3,7 @@ import { request, type Request } from "../../protocol/client.js";
 import { MODE_CYCLE, PERMISSION_MODE_LABELS, type PermissionMode } from "../../protocol/modes.js";
 import type { ErrorCode, ResponseTo } from "../../protocol/responses.js";
 import type { EventOf, KeenEvent } from "../../protocol/events.js";
+import type { PromptImage } from "../../protocol/commands.js";
 import { createAcpCommands } from "./commands.js";
 import type { HostedSession } from "./host.js";
 import { permissionToolCall, planUpdate, replayUpdates, stopReasonOf, toolCallFinished, toolCallProgress, toolCallStarted } from "./updates.js";
@@ -19,7 +20,7 @@ export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
 
 /** The engine's refusals that are the client's doing: the JSON-RPC error is "invalid params"; any other is "internal". */
-const CLIENT_ERRORS: ReadonlySet<ErrorCode> = new Set(["invalid", "empty_prompt", "permission_ceiling", "unknown_model", "unknown_session"]);
+const CLIENT_ERRORS: ReadonlySet<ErrorCode> = new Set(["invalid", "empty_prompt", "bad_image", "permission_ceiling", "unknown_model", "unknown_session"]);
 /** The engine's refusal as the client gets it: the JSON-RPC code, with Keen's error_code in `data`. */
 const refused = (answer: { error: string; error_code: ErrorCode }) =>
   new AcpFailure(answer.error, CLIENT_ERRORS.has(answer.error_code) ? INVALID_PARAMS : INTERNAL_ERROR, answer.error_code);
@@ -52,7 +53,8 @@ export interface AcpSession {
   /** Takes up the stored session (its permission decisions too); with `replay`, sends its history as updates first. */
   load(replay: boolean): Promise<void>;
   /** Runs one turn, or the slash command the text is; resolves with the stop reason, throws AcpFailure when it could not run or failed. */
-  prompt(text: string): Promise<StopReason>;
+  /** `images`: the prompt's image blocks (ACP session/prompt), sent with the text; a slash command ignores them. */
+  prompt(text: string, images?: PromptImage[]): Promise<StopReason>;
   /** Interrupts the running turn (its prompt answers `cancelled`) and withdraws open permission requests. */
   cancel(): void;
   setMode(mode: string): Promise<void>;
@@ -220,7 +222,7 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
       const answer = await call({ kind: "resume-session", session: hosted.id, replay });
       if (!answer.ok) throw refused(answer);
     },
-    async prompt(text) {
+    async prompt(text, images = []) {
       cancelled = false;
       lastResult = undefined;
       const command = slash.match(text);
@@ -232,7 +234,8 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
       prompts++;
       const named = /^\/([a-z0-9][a-z0-9_.:-]*)(?:\s+([\s\S]*))?$/.exec(text.trim());
       const isCustom = named && custom.some((c) => c.name === named[1]);
-      const answer = await call(isCustom ? { kind: "prompt", command: named[1]!, text: (named[2] ?? "").trim() } : { kind: "prompt", text })
+      const withImages = images.length ? { images } : {};
+      const answer = await call(isCustom ? { kind: "prompt", command: named[1]!, text: (named[2] ?? "").trim(), ...withImages } : { kind: "prompt", text, ...withImages })
         .finally(() => prompts--);
       if (!answer.ok) throw refused(answer);
       const outcome = stopReasonOf(lastResult, cancelled);

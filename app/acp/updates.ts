@@ -1,6 +1,7 @@
 import type { ContentBlock, SessionUpdate, StopReason, ToolCallContent, ToolCallLocation, ToolCallUpdate, ToolKind } from "@agentclientprotocol/sdk";
 import type { EventOf, KeenEvent, ToolKind as KeenToolKind } from "../../protocol/events.js";
 import { nestedIn } from "../../protocol/kinds.js";
+import type { ImageMediaType } from "../../protocol/messages.js";
 
 /*
  * Keen events → ACP `session/update` payloads, and ACP prompts → Keen text.
@@ -137,12 +138,14 @@ export function stopReasonOf(result: Pick<EventOf<"result">, "status" | "stop_re
 /**
  * The prompt as Keen's text. Text is taken as is; a resource link becomes a
  * line naming the file (the model reads it with its tools); an embedded text
- * resource (what an editor attaches with @) is inlined with its URI. Images,
- * audio and binary resources are not advertised, so they are refused.
+ * resource (what an editor attaches with @) is inlined with its URI. Images
+ * are taken by promptImages; audio and binary resources are not advertised, so
+ * they are refused.
  */
 export function promptText(blocks: ContentBlock[]): string {
   const parts: string[] = [];
   for (const block of blocks) {
+    if (block.type === "image") continue;
     if (block.type === "text") parts.push(block.text);
     else if (block.type === "resource_link") parts.push(`[${block.name}](${pathOf(block.uri)})`);
     else if (block.type === "resource" && "text" in block.resource) {
@@ -150,6 +153,14 @@ export function promptText(blocks: ContentBlock[]): string {
     } else throw new UnsupportedContentError(block.type === "resource" ? "binary resource" : block.type);
   }
   return parts.join("\n\n");
+}
+
+/**
+ * The prompt's image blocks as the `prompt` command's images (base64 and its type; the engine checks both, caps
+ * and downscales, and refuses what it cannot send with `bad_image`).
+ */
+export function promptImages(blocks: ContentBlock[]): { data: string; media_type: ImageMediaType }[] {
+  return blocks.flatMap((b) => (b.type === "image" ? [{ data: b.data, media_type: b.mimeType as ImageMediaType }] : []));
 }
 
 /** A prompt block Keen did not advertise (image, audio, a binary resource). */

@@ -39,7 +39,23 @@ export function estimateTokens(text: string): number {
 
 /** Rough token count of messages as a provider would receive them. */
 export function messageTokens(messages: Message[]): number {
-  return messages.reduce((sum, m) => sum + estimateTokens(JSON.stringify(m.content)) + 4, 0);
+  return messages.reduce((sum, m) => sum + contentTokens(m.content) + 4, 0);
+}
+
+/** What an image costs a model: about (width x height) / 750 tokens, at most ~1,600 within Keen's caps (app/tools/image.ts). */
+const IMAGE_TOKENS = 1_600;
+
+/** An image's base64 is not text the model reads: it counts IMAGE_TOKENS, not its length / 4. */
+function contentTokens(content: Message["content"]): number {
+  let images = 0;
+  const text = JSON.stringify(content, (_key, value) => {
+    if (value && typeof value === "object" && typeof value.data === "string" && typeof value.media_type === "string") {
+      images++;
+      return { ...value, data: "" };
+    }
+    return value;
+  });
+  return estimateTokens(text) + images * IMAGE_TOKENS;
 }
 
 /**

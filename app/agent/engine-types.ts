@@ -7,6 +7,7 @@ import type { ModelPrice } from "../../protocol/usage.js";
 import type { SessionStore } from "../../storage/store.js";
 import type { Redactor } from "../permissions/redact.js";
 import type { Tool } from "../tools/tool.js";
+import type { ImageReader } from "../tools/prompt-images.js";
 import type { CustomCommandInfo, ExpandedCommand } from "../extensions/commands.js";
 import type { SkillInfo, SkippedSkill } from "../extensions/skills.js";
 import type { HookSet } from "../extensions/hook-points.js";
@@ -65,6 +66,8 @@ export interface SetupBase {
   restoreFile?(path: string, content: string | null): string | undefined;
   /** `list-files`: the session directory's paths matching `query`, as its filesystem guard allows them (app/tools/file-list.ts). */
   listFiles?(query: string, limit: number): Promise<{ paths: string[]; truncated: boolean }>;
+  /** A prompt's `{ path }` images: read through the session's filesystem guard (absent: such prompts are refused). */
+  readImage?: ImageReader;
   /** `list-commands`: the custom commands (app/extensions/commands.ts). */
   listCommands?(): CustomCommandInfo[];
   /** `list-skills`: the Agent Skills, read again (app/extensions/skills.ts). */

@@ -19,6 +19,8 @@ import { forkSession, rewindContext, runRewind } from "./rewind.js";
 import { runUserShell, shellContext } from "./user-shell.js";
 import type { StopReason } from "./verdict.js";
 import type { Tool } from "../tools/tool.js";
+import { promptImageBlocks } from "../tools/prompt-images.js";
+import type { ContentBlock } from "../../protocol/messages.js";
 import type { ExpandedCommand } from "../extensions/commands.js";
 import { blockedOutcome } from "../extensions/hook-points.js";
 
@@ -122,7 +124,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       case "prompt":
         if (closing) return refuse(command, "shutting_down", "the engine is shutting down");
         // A custom command may take no arguments: its template is the prompt.
-        if (!command.text.trim() && !command.command) return refuse(command, "empty_prompt", "empty prompt");
+        if (!command.text.trim() && !command.command && !command.images?.length) return refuse(command, "empty_prompt", "empty prompt");
         queue.push(command);
         pump ??= drain();
         return;
@@ -397,6 +399,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     starting = true;
     let text = prompt.text;
     let only: string[] | undefined;
+    let images: ContentBlock[] = [];
     try {
       prepared = await setupFor(current);
       if (prompt.command) {
@@ -406,6 +409,9 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         // The command's model runs this turn only: the session keeps the one it had.
         if (expanded.model) prepared = await setupFor({ ...current, model: commandModel(expanded.model) });
       }
+      // Read and checked before the session is claimed: a prompt with an image Keen cannot send is refused whole.
+      if (prompt.images?.length && !prepared.provider) throw new CodedError("images need Keen's own loop; the CLI runner takes none", "bad_image");
+      images = prompt.images?.length ? await promptImageBlocks(prompt.images, prepared.readImage) : [];
       await claim(current, text, prepared.modelRef);
     } catch (error) {
       starting = false;
@@ -460,7 +466,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         currentTools: () => [...kept(prepared.tools), ...kit.tools],
         system: prepared.system,
         // The user's own commands (and file rewinds) since the last prompt come first: context for this one.
-        user: { role: "user", content: [...shellContext(loaded.events), ...rewindContext(loaded.events), ...(before?.context ?? []), { type: "text", text }], headless: options.headless },
+        user: { role: "user", content: [...shellContext(loaded.events), ...rewindContext(loaded.events), ...(before?.context ?? []), { type: "text", text }, ...images], headless: options.headless },
         emit: hooks?.emit ?? emit, requester: hooks?.requester ?? gate, retry: { ...options.retry, ...prepared.retry }, signal: controller.signal,
         policies: [...kit.policies, ...(hooks?.policies ?? [])],
       });

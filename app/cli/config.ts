@@ -18,6 +18,8 @@ const ModelInfoSchema = z.strictObject({
   maxOutputTokens: z.number().int().positive().optional(),
   thinkingBudget: z.number().int().positive().optional(),
   refuses: z.array(z.string()).optional(),
+  /** The model takes images (prompt images, read_file on an image); false: they reach it as a text note. */
+  images: z.boolean().optional(),
   /** US dollars per million tokens; sets or overrides the built-in price. */
   price: z.strictObject({
     input: z.number().nonnegative(), output: z.number().nonnegative(),
@@ -33,6 +35,8 @@ const ProviderSchema = z.strictObject({
   authStyle: z.enum(["bearer", "x-api-key"]).optional(),
   headers: z.record(z.string(), z.string()).optional(),
   defaultModel: z.string().optional(),
+  /** Whether its models take images, unless a model says otherwise (default: true for kind anthropic, the openai and openrouter presets). */
+  images: z.boolean().optional(),
   models: z.record(z.string(), ModelInfoSchema).optional(),
 });
 
@@ -155,13 +159,13 @@ const PROJECT_FORBIDDEN = ["providers", "baseURL", "apiKeyEnv", "apiKey", "heade
  */
 export function warmConfigSchemas(): void {
   const tools = { allowed: ["some_tool"], disallowed: ["other_tool"] };
-  const models = { m: { contextWindow: 1000, maxOutputTokens: 100, thinkingBudget: 10, refuses: ["temperature"] } };
+  const models = { m: { contextWindow: 1000, maxOutputTokens: 100, thinkingBudget: 10, refuses: ["temperature"], images: false } };
   UserConfigSchema.parse({
     model: "p/m",
     providers: {
       p: {
         kind: "openai", baseURL: "http://localhost:1/v1", apiKeyEnv: "P_KEY", keyOptional: true, authStyle: "bearer",
-        headers: { "x-h": "v" }, defaultModel: "m", models,
+        headers: { "x-h": "v" }, defaultModel: "m", images: true, models,
       },
     },
     tools,

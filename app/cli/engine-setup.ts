@@ -13,6 +13,7 @@ import { createSkillCatalog, type SkippedSkill } from "../extensions/skills.js";
 import { terminalText } from "../headless/terminal-text.js";
 import { createFileGuard } from "../permissions/file-guard.js";
 import type { FileGuard } from "../permissions/guard.js";
+import { createImageReader } from "../tools/prompt-images.js";
 import { BUILTIN_PROVIDERS, modelInfo } from "../providers/registry.js";
 import { DEFAULT_BASE_URLS } from "../providers/options.js";
 import { preconnect } from "../providers/preconnect.js";
@@ -159,6 +160,7 @@ async function prepare(
   return {
     ...(settings.files ? {} : createFileRestorer(guard)),
     listFiles: createFileLister(guard, cwd).list,
+    readImage: createImageReader(guard, cwd),
     ...createCommandSource({ configDir, workspace, cwd, guard }),
     listSkills: () => {
       const { skills: found, skipped } = skills.refresh();

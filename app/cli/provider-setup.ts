@@ -82,6 +82,7 @@ export async function createProvider(choice: ModelChoice, sessionId: string, req
     maxOutputTokens: info.maxOutputTokens,
     thinkingBudget: info.thinkingBudget,
     refuses: info.refuses,
+    images: info.images,
     requestTimeoutMs,
     fetch,
   };

@@ -282,7 +282,7 @@ function transcript(events: KeenEvent[], running: boolean): TranscriptLine[] {
         // The prompt from the turn's first stored event: a process killed right after it stored nothing else.
         if (open) lines.push({ text: "[turn interrupted]\n" });
         open = true;
-        lines.push({ text: `> ${event.message.content.map((b) => (b.type === "text" ? b.text : "")).join("")}\n` });
+        lines.push({ text: `> ${event.message.content.map((b) => (b.type === "text" ? b.text : b.type === "image" ? ` [image${b.name ? ` ${b.name}` : ""}]` : "")).join("")}\n` });
         break;
       case "text":
         if (event.role === "assistant") lines.push({ text: `${event.content}\n` });

@@ -4,7 +4,7 @@ import type { Provider, ProviderEvent, ProviderRequest } from "../../protocol/pr
 import { AnthropicStreamState } from "./anthropic-stream.js";
 import type { createMessagesClient, MessagesClient } from "./anthropic-client.js";
 import { createFetch } from "./http.js";
-import { DEFAULT_BASE_URLS, abortedFailure, classifyFailure, endpointOf, type ProviderOptions } from "./options.js";
+import { DEFAULT_BASE_URLS, abortedFailure, classifyFailure, endpointOf, imageNote, type ProviderOptions } from "./options.js";
 
 const DEFAULT_BASE_URL = DEFAULT_BASE_URLS.anthropic;
 
@@ -71,7 +71,7 @@ export function buildAnthropicRequest(options: ProviderOptions, request: Provide
     model: options.model,
     max_tokens: options.maxOutputTokens,
     stream: true,
-    messages: toAnthropicMessages(request.messages),
+    messages: toAnthropicMessages(request.messages, options.images !== false),
   };
   if (request.system !== "") params.system = [{ type: "text", text: request.system, cache_control: EPHEMERAL }];
   if (request.tools.length > 0) {
@@ -92,10 +92,10 @@ export function buildAnthropicRequest(options: ProviderOptions, request: Provide
   return params;
 }
 
-function toAnthropicMessages(messages: Message[]): Anthropic.MessageParam[] {
+function toAnthropicMessages(messages: Message[], images: boolean): Anthropic.MessageParam[] {
   const out: Anthropic.MessageParam[] = [];
   for (const message of messages) {
-    const blocks = message.content.flatMap((block) => toAnthropicBlock(block, message.role));
+    const blocks = message.content.flatMap((block) => toAnthropicBlock(block, message.role, images));
     // The API wants tool results before any text in a user turn.
     if (message.role === "user") blocks.sort((a, b) => rank(a) - rank(b));
     if (blocks.length > 0) out.push({ role: message.role, content: blocks });
@@ -116,8 +116,12 @@ type ImageType = "image/jpeg" | "image/png" | "image/gif" | "image/webp";
 
 const rank = (block: BlockParam) => (block.type === "tool_result" ? 0 : 1);
 
-function toAnthropicBlock(block: ContentBlock, role: Message["role"]): BlockParam[] {
+function toAnthropicBlock(block: ContentBlock, role: Message["role"], takesImages: boolean): BlockParam[] {
   switch (block.type) {
+    case "image":
+      return takesImages
+        ? [{ type: "image", source: { type: "base64", media_type: block.media_type, data: block.data } }]
+        : [{ type: "text", text: imageNote(block.name) }];
     case "text":
       return block.text === "" ? [] : [{ type: "text", text: block.text }];
     case "thinking":
@@ -131,8 +135,9 @@ function toAnthropicBlock(block: ContentBlock, role: Message["role"]): BlockPara
       return [{ type: "tool_use", id: block.id, name: block.name, input: isObject(block.input) ? block.input : {} }];
     case "tool_result": {
       // The API refuses an empty error result.
-      const text = block.is_error && block.content === "" ? "Error" : block.content;
-      const images = (block.images ?? []).filter((i) => ANTHROPIC_IMAGE_TYPES.has(i.media_type));
+      let text = block.is_error && block.content === "" ? "Error" : block.content;
+      if (block.images?.length && !takesImages) text = `${text}\n${imageNote(undefined)}`;
+      const images = takesImages ? (block.images ?? []).filter((i) => ANTHROPIC_IMAGE_TYPES.has(i.media_type)) : [];
       return [
         {
           type: "tool_result",

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { REDACTED } from "../permissions/redact.js";
 import type { ProviderKind } from "./registry.js";
 
@@ -14,6 +15,8 @@ export interface RequestKey {
   tools: string[];
   /** The text of each user message, in order (tool results left out). */
   prompts: string[];
+  /** A digest of each image in the user messages, in order (the prompt's, and on OpenAI read_file's that follow tool answers). */
+  images: string[];
 }
 
 /** The key of a request body in `kind`'s wire format; tolerant of anything malformed (it then matches nothing). */
@@ -26,7 +29,16 @@ export function requestKey(kind: RequestKey["kind"], body: unknown): RequestKey 
     model: typeof b.model === "string" ? b.model : "",
     tools: tools.map((t) => String((kind === "openai" ? t?.function?.name : t?.name) ?? "")),
     prompts: messages.flatMap((m) => (isObject(m) && m.role === "user" ? userText(m.content) : [])),
+    images: messages.flatMap((m) => (isObject(m) && m.role === "user" && Array.isArray(m.content) ? m.content.flatMap(imageDigest) : [])),
   };
+}
+
+/** A short digest of an image part (Anthropic `image` block, OpenAI `image_url` part): enough to tell two images apart. */
+function imageDigest(part: unknown): string[] {
+  if (!isObject(part)) return [];
+  const data = part.type === "image" ? part.source?.data : part.type === "image_url" ? part.image_url?.url : undefined;
+  if (typeof data !== "string") return [];
+  return [createHash("sha256").update(data.replace(/^data:[^,]*,/, "")).digest("hex").slice(0, 12)];
 }
 
 /** The user-authored text of one message, or nothing when it holds only tool results. */
@@ -55,6 +67,9 @@ export function describeMismatch(recorded: RequestKey, sent: RequestKey): string
       return `user messages: the cassette has ${recorded.prompts.length}, this run sent ${sent.prompts.length}`;
     }
     if (!sameText(a, b)) return `user message ${i + 1}: the cassette has ${quote(a)}, this run sent ${quote(b)}`;
+  }
+  if (recorded.images.join() !== sent.images.join()) {
+    return `images: the cassette's user messages carry ${recorded.images.length} (${recorded.images.join(", ") || "none"}), this run sent ${sent.images.length} (${sent.images.join(", ") || "none"})`;
   }
   return undefined;
 }

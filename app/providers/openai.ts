@@ -2,7 +2,7 @@ import type { OpenAI } from "openai";
 import type { ContentBlock, Message, Usage } from "../../protocol/messages.js";
 import type { Provider, ProviderEvent, ProviderFailure, ProviderRequest } from "../../protocol/provider.js";
 import { createFetch } from "./http.js";
-import { DEFAULT_BASE_URLS, abortedFailure, classifyFailure, endpointOf, parseToolInput, type ProviderOptions } from "./options.js";
+import { DEFAULT_BASE_URLS, abortedFailure, classifyFailure, endpointOf, imageNote, parseToolInput, type ProviderOptions } from "./options.js";
 import { createThinkTagSplitter, type ThinkSegment } from "./think-tags.js";
 
 const DEFAULT_BASE_URL = DEFAULT_BASE_URLS.openai;
@@ -70,7 +70,7 @@ function makeClient(OpenAIClass: typeof OpenAI, options: ProviderOptions): OpenA
 export function buildOpenAIRequest(options: ProviderOptions, request: ProviderRequest): Params {
   const messages: ChatMessage[] = [];
   if (request.system !== "") messages.push({ role: "system", content: request.system });
-  for (const message of request.messages) messages.push(...toOpenAIMessages(message));
+  for (const message of request.messages) messages.push(...toOpenAIMessages(message, options.images !== false));
   const params: Params = {
     model: options.model,
     messages,
@@ -90,8 +90,8 @@ export function buildOpenAIRequest(options: ProviderOptions, request: ProviderRe
   return params;
 }
 
-function toOpenAIMessages(message: Message): ChatMessage[] {
-  const text = message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
+function toOpenAIMessages(message: Message, takesImages: boolean): ChatMessage[] {
+  const text = message.content.flatMap((b) => (b.type === "text" ? [b.text] : b.type === "image" && !takesImages ? [`\n${imageNote(b.name)}`] : [])).join("");
   if (message.role === "assistant") {
     const calls = message.content.flatMap((b) => (b.type === "tool_call" ? [b] : []));
     if (text === "" && calls.length === 0) return [];
@@ -113,10 +113,38 @@ function toOpenAIMessages(message: Message): ChatMessage[] {
   }
   // Tool answers must directly follow the assistant turn that asked, before any user text.
   const out: ChatMessage[] = message.content.flatMap((b) =>
-    b.type === "tool_result" ? [{ role: "tool" as const, tool_call_id: b.tool_call_id, content: b.content }] : [],
+    b.type === "tool_result"
+      ? [{ role: "tool" as const, tool_call_id: b.tool_call_id, content: b.images?.length && !takesImages ? `${b.content}\n${imageNote(undefined)}` : b.content }]
+      : [],
   );
-  if (text !== "") out.push({ role: "user", content: text });
+  const parts = userParts(message, takesImages);
+  if (parts.some((p) => p.type === "image_url")) out.push({ role: "user", content: parts });
+  else if (text !== "") out.push({ role: "user", content: text });
   return out;
+}
+
+type UserPart = OpenAI.Chat.ChatCompletionContentPart;
+
+/**
+ * A user message's parts: Chat Completions takes no images in `tool` messages, so the images a
+ * tool returned (read_file on a png) follow the tool answers in this user message, each group
+ * introduced by the call it came from; then the user's own text and images, in order.
+ */
+function userParts(message: Message, takesImages: boolean): UserPart[] {
+  const image = (media_type: string, data: string): UserPart => ({ type: "image_url", image_url: { url: `data:${media_type};base64,${data}` } });
+  const parts: UserPart[] = [];
+  if (takesImages) {
+    for (const b of message.content) {
+      if (b.type !== "tool_result" || !b.images?.length) continue;
+      parts.push({ type: "text", text: `The image${b.images.length > 1 ? "s" : ""} returned by tool call ${b.tool_call_id}:` });
+      for (const i of b.images) parts.push(image(i.media_type, i.data));
+    }
+  }
+  for (const b of message.content) {
+    if (b.type === "text" && b.text !== "") parts.push({ type: "text", text: b.text });
+    else if (b.type === "image") parts.push(takesImages ? image(b.media_type, b.data) : { type: "text", text: imageNote(b.name) });
+  }
+  return parts;
 }
 
 interface ToolSlot {

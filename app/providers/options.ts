@@ -24,6 +24,8 @@ export interface ProviderOptions {
   thinkingBudget?: number;
   /** Parameter names the model rejects, e.g. ["temperature", "max_tokens"]. */
   refuses?: string[];
+  /** False: the model takes no images; image blocks are sent as a text note (imageNote) instead. Default true. */
+  images?: boolean;
   /** SDK timeout for getting response headers (the SDKs stop timing once the body starts). */
   requestTimeoutMs?: number;
   /** The fetch the SDK uses (a cassette's recorder or player); default: createFetch(). */
@@ -49,6 +51,11 @@ export function endpointOf(options: ProviderOptions, defaultURL: string, env: No
   const names = url.startsWith("https:") ? ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"] : ["HTTP_PROXY", "http_proxy"];
   const name = names.find((n) => (env[n] ?? "").trim() !== "");
   return { url, source: options.baseURLSource, ...(name ? { proxy: { url: env[name]!, source: name } } : {}) };
+}
+
+/** What a model that takes no images reads in place of one (`name`: where it came from). */
+export function imageNote(name: string | undefined): string {
+  return `[image${name ? ` ${name}` : ""} not sent: this model does not take images (providers.<id>.models.<model>.images in the config)]`;
 }
 
 /** The failure every aborted stream ends with. */

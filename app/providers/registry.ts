@@ -8,6 +8,8 @@ export interface ModelInfo {
   thinkingBudget?: number;
   /** Parameters the model rejects (reasoning models refuse temperature / max_tokens). */
   refuses?: string[];
+  /** The model takes images; false: Keen sends a text note in their place. */
+  images: boolean;
   /** List price, US dollars per million tokens; unknown prices stay absent (no cost estimate). */
   price?: ModelPrice;
 }
@@ -31,6 +33,8 @@ export interface ProviderPreset {
   /** Extra headers; `{session_id}` and `{session_id_nohyphens}` are substituted. */
   headers?: Record<string, string>;
   defaultModel: string;
+  /** Whether its models take images, unless one says otherwise; absent: true for kind anthropic only. */
+  images?: boolean;
   models: Record<string, Partial<ModelInfo>>;
 }
 
@@ -43,7 +47,7 @@ const SONNET: ModelPrice = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3
 const OPUS: ModelPrice = { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 };
 const HAIKU: ModelPrice = { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 };
 
-const DEFAULT_MODEL_INFO: ModelInfo = { contextWindow: 128_000, maxOutputTokens: 8_192 };
+const DEFAULT_MODEL_INFO: Omit<ModelInfo, "images"> = { contextWindow: 128_000, maxOutputTokens: 8_192 };
 const REASONING: Partial<ModelInfo> = { refuses: ["temperature", "max_tokens"] };
 
 /** Built-in providers; config.json may add more or override any field. */
@@ -61,7 +65,8 @@ export const BUILTIN_PROVIDERS: Record<string, ProviderPreset> = {
     },
   },
   openai: {
-    kind: "openai", baseURLEnv: "OPENAI_BASE_URL", apiKeyEnv: "OPENAI_API_KEY", defaultModel: "gpt-5.4",
+    // OpenAI's current models (gpt-4.1 and later, o3, o4-mini) all take images.
+    kind: "openai", baseURLEnv: "OPENAI_BASE_URL", apiKeyEnv: "OPENAI_API_KEY", defaultModel: "gpt-5.4", images: true,
     models: {
       "gpt-5.4": { contextWindow: 1_050_000, maxOutputTokens: 128_000, price: { input: 2.5, output: 15, cacheRead: 0.25 }, ...REASONING },
       "gpt-5.4-mini": { contextWindow: 400_000, maxOutputTokens: 128_000, price: { input: 0.75, output: 4.5, cacheRead: 0.075 }, ...REASONING },
@@ -77,7 +82,7 @@ export const BUILTIN_PROVIDERS: Record<string, ProviderPreset> = {
   },
   openrouter: {
     kind: "openai", baseURL: "https://openrouter.ai/api/v1", apiKeyEnv: "OPENROUTER_API_KEY",
-    defaultModel: "anthropic/claude-sonnet-4.5", models: {},
+    defaultModel: "anthropic/claude-sonnet-4.5", images: true, models: {},
   },
   ollama: {
     kind: "openai", baseURL: "http://127.0.0.1:11434/v1", baseURLEnv: "OLLAMA_BASE_URL", keyOptional: true,
@@ -87,7 +92,9 @@ export const BUILTIN_PROVIDERS: Record<string, ProviderPreset> = {
 
 /** Model facts with defaults filled in. */
 export function modelInfo(preset: ProviderPreset, model: string): ModelInfo {
-  return { ...DEFAULT_MODEL_INFO, ...preset.models[model] };
+  // Local and other compatible servers often run text-only models, which fail on an image: they opt in.
+  const images = preset.images ?? preset.kind === "anthropic";
+  return { ...DEFAULT_MODEL_INFO, images, ...preset.models[model] };
 }
 
 /** Splits `<provider>/<model>` on the first slash (model ids may contain more). */

@@ -1,9 +1,10 @@
 import { closeSync } from "node:fs";
 import * as z from "zod";
-import { openGuarded, readAll } from "../permissions/guarded-open.js";
+import { openGuarded, readAll, type GuardedFile } from "../permissions/guarded-open.js";
 import { defineTool, fail, pathHelpers, toolInput, locationOf, strArg } from "./define.js";
 import { clientFailure } from "./file-source.js";
-import type { Tool, ToolContext } from "./tool.js";
+import { describeImage, ImageError, imageTypeOfPath, MAX_IMAGE_EDGE, prepareImage } from "./image.js";
+import type { Tool, ToolContext, ToolResult } from "./tool.js";
 
 /** Files larger than this are refused outright. */
 export const READ_MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -20,7 +21,8 @@ const schema = toolInput(z.object({
   limit: z.number().int().min(1).optional().describe(`Number of lines to read (default and max ${READ_MAX_LINES}).`),
 }));
 
-const description = `Read a text file. Returns lines numbered like \`cat -n\` (number, tab, text).
+const description = `Read a text file, or look at an image. Returns lines numbered like \`cat -n\` (number, tab, text).
+An image (.png, .jpg, .jpeg, .gif, .webp) comes back as the image itself, downscaled to at most ${MAX_IMAGE_EDGE} pixels a side.
 At most ${READ_MAX_LINES} lines or ${READ_MAX_BYTES / 1024} KB per call; use offset and limit to read further. Lines over ${MAX_LINE_CHARS} characters are shortened.
 Refuses binary files, files over ${READ_MAX_FILE_BYTES / 1024 / 1024} MB, and secrets (.env, keys, credentials). For directories use list.`;
 
@@ -40,6 +42,7 @@ export function createReadFileTool(ctx: ToolContext): Tool {
     }
     const abs = file.path;
     const shown = paths.show(abs);
+    if (imageTypeOfPath(abs)) return readImage(file, shown);
     let text = "";
     try {
       if (file.stat.size > READ_MAX_FILE_BYTES) {
@@ -105,4 +108,28 @@ function lineRange(args: Record<string, unknown>): string {
   const start = whole(args.offset) ? args.offset : 1;
   if (whole(args.limit)) return `:${start}-${start + args.limit - 1}`;
   return start > 1 ? ` from line ${start}` : "";
+}
+
+/**
+ * An image file as an image for the model, read from the disk even when an editor reads text for
+ * Keen (an editor's buffer is text). A model that takes no images gets the provider's note instead.
+ */
+async function readImage(file: GuardedFile, shown: string): Promise<ToolResult> {
+  try {
+    if (file.stat.size > READ_MAX_FILE_BYTES) {
+      return fail(`${shown} is ${(file.stat.size / 1024 / 1024).toFixed(1)} MB; read_file refuses images over ${READ_MAX_FILE_BYTES / 1024 / 1024} MB.`);
+    }
+    const image = await prepareImage(readAll(file.fd, READ_MAX_FILE_BYTES), shown);
+    return {
+      content: `Image ${describeImage(shown, image)}, attached.`,
+      is_error: false,
+      details: { path: file.path, image: { media_type: image.media_type, width: image.width, height: image.height, bytes: image.bytes, ...(image.resized_from ? { resized_from: image.resized_from } : {}) } },
+      images: [{ media_type: image.media_type, data: image.data }],
+    };
+  } catch (error) {
+    if (error instanceof ImageError) return fail(`${error.message}.`);
+    throw error;
+  } finally {
+    closeSync(file.fd);
+  }
 }

@@ -9,6 +9,7 @@ import { createSessionView, reduce, type LocalAction, type SessionView } from ".
 import { DIFF_AT_FIRST_CHANGE } from "./views/diff-pane.js";
 import { TranscriptCache } from "./views/transcript.js";
 import { customOnly, parseSlash } from "./slash.js";
+import { imageMentions } from "./image-mentions.js";
 
 /** What the controller needs from the outside world; start.ts supplies the real ones, tests fakes. */
 export interface ControllerDeps {
@@ -137,7 +138,7 @@ export class TuiController {
   /**
    * Sends a prompt, or queues it while a turn runs (see `UiState.queue`). A
    * prompt that starts with a custom command's `/name` is sent as that command,
-   * the rest as its arguments; the engine expands it.
+   * the rest as its arguments; the engine expands it. `@image.png` mentions go with it as images.
    */
   prompt(text: string): void {
     if (this.view.running) {
@@ -149,7 +150,9 @@ export class TuiController {
     this.ui.undoArmed = false;
     const slash = parseSlash(text);
     const custom = slash && customOnly(this.ui.customCommands).some((c) => c.name === slash.name) ? slash : undefined;
-    const command = custom ? { kind: "prompt" as const, command: custom.name, text: custom.arg } : { kind: "prompt" as const, text };
+    const images = imageMentions(text);
+    const withImages = images.length ? { images } : {};
+    const command = custom ? { kind: "prompt" as const, command: custom.name, text: custom.arg, ...withImages } : { kind: "prompt" as const, text, ...withImages };
     this.request(command, (r) => {
       if (r.ok) return;
       reduce(this.view, { kind: "local-prompt-failed" });

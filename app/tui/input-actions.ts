@@ -12,6 +12,7 @@ import { PERMISSION_KEYS } from "./views/permission.js";
 import { Editor } from "./editor.js";
 import { searchInput } from "./history-search.js";
 import { screenAction } from "./layout-actions.js";
+import { pastedImageMention } from "./image-mentions.js";
 
 const EXIT_CONFIRM_MS = 2000;
 
@@ -32,7 +33,7 @@ export function handleInput(c: TuiController, ev: InputEvent, frame: Frame | und
   if (c.ui.completion && key && completionKey(c, key)) return;
   if (ev.type === "paste") {
     c.ui.focus = "input";
-    c.editor.paste(ev.text);
+    c.editor.paste(pastedImageMention(ev.text) ?? ev.text);
     return changed(c);
   }
   if (ev.type === "text") {

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fenced, permissionToolCall, promptText, replayUpdates, stopReasonOf, toolCallFinished, toolView, UnsupportedContentError } from "../../app/acp/updates.js";
+import { fenced, permissionToolCall, promptImages, promptText, replayUpdates, stopReasonOf, toolCallFinished, toolView, UnsupportedContentError } from "../../app/acp/updates.js";
 
 const base = { conversation_id: "s", ts: 0, role: "assistant" as const };
 
@@ -53,7 +53,10 @@ test("replay: prompts, answers, thinking and tool calls are shown; memory and er
 
 test("prompt text: links and embedded text resources inline; images are refused", () => {
   assert.equal(promptText([{ type: "text", text: "see" }, { type: "resource_link", name: "a b.ts", uri: "file:///w/a%20b.ts" }]), "see\n\n[a b.ts](/w/a b.ts)");
-  assert.throws(() => promptText([{ type: "image", data: "", mimeType: "image/png" }]), UnsupportedContentError);
+  // Images go with the prompt command's `images`, not into its text.
+  assert.equal(promptText([{ type: "text", text: "see" }, { type: "image", data: "AAAA", mimeType: "image/png" }]), "see");
+  assert.deepEqual(promptImages([{ type: "text", text: "see" }, { type: "image", data: "AAAA", mimeType: "image/png" }]), [{ data: "AAAA", media_type: "image/png" }]);
+  assert.throws(() => promptText([{ type: "audio", data: "", mimeType: "audio/wav" }]), UnsupportedContentError);
   assert.throws(() => promptText([{ type: "resource", resource: { uri: "file:///x.bin", blob: "AAAA" } }]), /binary resource/);
 });
 

@@ -18,7 +18,7 @@ test("initialize advertises what Keen supports; session/new gives modes and the 
   await acp.run(async (ctx, init) => {
     assert.deepEqual(init.agentInfo, { name: "keen", title: "Keen", version: pkg.version });
     assert.deepEqual(init.agentCapabilities, {
-      loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: true }, sessionCapabilities: { list: {}, resume: {}, close: {} },
+      loadSession: true, promptCapabilities: { image: true, audio: false, embeddedContext: true }, sessionCapabilities: { list: {}, resume: {}, close: {} },
       mcpCapabilities: { http: true, sse: true },
     });
     assert.equal(init.protocolVersion, 1);

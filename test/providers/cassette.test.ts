@@ -169,17 +169,35 @@ test("request keys: model, tool names and user text only; [redacted] matches any
       { role: "user", content: [{ type: "tool_result", tool_use_id: "x", content: "file body" }] },
     ],
   });
-  assert.deepEqual(anthropic, { kind: "anthropic", model: "m", tools: ["bash", "read_file"], prompts: ["fix it"] });
+  assert.deepEqual(anthropic, { kind: "anthropic", model: "m", tools: ["bash", "read_file"], prompts: ["fix it"], images: [] });
   const openai = requestKey("openai", {
     model: "m", tools: [{ type: "function", function: { name: "bash" } }],
     messages: [{ role: "system", content: "cwd" }, { role: "user", content: "fix it" }, { role: "tool", content: "x" }],
   });
-  assert.deepEqual(openai, { kind: "openai", model: "m", tools: ["bash"], prompts: ["fix it"] });
-  const key = (prompts: string[], tools = ["bash"]) => ({ kind: "openai" as const, model: "m", tools, prompts });
+  assert.deepEqual(openai, { kind: "openai", model: "m", tools: ["bash"], prompts: ["fix it"], images: [] });
+  const key = (prompts: string[], tools = ["bash"], images: string[] = []) => ({ kind: "openai" as const, model: "m", tools, prompts, images });
   assert.equal(describeMismatch(key(["use [redacted] here"]), key(["use sk-123456789 here"])), undefined);
   assert.match(describeMismatch(key(["a"]), key(["a"], ["bash", "grep"]))!, /tools: .*new: grep/);
   assert.match(describeMismatch(key(["a"]), key(["a", "b"]))!, /user messages: the cassette has 1, this run sent 2/);
   assert.match(describeMismatch(key(["a"]), { ...key(["a"]), model: "n" })!, /^model: the cassette has "m", this run sent "n"$/);
+  assert.match(describeMismatch(key(["a"], ["bash"], ["aaa"]), key(["a"], ["bash"], ["bbb"]))!, /^images: the cassette's user messages carry 1 \(aaa\), this run sent 1 \(bbb\)$/);
+});
+
+test("request keys: the images of user messages, by digest, the same in both wire formats; a different image is a mismatch", () => {
+  const png = Buffer.from("not really a png, only its bytes matter here").toString("base64");
+  const other = Buffer.from("another image").toString("base64");
+  const anthropic = (data: string) => requestKey("anthropic", {
+    model: "m", messages: [{ role: "user", content: [{ type: "text", text: "look" }, { type: "image", source: { type: "base64", media_type: "image/png", data } }] }],
+  });
+  const openai = requestKey("openai", {
+    model: "m", messages: [{ role: "user", content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: `data:image/png;base64,${png}` } }] }],
+  });
+  assert.equal(anthropic(png).images.length, 1);
+  assert.match(anthropic(png).images[0]!, /^[0-9a-f]{12}$/);
+  assert.deepEqual(openai.images, anthropic(png).images);
+  assert.deepEqual(openai.prompts, ["look"]);
+  assert.equal(describeMismatch(anthropic(png), anthropic(png)), undefined);
+  assert.match(describeMismatch(anthropic(png), anthropic(other))!, /^images: /);
 });
 
 test("parseCassette: header first, newer versions refused, unknown line types skipped, orphans refused", () => {

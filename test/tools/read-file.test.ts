@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { READ_MAX_BYTES, READ_MAX_LINES, createReadFileTool } from "../../app/tools/read-file.js";
 import { call, tempWorkspace } from "./helpers.js";
+import { makePng } from "../fakes/png.js";
 
 const t = tempWorkspace();
 const numbered = (from: number, lines: string[]) => lines.map((l, i) => `${String(from + i).padStart(6)}\t${l}`).join("\n");
@@ -18,6 +19,7 @@ t.write({
   "long-line.txt": "y".repeat(5000),
   "empty.txt": "",
   "image.png": Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02]),
+  "blob.bin": Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02]),
   ".env": "SECRET=1\n",
 });
 const read = createReadFileTool(t.ctx());
@@ -64,7 +66,9 @@ test("CRLF endings are not shown; relative paths resolve against cwd", async () 
 
 test("refusals and failures are error results written for the model", async () => {
   const cases: [unknown, RegExp][] = [
-    [{ path: "image.png" }, /^image\.png is a binary file/],
+    [{ path: "blob.bin" }, /^blob\.bin is a binary file/],
+    // Named as an image, read as one: a broken one says so.
+    [{ path: "image.png" }, /^image\.png is not an image Keen can send \(png, jpeg, gif or webp\)\.$/],
     [{ path: "sub" }, /^sub is a directory; use the list tool/],
     [{ path: "missing.txt" }, /^File not found: missing\.txt$/],
     [{ path: "a.txt", offset: 9 }, /^offset 9 is past the end of a\.txt, which has 3 lines\.$/],
@@ -101,4 +105,14 @@ test("a FIFO is refused instead of blocking forever", async () => {
   const r = await read.run({ path: "pipe" }, call());
   assert.equal(r.is_error, true);
   assert.equal(r.content, "pipe is not a regular file.");
+});
+
+test("an image file comes back as an image with a one-line description; the details say its size", async () => {
+  const png = makePng(20, 10);
+  t.write({ "shot.png": png });
+  const r = await read.run({ path: "shot.png" }, call());
+  assert.equal(r.is_error, false, r.content);
+  assert.equal(r.content, `Image shot.png (png, 20x10, ${png.length} bytes), attached.`);
+  assert.deepEqual(r.images, [{ media_type: "image/png", data: png.toString("base64") }]);
+  assert.deepEqual(r.details?.image, { media_type: "image/png", width: 20, height: 10, bytes: png.length });
 });
