@@ -241,20 +241,14 @@ export class TuiController {
 
   /** Starts over in a new session (the old one stays resumable). */
   newSession(): void {
-    if (this.busy()) return;
-    this.local({ kind: "local-clear" });
-    this.lastDiffCount = 0;
-    this.resetScroll();
+    if (!this.clearFor()) return;
     this.request({ kind: "new-session", cwd: this.view.cwd });
     this.note("new session");
   }
 
   /** Switches to a stored session: clears the transcript and lets the engine replay its history; `cwd` moves it (`keen --resume x --cwd y`). */
   resume(session: string, cwd?: string): void {
-    if (this.busy()) return;
-    this.local({ kind: "local-clear" });
-    this.lastDiffCount = 0;
-    this.resetScroll();
+    if (!this.clearFor()) return;
     this.request({ kind: "resume-session", session, replay: true, ...(cwd ? { cwd } : {}) }, (r) => {
       if (!r.ok) return;
       this.view.sessionId = r.data.session_id;
@@ -262,6 +256,15 @@ export class TuiController {
       this.view.cwd = r.data.cwd;
       this.note(`resumed ${r.data.session_id.slice(0, 8)}`);
     });
+  }
+
+  /** Clears the view for another session (whose history the engine replays); false, and says why, while a turn runs. */
+  clearFor(): boolean {
+    if (this.busy()) return false;
+    this.local({ kind: "local-clear" });
+    this.lastDiffCount = 0;
+    this.resetScroll();
+    return true;
   }
 
   /** A cleared transcript starts at its end, with nothing selected in the panes. */

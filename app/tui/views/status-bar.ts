@@ -60,7 +60,7 @@ export function statusBar(view: SessionView, width: number, theme: Theme, now: n
     const up = [...view.mcp.values()].filter((s) => s === "connected").length;
     parts.push(`mcp ${up}/${view.mcp.size}`);
   }
-  if (view.sessionId) parts.push(view.sessionId.slice(0, 8));
+  if (view.sessionId) parts.push(view.forkOf ? `${view.sessionId.slice(0, 8)} (fork of ${view.forkOf.slice(0, 8)})` : view.sessionId.slice(0, 8));
   parts.push(shortCwd(view.cwd, 40));
   const head = ` ${state} `;
   const noteText = note ? ` ${sanitize(note)} ` : "";
