@@ -86,10 +86,10 @@ function key(view: SessionView, path: string): string {
 function rewindNotice(change: RewindChange, dropped: number, cwd: string): string {
   const prompt = change.text.replace(/\s+/g, " ").trim();
   const shown = prompt.length > 60 ? `${prompt.slice(0, 59)}…` : prompt;
-  const parts = [`Rewound to before prompt ${change.to} ("${shown}")`];
+  // A files-only rewind (and every undo) leaves the conversation: it reads as files put back, not as going back.
+  const parts = [change.conversation ? `Rewound to before prompt ${change.to} ("${shown}")` : `Files put back as they were before prompt ${change.to} ("${shown}")`];
   // A replay may have left the rewound turns out already: then there is nothing to count.
   if (change.conversation) parts.push(dropped === 0 ? "the later turns left the conversation" : dropped === 1 ? "1 turn left the conversation" : `${dropped} turns left the conversation`);
-  else parts.push("the conversation is unchanged");
   const restored = change.files.filter((f) => f.action === "restored").map((f) => shownPath(f.path, cwd));
   const deleted = change.files.filter((f) => f.action === "deleted").map((f) => shownPath(f.path, cwd));
   if (restored.length) parts.push(`restored ${restored.join(", ")}`);

@@ -51,7 +51,7 @@ test("a files rewind marks the changes of that turn and later ones reverted, not
   assert.equal(view.tools.get("t2")?.reverted, true);
   assert.equal(view.tools.get("t1")?.reverted, undefined);
   assert.deepEqual(texts(view), ["one", "did one", "two", "did two", "three", "did three"]);
-  assert.equal(notice, 'Rewound to before prompt 2 ("two"); the conversation is unchanged; restored a.ts; deleted b.ts.');
+  assert.equal(notice, 'Files put back as they were before prompt 2 ("two"); restored a.ts; deleted b.ts.');
 });
 
 test("rewinds in a row: the prompt numbers are the conversation's as it stands, and a later files rewind reaches changes of turns rewound before", () => {
