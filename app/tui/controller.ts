@@ -292,7 +292,11 @@ export class TuiController {
   /** True while something on screen moves by itself (spinner, countdown, clock): the glue keeps ticking. */
   animating(): boolean {
     if (this.view.retry) return true;
-    if (this.ui.note && this.ui.note.until > this.now()) return true;
+    // One more frame once a note has expired, or its last frame would keep showing it.
+    if (this.ui.note) {
+      if (this.ui.note.until <= this.now()) this.ui.note = undefined;
+      return true;
+    }
     return this.view.running;
   }
 }

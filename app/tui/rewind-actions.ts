@@ -116,7 +116,8 @@ export function fork(c: TuiController, arg: string): void {
     c.view.forkOf = r.data.parent;
     if (r.data.text && c.editor.isEmpty()) c.editor.setText(r.data.text);
     const point = r.data.text !== undefined ? `before prompt ${r.data.at}` : "with all of its history";
-    c.notice(`Forked: you are in session ${r.data.session_id.slice(0, 8)} now, a fork of ${r.data.parent.slice(0, 8)} ${point}; the original is unchanged (keen --resume ${r.data.parent}).`);
+    // Whole ids: a fork and its parent are made close in time, so their short prefixes are often the same.
+    c.notice(`Forked: you are in session ${r.data.session_id} now, a fork of ${r.data.parent} ${point}; the original is unchanged (keen --resume ${r.data.parent}).`);
   });
 }
 

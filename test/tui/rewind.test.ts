@@ -1,6 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { draft as d } from "../fakes/fake-engine.js";
+import { draft as d, FakeEngine } from "../fakes/fake-engine.js";
+import { TuiController } from "../../app/tui/controller.js";
+import { handleInput } from "../../app/tui/input-actions.js";
+import { ESC_TWICE_MS } from "../../app/tui/rewind-actions.js";
 import { loadTheme } from "../../themes/index.js";
 import { applyRewind } from "../../app/tui/rewind-state.js";
 import { diffPaneLines } from "../../app/tui/views/diff-pane.js";
@@ -130,4 +133,51 @@ test("the rewind picker: newest prompt first with its time and files; files offe
   assert.match(second[4]!, /^files +the files go back/);
   assert.match(second[5]!, /^both +conversation and files/);
   assert.equal(second.at(-1), "Enter rewinds · Esc back to the prompts");
+});
+
+test("Esc Esc: a second Esc within ESC_TWICE_MS on an empty idle prompt opens the picker; later, after a key, or with text typed, it only arms", async () => {
+  const engine = new FakeEngine();
+  let clock = 1_000_000;
+  const c = new TuiController({
+    client: engine, theme, initial: { cwd: "/work/proj", model: "m/x", permissionMode: "ask" },
+    requestFrame: () => {}, redraw: () => {}, exit: () => {}, now: () => clock,
+  });
+  engine.subscribe((event) => c.onEvent(event));
+  engine.answers["list-checkpoints"] = { ok: true, data: { session_id: "s", checkpoints: [{ index: 1, text: "one", ts: clock, files: [] }] } };
+  const esc = () => handleInput(c, { type: "key", name: "escape", ctrl: false, meta: false, shift: false }, undefined);
+  const answered = () => new Promise<void>((resolve) => setImmediate(resolve));
+  // Read through a call: an assertion on it must not narrow its type for the lines after.
+  const overlay = () => c.ui.overlay?.kind;
+  engine.emit(d.sessionStart());
+
+  esc();
+  assert.equal(c.ui.note?.text, "Esc again: rewind to an earlier prompt");
+  clock += ESC_TWICE_MS + 1;
+  esc(); // too late: arms again
+  handleInput(c, { type: "text", text: "x" }, undefined);
+  handleInput(c, { type: "key", name: "backspace", ctrl: false, meta: false, shift: false }, undefined);
+  esc(); // a key came between: arms again
+  handleInput(c, { type: "text", text: "typed" }, undefined);
+  esc();
+  esc(); // text in the input: nothing
+  await answered();
+  assert.equal(engine.commands("list-checkpoints").length, 0);
+  assert.equal(overlay(), undefined);
+
+  c.editor.setText("");
+  esc();
+  clock += ESC_TWICE_MS - 1;
+  esc();
+  await answered();
+  assert.equal(engine.commands("list-checkpoints").length, 1);
+  assert.equal(overlay(), "rewind");
+  esc(); // Esc closes the picker
+  assert.equal(overlay(), undefined);
+
+  c.view.running = true;
+  esc();
+  esc(); // a running turn: Esc interrupts, never opens the picker
+  await answered();
+  assert.equal(engine.commands("interrupt").length, 2);
+  assert.equal(engine.commands("list-checkpoints").length, 1);
 });
