@@ -32,10 +32,12 @@ const NO_TEXT = "[no text]";
  * raw (`<keen_memory>` blocks included) and joined with a blank line. Thinking
  * and tool calls are dropped — raw tool I/O is not replayed into later context.
  * A turn that failed, was interrupted or never ended is closed with a marker.
+ * Rewound turns are left out (`rewoundEvents`).
  * A `context-replacement` (compaction) replaces everything before it with its
  * messages, sent as stored; a turn it happened in continues after them.
  */
-export function projectConversation(events: KeenEvent[]): Message[] {
+export function projectConversation(stored: KeenEvent[]): Message[] {
+  const events = rewoundEvents(stored);
   let turns = new Map<string, Turn>();
   let base: Message[] = [];
   for (const event of events) {
@@ -89,4 +91,35 @@ const MARKS = { pending: "[ ]", in_progress: "[~]", completed: "[x]" } as const;
 /** The plan as the model is reminded of it on later turns. */
 function planMarker(plan: EventOf<"plan-update">["entries"]): string {
   return ["[plan, as last written with todo_write]", ...plan.map((e) => `${MARKS[e.status]} ${e.content}`)].join("\n");
+}
+
+/**
+ * A session's current history: its stored events without the turns a `rewind` (with `conversation`) went back
+ * over. Contract: pure; a rewind to prompt `to` drops everything from that prompt's `user-message` on (in the
+ * history as it was then, so rewinds stack), except standing permission answers, which are the user's and not the
+ * conversation's; the `rewind` event itself stays (a client that applies it to a replay finds nothing left to cut).
+ * A window of a log (from a compaction on) counts prompts from its start: a caller with a rewind in the window reads
+ * the whole log (engine-session.ts).
+ */
+export function rewoundEvents(events: KeenEvent[]): KeenEvent[] {
+  if (!events.some((e) => e.kind === "rewind" && e.conversation)) return events;
+  const kept: KeenEvent[] = [];
+  /** Where each prompt of the current history starts in `kept`. */
+  const starts: number[] = [];
+  const turns = new Set<string>();
+  for (const event of events) {
+    if (event.kind === "rewind" && event.conversation) {
+      const at = starts[event.to - 1];
+      if (at !== undefined) {
+        const dropped = kept.splice(at);
+        kept.push(...dropped.filter((e) => e.kind === "permission-rule"));
+        starts.length = event.to - 1;
+      }
+    } else if (event.kind === "user-message" && !turns.has(event.turn_id)) {
+      turns.add(event.turn_id);
+      starts.push(kept.length);
+    }
+    kept.push(event);
+  }
+  return kept;
 }

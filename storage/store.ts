@@ -13,6 +13,8 @@ export interface SessionMeta {
   created: number;
   updated: number;
   status: SessionStatus;
+  /** A fork: the session it was copied from and the prompt it was forked before (app/agent/rewind.ts). */
+  parent?: { id: string; at: number };
 }
 
 /** Raised when a session is claimed by another live process. */

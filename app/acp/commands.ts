@@ -8,7 +8,8 @@ import type { ResponseTo } from "../../protocol/responses.js";
  * Offered are the TUI's commands an editor has no control of its own for:
  * `compact`, `undo` (only where the engine can undo: not when the editor owns
  * the files, nor for the CLI runner) and `mode` (for editors without a mode
- * picker). New session, model, theme, copy, help and exit are the editor's own.
+ * picker). New session, model, theme, copy, help and exit are the editor's own. No `rewind`: ACP cannot take
+ * messages out of the editor's thread, and where the editor owns the files it owns undo too.
  * A command's outcome, refusals included, is told as an agent message and the
  * prompt ends `end_turn`, as the TUI shows them as notices; only a cancel
  * changes that.
@@ -55,7 +56,7 @@ export function createAcpCommands(deps: CommandDeps): AcpCommands {
       input: { hint: "what the summary should keep (optional)" },
     }] : []),
     ...(offers.undo ? [{
-      name: "undo", description: "Revert the last turn's file writes and edits (shows them first; /undo again does it)",
+      name: "undo", description: "Revert the latest turn's file writes and edits still in place, one turn further back each time (shows them first; /undo again does it)",
     }] : []),
     { name: "mode", description: "Show or set the permission mode", input: { hint: deps.modes.join(" | ") } },
   ];

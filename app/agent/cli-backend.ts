@@ -89,10 +89,15 @@ export function permissionModeFor(mode: PermissionMode, skipPermissions: boolean
   }
 }
 
-/** The CLI session a session's last CLI turn stored, if any, and the directory it ran in (its process's session-start). */
+/**
+ * The CLI session a session's last CLI turn stored, if any, and the directory it ran in (its process's session-start);
+ * none after a rewind of the conversation (the events are the current, rewound history).
+ */
 export function storedCliSession(events: KeenEvent[]): { id: string; cwd?: string } | undefined {
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!;
+    // The CLI's own session still holds the turns a rewind went back over: the next turn starts a new one.
+    if (event.kind === "rewind" && event.conversation) return undefined;
     if (event.kind !== "turn-end" || !event.cli_session_id) continue;
     for (let j = i - 1; j >= 0; j--) {
       const start = events[j]!;
@@ -123,7 +128,8 @@ async function runCliTurn(options: CliRunnerOptions, turn: BackendTurnOptions): 
   const moved = previous?.cwd !== undefined && previous.cwd !== turn.cwd;
   const resume = moved ? undefined : previous?.id;
   const newId = resume ? undefined : randomUUID();
-  const input = moved ? withConversation(turn.history, prompt, previous!.cwd!) : prompt;
+  // A new CLI session for a session with a history (moved, rewound, forked, or begun on another runner) gets its transcript.
+  const input = moved ? withConversation(turn.history, prompt, previous!.cwd!) : !resume && turn.history.length ? withConversation(turn.history, prompt, turn.cwd) : prompt;
   if (moved) options.notice?.(`the session's CLI session ran in ${previous!.cwd}: starting a new one in ${turn.cwd} with the stored conversation`);
   // ask: the CLI asks about every call that needs it; accept-edits: it edits on its own and asks about the rest (bash).
   const asks = turn.permissionMode === "ask" || turn.permissionMode === "accept-edits";

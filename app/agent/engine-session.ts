@@ -1,7 +1,7 @@
 import type { KeenEvent } from "../../protocol/events.js";
 import { isReplayed, isStored } from "../../protocol/kinds.js";
 import type { Message } from "../../protocol/messages.js";
-import { projectConversation } from "../../storage/projection.js";
+import { projectConversation, rewoundEvents } from "../../storage/projection.js";
 import type { SessionMeta, SessionStore } from "../../storage/store.js";
 
 /** The session an engine is working on. It is in the store from its first turn on (`meta`). */
@@ -21,7 +21,7 @@ export interface CurrentSession {
 /** What a turn starts from after claiming: the conversation so far and events others appended since. */
 export interface LoadedSession {
   history: Message[];
-  /** Stored events of earlier turns (standing permission rules are read from them). */
+  /** Stored events of earlier turns in the current (rewound) history; standing permission rules are read from them. */
   events: KeenEvent[];
   /** Complete events another process appended since this one last looked, to re-emit as history. */
   appended: KeenEvent[];
@@ -36,17 +36,22 @@ export interface LoadedSession {
  */
 export async function loadSession(store: SessionStore, session: CurrentSession): Promise<LoadedSession> {
   if (!session.meta) return { history: [], events: [], appended: [] };
-  const recent = await store.loadRecent(session.id);
+  let recent = await store.loadRecent(session.id);
+  // A rewind counts prompts from the session's start, and may go back past the compaction: read it all.
+  if (recent.offset > 0 && recent.events.some((e) => e.kind === "rewind" && e.conversation)) {
+    recent = { events: await store.load(session.id), offset: 0, rules: [] };
+  }
   // Appended events from before another process's compaction are not re-read: they are history for the UI only.
   const from = Math.max(0, session.seen - recent.offset);
   const appended = session.started ? recent.events.slice(from).filter((e) => isReplayed(e.kind)) : [];
   session.seen = recent.offset + recent.events.length;
-  return { history: projectConversation(recent.events), events: [...recent.rules, ...recent.events], appended };
+  // The turn's backend reads context (the user's shell commands, the CLI session) from the current history only.
+  return { history: projectConversation(recent.events), events: rewoundEvents([...recent.rules, ...recent.events]), appended };
 }
 
-/** The events a resumed session's history replays to a front end. */
+/** The events a resumed session's history replays to a front end: its current history (rewound turns left out). */
 export function historyEvents(events: KeenEvent[]): KeenEvent[] {
-  return events.filter((e) => isReplayed(e.kind));
+  return rewoundEvents(events).filter((e) => isReplayed(e.kind));
 }
 
 /** Counts events as the store will keep them, so the next turn can tell what others appended. */

@@ -14,6 +14,8 @@ import { createPermissionGate } from "./permission-gate.js";
 import { embeddedBackend } from "./backend.js";
 import { buildResult } from "./turn-result.js";
 import { runUndo } from "./undo.js";
+import { listCheckpoints } from "./checkpoints.js";
+import { forkSession, rewindContext, runRewind } from "./rewind.js";
 import { runUserShell, shellContext } from "./user-shell.js";
 import type { StopReason } from "./verdict.js";
 import type { Tool } from "../tools/tool.js";
@@ -191,10 +193,14 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         return undo(command);
       case "shell":
         return shell(command);
-      case "list-checkpoints":
+      case "list-checkpoints": {
+        const checkpoints = session.meta ? listCheckpoints(await store.load(session.id)) : [];
+        return respond(command, true, { data: { session_id: session.id, checkpoints } });
+      }
       case "rewind":
+        return rewind(command);
       case "fork-session":
-        return refuse(command, "failed", `${command.kind} is not implemented yet`);
+        return fork(command);
       case "shutdown":
         // Ordered: every command sent before it has been handled; prompts among them still run to their end.
         closing = true;
@@ -224,15 +230,43 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     }
   }
 
-  /** Reverts the last turn's writes and edits; without `confirm`, only says what it would do. */
+  /** Reverts the latest turn's writes and edits still in place; without `confirm`, only says what it would do. */
   async function undo(command: CommandOf<"undo">): Promise<void> {
     if (active()) return refuse(command, "busy", "a turn is running: interrupt it first");
     if (!session.meta) return refuse(command, "nothing_to_undo", "nothing to undo: the session has no turn yet");
-    const events = await store.load(session.id);
-    const answer = await runUndo(events, () => setupFor(session), command.confirm === true);
-    return answer.ok ? respond(command, true, { data: answer.data }) : refuse(command, answer.code, answer.error, answer.data);
+    const current = session;
+    const answer = async (prepared: EngineSetup) => {
+      const result = await runUndo(await store.load(current.id), async () => prepared, command.confirm === true, emit);
+      await recorder?.flush();
+      return result.ok ? respond(command, true, { data: result.data }) : refuse(command, result.code, result.error, result.data);
+    };
+    // Only a confirmed undo writes (files and its `rewind` event): it holds the session like a turn.
+    if (!command.confirm) return answer(await setupFor(current));
+    await holdSession(current, "", async () => true, answer);
   }
 
+  /** Rewinds the held session's conversation and/or files to just before a prompt (app/agent/rewind.ts). */
+  async function rewind(command: CommandOf<"rewind">): Promise<void> {
+    if (active()) return refuse(command, "busy", "a turn is running: interrupt it first");
+    if (!session.meta) return refuse(command, "nothing_to_rewind", "nothing to rewind: the session has no prompt yet");
+    const current = session;
+    await holdSession(current, "", async () => true, async (prepared) => {
+      const answer = await runRewind(current.id, await store.load(current.id), command, prepared, emit);
+      await recorder!.flush();
+      return answer.ok ? respond(command, true, { data: answer.data }) : refuse(command, answer.code, answer.error, answer.data);
+    });
+  }
+
+  /** Copies a stored session's history before a prompt into a new session and switches to it, as a resume does. */
+  async function fork(command: CommandOf<"fork-session">): Promise<void> {
+    if (active()) return refuse(command, "busy", "a turn is running: interrupt it first");
+    if (!command.session && !session.meta) return refuse(command, "unknown_session", "the current session has no turn yet: nothing to fork");
+    const made = await forkSession(store, command.session ?? session.id, command.at, options.newId);
+    session = { id: made.meta.id, meta: made.meta, cwd: made.meta.cwd, started: false, seen: made.events.length };
+    gate.restore(made.events);
+    if (command.replay) for (const event of historyEvents(made.events)) await bus.emit({ ...event, replay: true });
+    return respond(command, true, { data: { session_id: made.meta.id, parent: made.meta.parent!.id, at: made.at, ...(made.text !== undefined ? { text: made.text } : {}) } });
+  }
 
   async function resume(command: CommandOf<"resume-session">): Promise<void> {
     if (active()) return refuse(command, "busy", "a turn is running: interrupt it first");
@@ -409,8 +443,8 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         sessionId: current.id, turnId: options.newId(), tools, history: loaded.history,
         currentTools: () => [...kept(prepared.tools), ...kit.tools],
         system: prepared.system,
-        // The user's own commands since the last prompt come first: what they ran and saw is context for this one.
-        user: { role: "user", content: [...shellContext(loaded.events), { type: "text", text }], headless: options.headless },
+        // The user's own commands (and file rewinds) since the last prompt come first: context for this one.
+        user: { role: "user", content: [...shellContext(loaded.events), ...rewindContext(loaded.events), { type: "text", text }], headless: options.headless },
         emit, requester: gate, retry: { ...options.retry, ...prepared.retry }, signal: controller.signal, policies: kit.policies,
       });
       const result = buildResult({ sessionId: current.id, outcome, policies: kit.policies, stop: running.stop, started, window: prepared.contextWindow, price: prepared.price });

@@ -1,80 +1,67 @@
-import type { KeenEvent } from "../../protocol/events.js";
-
-/** One file the last turn changed: its text before the turn (null: the turn created it) and after. */
-export interface UndoStep {
-  path: string;
-  before: string | null;
-  after: string;
-}
-
-/**
- * What undoing the session's last turn means, from its stored events: the
- * writes and edits that succeeded after the last user message, folded per
- * file into (text before the turn, text after it). Pure. A change stored
- * without its texts (too large to keep) cannot be undone, and says so.
- * Changes are known by the `tool_kind` ("edit") of their `tool-use` and the
- * file texts their results carry (a `tool-use` stored before tools declared
- * kinds has none: its result's texts alone decide).
- */
-export function planUndo(events: KeenEvent[]): { steps: UndoStep[] } | { error: string; refused?: boolean } {
-  let start = -1;
-  for (let i = events.length - 1; i >= 0; i--) {
-    if (events[i]!.kind === "user-message") {
-      start = i;
-      break;
-    }
-  }
-  if (start < 0) return { error: "nothing to undo: the session has no turn yet" };
-  const steps = new Map<string, UndoStep>();
-  // Per call: whether its tool is an `edit` one; undefined for a tool-use stored before tools declared kinds.
-  const isEdit = new Map<string, boolean | undefined>();
-  for (const event of events.slice(start)) {
-    if (event.kind === "tool-use") isEdit.set(event.tool_call_id, event.tool_kind === undefined ? undefined : event.tool_kind === "edit");
-    if (event.kind !== "tool-result" || event.is_error || isEdit.get(event.tool_call_id) === false) continue;
-    const details = event.details ?? {};
-    const path = details.path;
-    if (typeof path !== "string") continue;
-    // An undeclared call counts only when its result carries a file's texts (write_file and edit_file stored them).
-    if (isEdit.get(event.tool_call_id) === undefined && typeof details.new_text !== "string") continue;
-    if (typeof details.new_text !== "string") {
-      return { error: `${path}: the change was too large for Keen to keep its previous contents; undo it with git`, refused: true };
-    }
-    const before = typeof details.old_text === "string" ? details.old_text : null;
-    const known = steps.get(path);
-    steps.set(path, { path, before: known ? known.before : before, after: details.new_text });
-  }
-  if (!steps.size) return { error: "nothing to undo: the last turn wrote or edited no file" };
-  return { steps: [...steps.values()] };
-}
+import type { EventDraft, KeenEvent } from "../../protocol/events.js";
+import { planUndoStep, type RestoreStep } from "./checkpoints.js";
 
 /** What `undo` answers: `ok` with the files (restored or only listed), or why nothing changed. */
 export type UndoAnswer =
-  | { ok: true; data: { files: UndoFile[]; restored: boolean } }
+  | { ok: true; data: { files: UndoFile[]; restored: boolean; to: number } }
   | { ok: false; code: "nothing_to_undo" | "undo_refused" | "failed"; error: string; data?: { files: UndoFile[] } };
 
 type UndoFile = { path: string; action: "restore" | "remove" };
 
-/** The file access undo needs (the session's setup: through the filesystem guard). */
+/** The file access undo and rewind need (the session's setup: through the filesystem guard). */
 export interface UndoFiles {
   checkFile?(path: string, expected: string): string | undefined;
   restoreFile?(path: string, content: string | null): string | undefined;
 }
 
 /**
- * Undoes (with `confirm`; else only lists) the last turn's writes and edits
- * from its stored events. A file changed since the turn refuses the whole
- * undo before anything is written.
+ * Checks every file first (one changed since Keen left it refuses all, nothing written), then puts each back.
+ * `changed`: the check's messages per path; `failed`: restores that failed after the check passed, and `restored`
+ * the steps done before and after them (the caller stores those, so a later rewind expects their new text).
  */
-export async function runUndo(events: KeenEvent[], files: () => Promise<UndoFiles>, confirm: boolean): Promise<UndoAnswer> {
-  const plan = planUndo(events);
+export function restoreFiles(
+  steps: RestoreStep[], files: UndoFiles,
+): { ok: true } | { ok: false; changed: { path: string; error: string }[] } | { ok: false; failed: string[]; restored: RestoreStep[] } | { ok: false; unavailable: true } {
+  const { checkFile, restoreFile } = files;
+  if (!checkFile || !restoreFile) return { ok: false, unavailable: true };
+  const changed = steps.flatMap((step) => {
+    const error = checkFile(step.path, step.expected);
+    return error ? [{ path: step.path, error }] : [];
+  });
+  if (changed.length) return { ok: false, changed };
+  const failed: string[] = [];
+  const restored = steps.filter((step) => {
+    const error = restoreFile(step.path, step.before);
+    if (error) failed.push(error);
+    return !error;
+  });
+  return failed.length ? { ok: false, failed, restored } : { ok: true };
+}
+
+/**
+ * `undo`: "rewind the last turn's files". Reverts (with `confirm`; else only lists) the changes still in place of
+ * the latest turn that has any, and stores that as a `rewind` with `conversation: false`, so the next undo goes one
+ * turn further back (a plain restore would itself count as a change, and a second undo would undo the undo).
+ */
+export async function runUndo(
+  events: KeenEvent[], files: () => Promise<UndoFiles>, confirm: boolean, emit: (draft: EventDraft) => Promise<void>,
+): Promise<UndoAnswer> {
+  const plan = planUndoStep(events);
   if ("error" in plan) return { ok: false, code: plan.refused ? "undo_refused" : "nothing_to_undo", error: plan.error };
-  const { checkFile, restoreFile } = await files();
-  if (!checkFile || !restoreFile) return { ok: false, code: "undo_refused", error: "undo is not available for this session" };
-  const changed = plan.steps.flatMap((step) => checkFile(step.path, step.after) ?? []);
-  if (changed.length) return { ok: false, code: "undo_refused", error: `nothing was restored: ${changed.join("; ")}` };
+  const access = await files();
+  if (!access.checkFile || !access.restoreFile) return { ok: false, code: "undo_refused", error: "undo is not available for this session" };
   const listed = plan.steps.map((step) => ({ path: step.path, action: step.before === null ? "remove" as const : "restore" as const }));
-  if (!confirm) return { ok: true, data: { files: listed, restored: false } };
-  const failed = plan.steps.flatMap((step) => restoreFile(step.path, step.before) ?? []);
-  if (failed.length) return { ok: false, code: "failed", error: failed.join("; "), data: { files: listed } };
-  return { ok: true, data: { files: listed, restored: true } };
+  const changed = plan.steps.flatMap((step) => access.checkFile!(step.path, step.expected) ?? []);
+  if (changed.length) return { ok: false, code: "undo_refused", error: `nothing was restored: ${changed.join("; ")}` };
+  if (!confirm) return { ok: true, data: { files: listed, restored: false, to: plan.checkpoint.index } };
+  const done = restoreFiles(plan.steps, access);
+  const put = done.ok ? plan.steps : "restored" in done ? done.restored : [];
+  if (put.length) await emit({ kind: "rewind", to: plan.checkpoint.index, text: plan.checkpoint.text, conversation: false, files: rewoundFiles(put) });
+  if (!done.ok) return { ok: false, code: "failed", error: "failed" in done ? done.failed.join("; ") : "files changed while restoring", data: { files: listed } };
+  return { ok: true, data: { files: listed, restored: true, to: plan.checkpoint.index } };
+}
+
+/** Restored steps as a `rewind` event lists them. */
+export function rewoundFiles(steps: RestoreStep[]): { path: string; action: "restored" | "deleted" }[] {
+  return steps.map((step) => ({ path: step.path, action: step.before === null ? "deleted" : "restored" }));
 }

@@ -78,7 +78,7 @@ export async function main(argv: string[]): Promise<number> {
     pending = async () => (await import("./acp.js")).acpCommand(flags);
   });
 
-  const sessions = listByDefault(program.command("sessions").description("list, show, compact, export, remove and prune stored sessions (default: list)"));
+  const sessions = listByDefault(program.command("sessions").description("list, show, fork, compact, export, remove and prune stored sessions (default: list)"));
   sessions.command("list", { isDefault: true }).description("sessions of this directory, newest first: short id, updated, status, model, cwd, title")
     .option("--cwd <dir>", "sessions of this directory instead of the current one")
     .option("--all", "sessions of every directory")
@@ -98,6 +98,12 @@ export async function main(argv: string[]): Promise<number> {
     .option("--instructions <text>", "what the summary should focus on")
     .action((id: string, flags: { instructions?: string }) => {
       pending = async () => (await import("./sessions-compact.js")).compactSession(id, flags);
+    });
+  sessions.command("fork").description("start a new session with a session's history before a prompt (default: all of it); prints its id")
+    .argument("<id>", "session id or unique prefix")
+    .option("--at <n>", "the prompt to fork before (1-based, as the TUI's /rewind numbers them)")
+    .action((id: string, flags: { at?: string }) => {
+      pending = async () => (await import("./sessions-fork.js")).forkStoredSession(id, flags);
     });
   sessions.command("export").description("write the cassette of a session recorded with --record").argument("<id>", "session id or unique prefix")
     .requiredOption("--cassette <file>", "write the session's cassette (recorded with --record or KEEN_RECORD) to <file>, - for stdout")

@@ -7,6 +7,7 @@ import { protocolJsonSchema } from "../../protocol/jsonl.js";
 import type { KeenEvent } from "../../protocol/events.js";
 import { isReplayed } from "../../protocol/kinds.js";
 import { openStore } from "../../storage/level-store.js";
+import { rewoundEvents } from "../../storage/projection.js";
 import { SessionBusyError, UnknownSessionError, type SessionMeta, type SessionStore } from "../../storage/store.js";
 import { createJsonlWriter } from "../headless/jsonl-writer.js";
 import { createStreamSink } from "../headless/sink.js";
@@ -43,7 +44,9 @@ export async function listSessions(flags: ListFlags): Promise<number> {
     const more = !flags.all && elsewhere > 0 ? `; ${elsewhere} in other directories: keen sessions --all` : "";
     process.stderr.write(`keen: no sessions${flags.all ? "" : ` in ${terminalText(dir)}`} yet${more}\n`);
   } else {
-    const rows = shown.map((s) => [shortIds.get(s.id)!, when(s.updated), s.status, s.model, tilde(s.cwd), oneLine(s.title)]);
+    // A fork names its parent (short id when it is still stored) and the prompt it was forked before.
+    const forkOf = (s: SessionMeta) => (s.parent ? `(fork of ${shortIds.get(s.parent.id) ?? s.parent.id}@${s.parent.at}) ` : "");
+    const rows = shown.map((s) => [shortIds.get(s.id)!, when(s.updated), s.status, s.model, tilde(s.cwd), oneLine(forkOf(s) + s.title)]);
     // Text for a person: a title or transcript from a hostile prompt or tool must not drive the terminal.
     await sink.write(table([["ID", "UPDATED", "STATUS", "MODEL", "CWD", "TITLE"], ...rows]));
     if (here.length > shown.length) process.stderr.write(`keen: ${here.length - shown.length} older not shown (--limit)\n`);
@@ -58,7 +61,9 @@ export async function showSession(idOrPrefix: string, flags: { json?: boolean; j
   const store = openStore(keenPaths().dataDir);
   const redactor = secretsRedactor();
   const meta = redactor.redactDeep(await resolveOrUsage(store, idOrPrefix));
-  const events = redactor.redactDeep(await store.load(meta.id));
+  const log = redactor.redactDeep(await store.load(meta.id));
+  // The transcript and the replay show the current history; --json prints the whole log (rewound turns included).
+  const events = flags.json ? log : rewoundEvents(log);
   const sink = createStreamSink();
   if (flags.jsonl) {
     // The replay goes through the same writer as a live run.
@@ -88,7 +93,7 @@ export function transcriptMarkdown(stored: SessionMeta, storedEvents: KeenEvent[
   // As in `show`: redacted again with the secrets known now.
   const redactor = secretsRedactor();
   const meta = redactor.redactDeep(stored);
-  const events = redactor.redactDeep(storedEvents);
+  const events = rewoundEvents(redactor.redactDeep(storedEvents));
   const head = `# ${meta.title.replace(/\s+/g, " ").trim() || meta.id}\n\n${meta.id}  ${when(meta.updated)}  ${meta.status}  ${meta.model}  ${tilde(meta.cwd)}\n\n`;
   return head + transcript(events, meta.status === "running").map((line) => `${line.text}\n`).join("");
 }
@@ -220,7 +225,7 @@ export function parseDuration(text: string): number {
   return Number(match[1]) * unit * 1000;
 }
 
-function positiveInt(flag: string, text: string): number {
+export function positiveInt(flag: string, text: string): number {
   if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`${flag} must be a positive integer, not "${text}"`);
   return Number(text);
 }
@@ -308,6 +313,12 @@ function transcript(events: KeenEvent[], running: boolean): TranscriptLine[] {
             : `──── compacted (${event.trigger}): about ${event.tokens_before} → ${event.tokens_after} tokens; the model sees a summary of what is above ────`,
         });
         break;
+      case "rewind": {
+        const files = event.files.map((f) => `${f.path} ${f.action}`).join(", ");
+        const what = event.conversation ? `rewound to before prompt ${event.to} (${oneLine(event.text)})` : `files put back as before prompt ${event.to}`;
+        lines.push({ text: `──── ${what}${files ? `; ${files}` : ""} ────\n` });
+        break;
+      }
       default:
         break;
     }

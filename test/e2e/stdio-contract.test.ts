@@ -73,7 +73,7 @@ test("every command kind, followed at once by EOF, is answered before the proces
     shutdown: [{ command: { kind: "shutdown", id: "s" }, check: (r) => assert.equal(r.ok, true) }],
     undo: [{
       args: ["--session", session], command: { kind: "undo", id: "u" },
-      check: (r) => assert.deepEqual([r.ok, r.data], [true, { files: [{ path: join(sb.workspace, "a.txt"), action: "remove" }], restored: false }]),
+      check: (r) => assert.deepEqual([r.ok, r.data], [true, { files: [{ path: join(sb.workspace, "a.txt"), action: "remove" }], restored: false, to: 1 }]),
     }],
     shell: [
       {

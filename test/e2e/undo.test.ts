@@ -34,6 +34,7 @@ test("undo: says what it will restore, then restores the last turn's edits and r
   assert.deepEqual(plan.data, {
     files: [{ path: join(sb.workspace, "new.txt"), action: "remove" }, { path: join(sb.workspace, "a.txt"), action: "restore" }],
     restored: false,
+    to: 1,
   });
   assert.ok(existsSync(join(sb.workspace, "new.txt")), "the plan changes nothing");
   client.send({ kind: "undo", id: "do", confirm: true });

@@ -8,7 +8,7 @@ import type { EventDraft, EventOf } from "../../protocol/events.js";
 import { permissionToolCall, toolCallStarted } from "../../app/acp/updates.js";
 import { createPermissionGate } from "../../app/agent/permission-gate.js";
 import { runTurn } from "../../app/agent/turn.js";
-import { planUndo } from "../../app/agent/undo.js";
+import { planUndoStep } from "../../app/agent/checkpoints.js";
 import { defineTool, locationOf, pathHelpers, strArg } from "../../app/tools/define.js";
 import type { Tool, ToolContext } from "../../app/tools/tool.js";
 import { FakeProvider } from "../fakes/fake-provider.js";
@@ -106,6 +106,6 @@ test("a new tool of an existing kind: the gate, the TUI, ACP and undo go by its 
   assert.equal(permissionToolCall(stamp(asked[0]!) as EventOf<"permission-request">).kind, "execute");
 
   // Undo: the edit tool's change is the turn's to undo.
-  const plan = planUndo(events.map((e) => stamp(e)));
-  assert.deepEqual(plan, { steps: [{ path: join(t.ws, "notes.md"), before: "one\n", after: "one\ntwo\n" }] });
+  const plan = planUndoStep(events.map((e) => stamp(e)));
+  assert.deepEqual("steps" in plan && plan.steps, [{ path: join(t.ws, "notes.md"), before: "one\n", expected: "one\ntwo\n" }]);
 });
