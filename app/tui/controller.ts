@@ -244,20 +244,14 @@ export class TuiController {
 
   /** Starts over in a new session (the old one stays resumable). */
   newSession(): void {
-    if (this.busy()) return;
-    this.local({ kind: "local-clear" });
-    this.lastDiffCount = 0;
-    this.resetScroll();
+    if (!this.clearFor()) return;
     this.request({ kind: "new-session", cwd: this.view.cwd });
     this.note("new session");
   }
 
   /** Switches to a stored session: clears the transcript and lets the engine replay its history; `cwd` moves it (`keen --resume x --cwd y`). */
   resume(session: string, cwd?: string): void {
-    if (this.busy()) return;
-    this.local({ kind: "local-clear" });
-    this.lastDiffCount = 0;
-    this.resetScroll();
+    if (!this.clearFor()) return;
     this.request({ kind: "resume-session", session, replay: true, ...(cwd ? { cwd } : {}) }, (r) => {
       if (!r.ok) return;
       this.view.sessionId = r.data.session_id;
@@ -265,6 +259,15 @@ export class TuiController {
       this.view.cwd = r.data.cwd;
       this.note(`resumed ${r.data.session_id.slice(0, 8)}`);
     });
+  }
+
+  /** Clears the view for another session (whose history the engine replays); false, and says why, while a turn runs. */
+  clearFor(): boolean {
+    if (this.busy()) return false;
+    this.local({ kind: "local-clear" });
+    this.lastDiffCount = 0;
+    this.resetScroll();
+    return true;
   }
 
   /** A cleared transcript starts at its end, with nothing selected in the panes. */
@@ -292,7 +295,11 @@ export class TuiController {
   /** True while something on screen moves by itself (spinner, countdown, clock): the glue keeps ticking. */
   animating(): boolean {
     if (this.view.retry) return true;
-    if (this.ui.note && this.ui.note.until > this.now()) return true;
+    // One more frame once a note has expired, or its last frame would keep showing it.
+    if (this.ui.note) {
+      if (this.ui.note.until <= this.now()) this.ui.note = undefined;
+      return true;
+    }
     return this.view.running;
   }
 }

@@ -9,6 +9,7 @@ import { DIFF_AT_FIRST_CHANGE, diffPaneLines } from "./views/diff-pane.js";
 import { promptView } from "./views/input-box.js";
 import { helpLines, listLines, type ListItem } from "./views/lists.js";
 import { permissionModal, type PermissionUi } from "./views/permission.js";
+import { rewindPickerLines, type RewindPickerUi } from "./views/rewind-picker.js";
 import { statusBar } from "./views/status-bar.js";
 import { toolPanelWindow, type ToolPanelUi } from "./views/tool-panel.js";
 import { transcriptWindow, type TranscriptCache } from "./views/transcript.js";
@@ -21,7 +22,8 @@ export type Pane = "transcript" | "tools" | "diff" | "input";
 export type Overlay =
   | { kind: "help"; scroll: number }
   | { kind: "picker"; title: string; items: ListItem[]; values: string[]; selected: number; pick: (value: string) => void }
-  | { kind: "continue" };
+  | { kind: "continue" }
+  | { kind: "rewind"; picker: RewindPickerUi };
 
 /** The completion list under the cursor word (`/command`, `@path`). */
 export interface Completion {
@@ -51,6 +53,8 @@ export interface UiState {
   hint: string;
   /** `/undo` showed what it would restore: the next `/undo` confirms it. */
   undoArmed?: boolean;
+  /** Until when a second Esc on the empty prompt opens the rewind picker (rewind-actions.ts). */
+  escArmedUntil?: number;
   /**
    * Prompts typed while a turn runs, oldest first. The TUI holds them (not the engine) so each
    * can still be edited or removed; the next is sent when a turn ends, and only then enters the transcript.
@@ -151,7 +155,7 @@ export function composeFrame(view: SessionView, ui: UiState, editor: Editor, cac
 
   const frame: Frame = { transcript, tools: toolsPane, diff: diffPane, input, queue: queuePane, status, scrolls: { transcript: win.scroll, tools: toolScroll, diff: diffTop } };
   frame.popup = completionPopup(ui, lay.input, cols);
-  frame.overlay = overlayPane(view, ui, cols, rows);
+  frame.overlay = overlayPane(view, ui, cols, rows, now);
   return frame;
 }
 
@@ -182,7 +186,7 @@ function centered(cols: number, rows: number, wantWidth: number, wantHeight: num
   return { left: Math.floor((cols - width) / 2), top: Math.max(0, Math.floor((rows - 1 - height) / 2)), width, height };
 }
 
-function overlayPane(view: SessionView, ui: UiState, cols: number, rows: number): PaneFrame | undefined {
+function overlayPane(view: SessionView, ui: UiState, cols: number, rows: number, now: number): PaneFrame | undefined {
   const theme = ui.theme;
   const request = view.permissions[0];
   if (request) {
@@ -194,6 +198,11 @@ function overlayPane(view: SessionView, ui: UiState, cols: number, rows: number)
   }
   const o = ui.overlay;
   if (!o) return undefined;
+  if (o.kind === "rewind") {
+    const rect = centered(cols, rows, 100, Math.min(rows - 2, (o.picker.step ? o.picker.step.modes.length + 8 : o.picker.points.length + 2) + 2));
+    const { title, lines } = rewindPickerLines(o.picker, rect.width - 2, rect.height - 2, theme, now, view.cwd);
+    return { rect, lines: fitAll(lines, rect.width - 2), label: title, border: true, focused: true };
+  }
   if (o.kind === "continue") {
     const text = ["The turn stopped at the step limit.", "", `${paint(theme, "success", "y")} continue (sends "continue")   ${paint(theme, "error", "n")} stop here`];
     const rect = centered(cols, rows, 56, 5 + 2);

@@ -13,6 +13,7 @@ import { Editor } from "./editor.js";
 import { searchInput } from "./history-search.js";
 import { screenAction } from "./layout-actions.js";
 import { pastedImageMention } from "./image-mentions.js";
+import { escapeOnEmpty, rewindPickerInput } from "./rewind-actions.js";
 
 const EXIT_CONFIRM_MS = 2000;
 
@@ -27,6 +28,8 @@ export function handleInput(c: TuiController, ev: InputEvent, frame: Frame | und
   const key = ev.type === "key" ? keyId(ev) : undefined;
   // Ctrl-Z suspends from anywhere, a modal or a pop-up included, as in any terminal program.
   if (key === "C-z") return void screenAction(c, "suspend");
+  // Only Esc right after Esc opens the rewind picker.
+  if (key !== "escape") c.ui.escArmedUntil = 0;
   if (c.view.permissions.length) return permissionInput(c, ev, key);
   if (c.ui.overlay) return overlayInput(c, ev, key);
   if (c.editor.search && searchInput(c, ev, key)) return;
@@ -101,7 +104,9 @@ function act(c: TuiController, action: KeyAction, frame: Frame | undefined): voi
     case "newline": editor.insert("\n"); return changed(c);
     case "interrupt":
       if (ui.completion) ui.completion = undefined;
-      else if (!c.interrupt() && focus !== "input") ui.focus = "input";
+      else if (c.interrupt()) ui.escArmedUntil = 0;
+      else if (focus !== "input") ui.focus = "input";
+      else if (editor.isEmpty()) return escapeOnEmpty(c);
       return c.deps.requestFrame(true);
     case "cancel":
       if (c.interrupt()) return;
@@ -276,6 +281,7 @@ function overlayInput(c: TuiController, ev: InputEvent, key: string | undefined)
     if (key === "up" || key === "pageup") o.scroll = Math.max(0, o.scroll - (key === "up" ? 1 : 10));
     return c.deps.requestFrame(true);
   }
+  if (o.kind === "rewind") return rewindPickerInput(c, o.picker, ev, key);
   if (key === "escape" || key === "C-c") return close();
   if (key === "up" || key === "down") o.selected = Math.max(0, Math.min(o.items.length - 1, o.selected + (key === "up" ? -1 : 1)));
   if (key === "pageup" || key === "pagedown") o.selected = Math.max(0, Math.min(o.items.length - 1, o.selected + (key === "pageup" ? -10 : 10)));

@@ -27,7 +27,7 @@ export interface Binding {
 export const KEYMAP: Binding[] = [
   { keys: ["enter"], action: "send", scope: "input", label: "Enter", help: "send the prompt (queued under the input while a turn runs)" },
   { keys: ["M-enter", "C-j", "S-enter"], action: "newline", scope: "input", label: "Alt-Enter, Ctrl-J", help: "new line (Shift-Enter where the terminal reports it)" },
-  { keys: ["escape"], action: "interrupt", scope: "global", label: "Esc", help: "interrupt the running turn; closes pop-ups" },
+  { keys: ["escape"], action: "interrupt", scope: "global", label: "Esc", help: "interrupt the running turn; closes pop-ups; twice on an empty prompt: rewind (/rewind)" },
   { keys: ["C-c"], action: "cancel", scope: "global", label: "Ctrl-C", help: "interrupt the turn; when idle, press again to exit" },
   { keys: ["C-d"], action: "exit-if-empty", scope: "global", label: "Ctrl-D", help: "exit (on an empty prompt)" },
   { keys: ["up"], action: "history-prev", scope: "input", label: "Up", help: "line above, or the previous prompt; on an empty input, edit the last queued prompt" },

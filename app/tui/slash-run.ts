@@ -4,7 +4,8 @@ import type { TuiController } from "./controller.js";
 import { completeSlash, INIT_PROMPT } from "./slash.js";
 import { disarmExport, exportTranscript } from "./export.js";
 import { changePanes } from "./layout-actions.js";
-import type { ListItem } from "./views/lists.js";
+import { fork, openRewind, undo } from "./rewind-actions.js";
+import { ago, type ListItem } from "./views/lists.js";
 
 /** Runs a slash command typed in the prompt. Contract: never throws; failures become notices. */
 export function runSlash(c: TuiController, name: string, arg: string): void {
@@ -29,6 +30,8 @@ export function runSlash(c: TuiController, name: string, arg: string): void {
       return c.note(`copied ${c.view.lastAnswer.length} characters (OSC 52)`);
     }
     case "undo": return undo(c);
+    case "rewind": return openRewind(c);
+    case "fork": return fork(c, arg);
     case "export": return void exportTranscript(c, arg);
     case "layout": {
       const change = ({ tools: "tools", diff: "diff", zoom: "zoom", all: "all", "": "zoom" } as const)[arg];
@@ -49,20 +52,6 @@ export function runSlash(c: TuiController, name: string, arg: string): void {
   }
 }
 
-/** First `/undo` shows what would be restored; a second one, right after, does it. */
-function undo(c: TuiController): void {
-  const confirm = c.ui.undoArmed === true;
-  c.ui.undoArmed = false;
-  c.request({ kind: "undo", ...(confirm ? { confirm: true } : {}) }, (r) => {
-    if (!r.ok) return;
-    const files = r.data.files
-      .map((f) => `${f.action === "remove" ? "remove" : "restore"} ${f.path}`).join(", ");
-    if (confirm) return c.notice(`Undone: ${files}.`, "info");
-    c.ui.undoArmed = true;
-    c.notice(`/undo will ${files}. Type /undo again to do it.`, "warning");
-  });
-}
-
 function setTheme(c: TuiController, arg: string): void {
   const themeFor = c.deps.themeFor;
   if (!themeFor) return;
@@ -76,15 +65,6 @@ function setTheme(c: TuiController, arg: string): void {
   }
 }
 
-function ago(ts: number | undefined, now: number): string {
-  if (!ts) return "";
-  const s = Math.max(0, Math.round((now - ts) / 1000));
-  if (s < 60) return `${s}s ago`;
-  if (s < 3600) return `${Math.round(s / 60)}m ago`;
-  if (s < 86400) return `${Math.round(s / 3600)}h ago`;
-  return `${Math.round(s / 86400)}d ago`;
-}
-
 function pickSession(c: TuiController): void {
   c.request({ kind: "list-sessions", cwd: c.view.cwd }, (r) => {
     if (!r.ok) return;
@@ -93,7 +73,7 @@ function pickSession(c: TuiController): void {
     const now = c.now();
     const items: ListItem[] = rows.map((s) => ({
       label: `${s.id.slice(0, 8)}  ${s.title.replace(/\s+/g, " ").slice(0, 60)}`,
-      detail: [ago(s.updated, now), s.model, s.status && s.status !== "success" ? s.status : "", s.id === c.view.sessionId ? "(this one)" : ""].filter(Boolean).join("  "),
+      detail: [ago(s.updated, now), s.model, s.status && s.status !== "success" ? s.status : "", s.parent ? `fork of ${s.parent.id.slice(0, 8)}` : "", s.id === c.view.sessionId ? "(this one)" : ""].filter(Boolean).join("  "),
     }));
     c.ui.overlay = { kind: "picker", title: "Sessions (Enter resumes)", items, values: rows.map((s) => s.id), selected: 0, pick: (id) => c.resume(id) };
     c.deps.requestFrame(true);

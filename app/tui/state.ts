@@ -1,95 +1,16 @@
 import type { PermissionMode } from "../../protocol/commands.js";
-import type { EventOf, KeenEvent, PlanEntry, ToolKind } from "../../protocol/events.js";
-import type { Usage } from "../../protocol/messages.js";
+import type { EventOf, KeenEvent } from "../../protocol/events.js";
 import { nestedIn } from "../../protocol/kinds.js";
 import { addUsage, emptyUsage } from "../../protocol/usage.js";
+import { applyRewind, currentTurn } from "./rewind-state.js";
+import type { SessionView, ToolCall, TranscriptItem } from "./view-types.js";
 
 /*
  * The session as the TUI shows it, built from bus events by one reducer —
  * the same for live events and for history replayed on resume.
  */
 
-/** One entry of the transcript. Items are replaced, never mutated, when they change (views cache by identity). */
-export type TranscriptItem =
-  // A prompt typed during a turn is not an item: the controller holds it in its queue until its turn starts.
-  | { type: "user"; id: number; text: string; state: "sent" | "pending" | "failed" }
-  // `discarded`: a retry restarted the step; the partial text stays on screen, marked, and is never sent again.
-  | { type: "assistant"; id: number; text: string; live: boolean; streaming: boolean; attempt: number; discarded?: boolean }
-  | { type: "thinking"; id: number; text: string; live: boolean; streaming: boolean; attempt: number; discarded?: boolean }
-  | { type: "tool"; id: number; callId: string }
-  | { type: "notice"; id: number; level: "info" | "warning" | "error" | "setup"; text: string }
-  // The model's whole plan as one `plan-update` set it (todo_write): shown each time it changes.
-  | { type: "plan"; id: number; entries: PlanEntry[] };
-
-/** One tool call for the tool panel; replaced on every change. */
-export interface ToolCall {
-  callId: string;
-  name: string;
-  input: string;
-  status: "pending" | "waiting" | "running" | "ok" | "error" | "cancelled" | "interrupted";
-  requestedAt: number;
-  startedAt?: number;
-  endedAt?: number;
-  /** How long the tool ran, as its result says: the one figure shown once it ended, live and after resume alike. */
-  durationMs?: number;
-  output: string;
-  totalBytes?: number;
-  /** The call's own one-line description (tool-use `title`). */
-  title?: string;
-  /** What its tool does (tool-use `tool_kind`). */
-  kind?: ToolKind;
-  /** The change an edit or write made (its result's `details.diff`), drawn under its line in the transcript. */
-  diff?: string;
-  /** A subagent's call: the `task` call it belongs to (drawn in that call's folded group, not as an item of its own). */
-  parentId?: string;
-  /** A `task` call whose subagent has spoken: its child's calls as they are now, in order (a snapshot, replaced on change). */
-  children?: ToolCall[];
-}
-
-/** A diff for the diff pane: applied (from a tool result) or awaiting approval. */
-export interface DiffEntry {
-  callId: string;
-  path: string;
-  diff: string;
-  pending: boolean;
-}
-
-/** A permission request waiting for the user's answer. */
-export type PendingPermission = Pick<EventOf<"permission-request">, "request_id" | "tool_name" | "tool_call_id" | "input" | "diff" | "path" | "tool_kind" | "title">;
-
-/** Everything the views draw that comes from events (UI-only state lives in the app). */
-export interface SessionView {
-  sessionId?: string;
-  model: string;
-  cwd: string;
-  permissionMode: PermissionMode;
-  /** bash runs unconfined although the sandbox mode is auto (its dependencies are missing). */
-  unconfined?: boolean;
-  items: TranscriptItem[];
-  tools: Map<string, ToolCall>;
-  toolOrder: string[];
-  diffs: DiffEntry[];
-  permissions: PendingPermission[];
-  /** True from a prompt until its turn's `result`. */
-  running: boolean;
-  attempt: number;
-  retry?: { attempt: number; reason: string; until: number; retry?: number; max?: number };
-  /** When the current phase of the turn began and when the stream last brought anything (event times, ms): the status bar's timers. */
-  phaseSince?: number;
-  lastDataAt?: number;
-  /** The last prompt sent, for `/retry`. */
-  lastPrompt?: string;
-  usage: Usage;
-  /** Estimated cost of this view's turns; undefined before the first, null once a turn had no price. */
-  costUsd?: number | null;
-  context?: { used: number; window: number };
-  /** The last turn stopped at the step limit: ask whether to continue. */
-  askContinue: boolean;
-  lastAnswer: string;
-  nextId: number;
-  /** MCP servers by name and their latest status (`mcp-server` events), for the status bar. */
-  mcp: Map<string, EventOf<"mcp-server">["status"]>;
-}
+export type { DiffEntry, PendingPermission, SessionView, ToolCall, TranscriptItem } from "./view-types.js";
 
 /** Actions the TUI itself adds to the stream (a prompt typed, a message of its own). */
 export type LocalAction =
@@ -108,9 +29,15 @@ export function createSessionView(init: { cwd: string; model: string; permission
     items: [], tools: new Map(), toolOrder: [], diffs: [], permissions: [], running: false, attempt: 1,
     usage: emptyUsage(), askContinue: false, lastAnswer: "", nextId: 1, mcp: new Map(),
     // Named even when empty, so clearing the view (Object.assign over it) resets them too.
-    costUsd: undefined, context: undefined, retry: undefined, phaseSince: undefined, lastDataAt: undefined, lastPrompt: undefined,
+    costUsd: undefined, context: undefined, retry: undefined, phaseSince: undefined, lastDataAt: undefined, lastPrompt: undefined, forkOf: undefined,
   };
 }
+
+/**
+ * Commands whose refusals are not drawn as an error line: `@` completion asks on every keystroke (a refusal
+ * there, no provider yet, is not worth a notice each time); rewind and fork say why in words of their own.
+ */
+const SAYS_ITS_OWN_REFUSAL = new Set<string>(["list-files", "list-commands", "list-checkpoints", "rewind", "fork-session"]);
 
 /**
  * Applies one event or local action. Contract: updates `view` in place and
@@ -192,7 +119,7 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
     case "permission-request":
       view.permissions.push({ request_id: event.request_id, tool_name: event.tool_name, tool_call_id: event.tool_call_id, input: event.input, diff: event.diff, path: event.path, tool_kind: event.tool_kind, title: event.title });
       updateTool(view, event.tool_call_id, { status: "waiting" });
-      if (event.diff) view.diffs.push({ callId: event.tool_call_id, path: event.path ?? "", diff: event.diff, pending: true });
+      if (event.diff) view.diffs.push({ callId: event.tool_call_id, path: event.path ?? "", diff: event.diff, pending: true, turn: currentTurn(view) });
       break;
     case "tool-start":
       dropPermission(view, event.tool_call_id);
@@ -234,10 +161,10 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
         push(view, { type: "notice", id: 0, level: event.outcome === "blocked" ? "info" : "warning", text: `hook ${about} ${event.outcome}${event.message ? `: ${event.message}` : ""}` });
       }
       break;
+    case "rewind": push(view, { type: "notice", id: 0, level: "info", text: applyRewind(view, event) }); break;
     case "result": turnEnded(view, event); break;
     case "response":
-      // `@` completion asks on every keystroke; a refusal there (no provider yet) is not worth a notice each time.
-      if (!event.ok && event.command !== "list-files" && event.command !== "list-commands") push(view, { type: "notice", id: 0, level: "error", text: `${event.command}: ${event.error ?? "failed"}` });
+      if (!event.ok && !SAYS_ITS_OWN_REFUSAL.has(event.command)) push(view, { type: "notice", id: 0, level: "error", text: `${event.command}: ${event.error ?? "failed"}` });
       break;
     default: break; // memory is never shown; internal kinds carry nothing to draw
   }
@@ -371,7 +298,7 @@ function toolResult(view: SessionView, event: EventOf<"tool-result">): void {
   const pending = view.diffs.findIndex((d) => d.callId === event.tool_call_id && d.pending);
   const path = typeof event.details?.path === "string" ? event.details.path : undefined;
   if (diff) {
-    const entry = { callId: event.tool_call_id, path: path ?? "", diff, pending: false };
+    const entry = { callId: event.tool_call_id, path: path ?? "", diff, pending: false, turn: currentTurn(view) };
     if (pending >= 0) view.diffs[pending] = entry;
     else view.diffs.push(entry);
   } else if (pending >= 0) {

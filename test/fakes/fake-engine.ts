@@ -10,7 +10,7 @@ const DEFAULT_ANSWERS: Partial<Record<Command["kind"], FakeAnswer>> = {
 };
 
 /** Answers for the commands a front end sends: `data` for list commands, or an error. */
-export type FakeAnswer = { ok: true; data?: unknown } | { ok: false; error: string; error_code?: ErrorCode };
+export type FakeAnswer = { ok: true; data?: unknown } | { ok: false; error: string; error_code?: ErrorCode; data?: unknown };
 /** A fixed answer, or one computed from the command (e.g. `list-files` matching its query). */
 export type FakeAnswerOf = FakeAnswer | ((command: Command) => FakeAnswer);
 
@@ -36,7 +36,7 @@ export class FakeEngine implements EngineClient {
     queueMicrotask(() => {
       this.emit({
         kind: "response", id: command.id, command: command.kind, ok: answer.ok,
-        ...(answer.ok ? { data: answer.data } : { error: answer.error, error_code: answer.error_code ?? "failed" }),
+        ...(answer.ok ? { data: answer.data } : { error: answer.error, error_code: answer.error_code ?? "failed", ...(answer.data !== undefined ? { data: answer.data } : {}) }),
       });
       this.onCommand?.(command, this);
     });

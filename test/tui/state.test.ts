@@ -59,7 +59,7 @@ test("tool lifecycle: pending, waiting for approval with a pending diff, running
   reduce(view, stamp(d.toolUpdate("t1", "edit_file", "progress")));
   assert.equal(view.tools.get("t1")!.output, "progress");
   reduce(view, stamp(d.toolResult("t1", "edit_file", "Edited a.ts", false, { path: "/w/a.ts", diff: "--- a\n+++ b\n-a\n+b" })));
-  assert.deepEqual(view.diffs, [{ callId: "t1", path: "/w/a.ts", diff: "--- a\n+++ b\n-a\n+b", pending: false }]);
+  assert.deepEqual(view.diffs, [{ callId: "t1", path: "/w/a.ts", diff: "--- a\n+++ b\n-a\n+b", pending: false, turn: view.items[0]!.id }]);
   const t = view.tools.get("t1")!;
   assert.equal(t.status, "ok");
   assert.ok(t.endedAt! > t.startedAt!);

@@ -80,18 +80,23 @@ export function diffPaneLines(diffs: DiffEntry[], index: number, width: number, 
   const stamp = `${width}|${theme.name}|${theme.mono}`;
   let hit = cache.get(entry);
   if (!hit || hit.stamp !== stamp) {
-    hit = { stamp, view: diffView(entry.diff, width, theme) };
+    hit = { stamp, view: entry.reverted ? revertedView(diffView(entry.diff, width, theme), theme) : diffView(entry.diff, width, theme) };
     cache.set(entry, hit);
   }
   const { lines, firstChange, added, removed } = hit.view;
-  const stateText = entry.pending ? " awaiting approval" : "";
+  const stateText = entry.pending ? " awaiting approval" : entry.reverted ? " reverted" : "";
   const counter = `${index + 1}/${diffs.length}`;
   const size = added || removed ? ` +${added} -${removed}` : "";
   // The place in the list and the approval state always show: a long path gives way from its start.
   const path = leftCut(sanitize(entry.path) || "(file)", width - textWidth(counter) - stateText.length - size.length - 1);
-  const state = stateText ? paint(theme, "warning", stateText) : "";
+  const state = stateText ? paint(theme, entry.reverted ? "dim" : "warning", stateText) : "";
   const header = `${paint(theme, "accent", path)} ${paint(theme, "dim", counter)}${size ? `${paint(theme, "diffAdd", ` +${added}`)}${paint(theme, "diffDel", ` -${removed}`)}` : ""}${state}`;
   return { header, body: lines, firstChange };
+}
+
+/** A change an undo or a rewind took back: drawn dim, without the diff colours, so it never reads as what the file holds. */
+export function revertedView(view: DiffView, theme: Theme): DiffView {
+  return { ...view, lines: view.lines.map((l) => paint(theme, "dim", l.replace(/\x1b\[[0-9;]*m/g, ""))) };
 }
 
 /** `text` cut to `width` columns from its start, marked with an ellipsis. */

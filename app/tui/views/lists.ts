@@ -4,6 +4,16 @@ import { SLASH_COMMANDS, customOnly, type SlashCommand } from "../slash.js";
 import { paint } from "../style.js";
 import { fit, sanitize, textWidth, truncate } from "../text.js";
 
+/** How long ago a time was, in the largest whole unit: "5s ago", "3m ago", "2h ago", "4d ago" ("" without a time). */
+export function ago(ts: number | undefined, now: number): string {
+  if (!ts) return "";
+  const s = Math.max(0, Math.round((now - ts) / 1000));
+  if (s < 60) return `${s}s ago`;
+  if (s < 3600) return `${Math.round(s / 60)}m ago`;
+  if (s < 86400) return `${Math.round(s / 3600)}h ago`;
+  return `${Math.round(s / 86400)}d ago`;
+}
+
 /** One row of a picker or completion list. */
 export interface ListItem {
   label: string;

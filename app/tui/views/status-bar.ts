@@ -60,7 +60,8 @@ export function statusBar(view: SessionView, width: number, theme: Theme, now: n
     const up = [...view.mcp.values()].filter((s) => s === "connected").length;
     parts.push(`mcp ${up}/${view.mcp.size}`);
   }
-  if (view.sessionId) parts.push(view.sessionId.slice(0, 8));
+  // Ids are time-ordered: a fork made minutes after its parent shares its first 8 characters, so both show their first 13.
+  if (view.sessionId) parts.push(view.forkOf ? `${view.sessionId.slice(0, 13)} (fork of ${view.forkOf.slice(0, 13)})` : view.sessionId.slice(0, 8));
   parts.push(shortCwd(view.cwd, 40));
   const head = ` ${state} `;
   const noteText = note ? ` ${sanitize(note)} ` : "";

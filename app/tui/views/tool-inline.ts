@@ -2,7 +2,7 @@ import type { Theme } from "../../../themes/index.js";
 import type { ToolCall } from "../state.js";
 import { paint } from "../style.js";
 import { sanitize, truncate, wrap } from "../text.js";
-import { diffLines } from "./diff-pane.js";
+import { diffLines, diffView, revertedView } from "./diff-pane.js";
 import { callLabel, statusMark, statusWord } from "./tool-summary.js";
 
 /*
@@ -38,7 +38,7 @@ export function inlineLines(tool: ToolCall, width: number, theme: Theme, expande
   const room = Math.max(1, width - 4);
   if (tool.children) return subagentLines(tool, tool.children, room, theme, expanded, now);
   if (tool.diff && tool.status === "ok") {
-    const lines = diffLines(tool.diff, room, theme);
+    const lines = tool.reverted ? [paint(theme, "dim", "(reverted: the file was put back)"), ...revertedView(diffView(tool.diff, room, theme), theme).lines] : diffLines(tool.diff, room, theme);
     const shown = expanded ? lines : lines.slice(0, INLINE_DIFF_LINES);
     const more = lines.length - shown.length;
     return [...shown.map((l) => `    ${l}`), ...(more > 0 ? [paint(theme, "dim", `    … ${more} more lines (${EXPAND_KEY} shows)`)] : [])];
