@@ -194,13 +194,23 @@ export const PlanUpdateEvent = z.object({
   kind: z.literal("plan-update"), ...assistant, tool_call_id: z.string(), entries: z.array(PlanEntrySchema),
 });
 
+/**
+ * A background job (bash with `background: true`) started or ended: `state` is `running` at
+ * its start, then `exited` (on its own, with `exit_code`) or `killed` (job_kill, or the session
+ * ending). Its output is not here: the model reads it with job_output, whose results carry it.
+ */
+export const JobEvent = z.object({
+  kind: z.literal("job"), ...base, job_id: z.string(), command: z.string(), state: z.enum(["running", "exited", "killed"]),
+  pid: z.number().int().optional(), exit_code: z.number().int().nullable(), started_at: z.number(), ended_at: z.number().optional(),
+});
+
 /** Every event a JSONL consumer can see. */
 export const PublicEventSchema = z.discriminatedUnion("kind", [
   SessionStartEvent, TextEvent, ThinkingEvent, ToolUseEvent, ToolResultEvent, MemoryEvent, RetryEvent,
   ErrorEvent, ResultEvent, TextDeltaEvent, ThinkingStartEvent, ThinkingDeltaEvent, ThinkingEndEvent,
   ContentEndEvent, ToolUpdateEvent, PermissionRequestEvent, ToolStartEvent, ResponseEvent, CompactionEvent, McpServerEvent,
   ShellStartEvent, ShellUpdateEvent, ShellEvent,
-  PlanUpdateEvent,
+  PlanUpdateEvent, JobEvent,
 ]);
 export type PublicEvent = z.infer<typeof PublicEventSchema>;
 

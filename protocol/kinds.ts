@@ -47,6 +47,7 @@ export const KIND_CLASS = {
   "shell-update": "delta",
   shell: "complete",
   "plan-update": "complete",
+  job: "run",
   "user-message": "internal",
   "assistant-message": "internal",
   "turn-end": "internal",

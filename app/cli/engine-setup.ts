@@ -17,6 +17,7 @@ import { createTools, toolEnv, withRedaction } from "../tools/index.js";
 import { createFileRestorer } from "../tools/restore-file.js";
 import { createFileLister } from "../tools/file-list.js";
 import { findWorkspace } from "../tools/workspace.js";
+import { JobRegistry } from "../tools/jobs.js";
 import type { PermissionMode } from "../../protocol/commands.js";
 import type { Redactor } from "../permissions/redact.js";
 import type { McpServerConfig } from "../mcp/config.js";
@@ -77,11 +78,15 @@ export type PreparedSetup = EngineSetup & {
  * to turn every usage error into exit 2 before a session exists.
  */
 export function createPreparer(paths: KeenPaths, settings: FrontEndSettings, env: NodeJS.ProcessEnv = process.env) {
-  return (session: { id: string; cwd: string; model?: string }): Promise<PreparedSetup> => prepare(paths, settings, env, session);
+  // One engine's background jobs, shared by its setups: switching the model keeps the dev server running; the engine's end (`end`) kills them.
+  let jobs: JobRegistry | undefined;
+  const jobsFor = (redactor: Redactor) => (jobs ??= new JobRegistry(redactor));
+  return (session: { id: string; cwd: string; model?: string }): Promise<PreparedSetup> => prepare(paths, settings, env, session, jobsFor);
 }
 
 async function prepare(
   paths: KeenPaths, settings: FrontEndSettings, env: NodeJS.ProcessEnv, session: { id: string; cwd: string; model?: string },
+  jobsFor: (redactor: Redactor) => JobRegistry,
 ): Promise<PreparedSetup> {
   const cwd = resolve(session.cwd);
   if (!isDirectory(cwd)) throw new UsageError(`working directory ${cwd} does not exist`);
@@ -108,7 +113,8 @@ async function prepare(
     workspace, protectedPaths: [dirname(paths.configFile), paths.dataDir], allowProjectConfigEdits: config.guard?.allowProjectConfigEdits,
     dataDir: paths.dataDir,
   });
-  const builtin = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files, sandbox });
+  const jobs = jobsFor(redactor);
+  const builtin = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files, sandbox, jobs });
   const limits = limitsFor(
     config,
     { allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, permissionMode: settings.permissionMode },
@@ -155,8 +161,12 @@ async function prepare(
     get tools() {
       return currentTools();
     },
-    attach: mcp ? (emit) => mcp.attach(emit, mcpWarnings) : undefined,
+    attach(emit) {
+      jobs.onChange(({ id, ...job }) => void emit({ kind: "job", job_id: id, ...job }).catch(() => {}));
+      mcp?.attach(emit, mcpWarnings);
+    },
     close: async () => mcp?.handle?.close(),
+    end: () => jobs.killAll(),
     system: buildSystemPrompt({ cwd, workspace, toolNames: names, extra: instructions, configDir: dirname(paths.configFile) }),
     contextWindow: info.contextWindow,
     price: info.price,

@@ -4,6 +4,7 @@ import type { CallView, PlanEntry, ToolKind, ToolLocation } from "../../protocol
 import type { Redactor } from "../permissions/redact.js";
 import type { ChangePreview } from "../permissions/requester.js";
 import type { CommandSandbox, NetworkAsk } from "../sandbox/runtime.js";
+import type { JobRegistry } from "./jobs.js";
 
 /** What a tool result carries: `content` for the model, `details` for UIs (e.g. `{ path, diff }`). */
 export interface ToolResult {
@@ -35,6 +36,8 @@ export interface ToolContext {
   sandbox?: CommandSandbox;
   /** Where read_file, write_file and edit_file read and write text instead of the disk (an ACP client's editor). */
   files?: FileAccess;
+  /** The session engine's background jobs (bash `background: true`, job_output, job_kill); absent: none can start. */
+  jobs?: JobRegistry;
 }
 
 /**
