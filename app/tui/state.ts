@@ -84,6 +84,10 @@ export interface SessionView {
   nextId: number;
   /** MCP servers by name and their latest status (`mcp-server` events), for the status bar. */
   mcp: Map<string, EventOf<"mcp-server">["status"]>;
+  /** The model's plan now (the latest `plan-update`), for the plan panel. */
+  plan?: PlanEntry[];
+  /** Background jobs by id as their `job` events last said (they belong to the process, so they outlive a cleared view). */
+  jobs: Map<string, EventOf<"job">>;
 }
 
 /** Actions the TUI itself adds to the stream (a prompt typed, a message of its own). */
@@ -101,7 +105,7 @@ export function createSessionView(init: { cwd: string; model: string; permission
   return {
     sessionId: init.sessionId, model: init.model, cwd: init.cwd, permissionMode: init.permissionMode, unconfined: init.unconfined,
     items: [], tools: new Map(), toolOrder: [], diffs: [], permissions: [], running: false, attempt: 1,
-    usage: emptyUsage(), askContinue: false, lastAnswer: "", nextId: 1, mcp: new Map(),
+    usage: emptyUsage(), askContinue: false, lastAnswer: "", nextId: 1, mcp: new Map(), jobs: new Map(), plan: undefined,
     // Named even when empty, so clearing the view (Object.assign over it) resets them too.
     costUsd: undefined, context: undefined, retry: undefined, phaseSince: undefined, lastDataAt: undefined, lastPrompt: undefined,
   };
@@ -128,7 +132,7 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
     }
     case "local-notice": push(view, { type: "notice", id: 0, level: event.level, text: event.text }); break;
     // The MCP servers outlive a cleared transcript.
-    case "local-clear": Object.assign(view, createSessionView({ ...view, sessionId: undefined }), { mcp: view.mcp }); break;
+    case "local-clear": Object.assign(view, createSessionView({ ...view, sessionId: undefined }), { mcp: view.mcp, jobs: view.jobs }); break;
     case "local-mode": view.permissionMode = event.mode; break;
     case "local-model": view.model = event.model; break;
     case "local-continue-answered": view.askContinue = false; break;
@@ -213,7 +217,11 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
         push(view, { type: "notice", id: 0, level: "warning", text: `MCP: ${event.message}` });
       }
       break;
-    case "plan-update": push(view, { type: "plan", id: 0, entries: event.entries }); break;
+    case "plan-update":
+      push(view, { type: "plan", id: 0, entries: event.entries });
+      view.plan = event.entries;
+      break;
+    case "job": view.jobs = new Map(view.jobs).set(event.job_id, event); break;
     case "result": turnEnded(view, event); break;
     case "response":
       // `@` completion asks on every keystroke; a refusal there (no provider yet) is not worth a notice each time.
