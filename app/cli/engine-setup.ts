@@ -130,7 +130,10 @@ async function prepare(
   // Servers connect (each within its timeout) before the first request, so `mcp__` names are checked against what they offer.
   const mcp = sources ? await openMcp(paths, config, sources, cwd, env, mcpConfinement(sandbox, fallback)) : undefined;
   const mcpTools = () => (mcp?.handle?.tools() ?? []).map((tool) => (redactor.active ? withRedaction(tool, redactor) : tool));
-  const allowed = toolFilter(limits.allowedTools, limits.disallowedTools);
+  const nameAllowed = toolFilter(limits.allowedTools, limits.disallowedTools);
+  // job_output and job_kill only with the shell tool that starts jobs (`--disallowed-tools bash` leaves no job to read).
+  const shellOffered = builtin.some((t) => t.shell && nameAllowed(t.definition.name));
+  const allowed = (name: string) => nameAllowed(name) && (shellOffered || !builtin.some((t) => t.jobControl && t.definition.name === name));
   const currentTools = () => [...builtin, ...mcpTools()].filter((t) => allowed(t.definition.name));
   const names = currentTools().map((t) => t.definition.name);
   const { mcpUnknown } = checkToolNames([...builtinNames, ...mcpTools().map((t) => t.definition.name)], limits.allowedTools, limits.disallowedTools);

@@ -25,6 +25,6 @@ export function createJobKillTool(ctx: ToolContext): Tool {
       // Killing it is what was asked: not an error, whatever its exit code.
       return { ...result, is_error: false };
     },
-    { kind: "exec", mutates: false, describe: (args) => ({ title: `Kill ${strArg(args, "id") ?? "job"}`, locations: [] }) },
+    { kind: "exec", mutates: false, jobControl: true, describe: (args) => ({ title: `Kill ${strArg(args, "id") ?? "job"}`, locations: [] }) },
   );
 }

@@ -27,6 +27,6 @@ export function createJobOutputTool(ctx: ToolContext): Tool {
       if (!read) return fail(`No job ${id}. Jobs: ${ctx.jobs.list().map((j) => j.id).join(", ") || "none"}.`);
       return jobResult(read);
     },
-    { kind: "read", mutates: false, describe: (args) => ({ title: `Output of ${strArg(args, "id") ?? "job"}`, locations: [] }) },
+    { kind: "read", mutates: false, jobControl: true, describe: (args) => ({ title: `Output of ${strArg(args, "id") ?? "job"}`, locations: [] }) },
   );
 }

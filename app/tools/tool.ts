@@ -91,6 +91,8 @@ export interface Tool {
    * it (app/agent/user-shell.ts), so it gets the same sandbox, timeout, cap and redaction.
    */
   shell?: boolean;
+  /** It reads or ends the shell tool's background jobs (job_output, job_kill): offered only while a `shell` tool is. */
+  jobControl?: boolean;
   /** How a call with `input` reads for a human; absent: the tool's name and no locations. Contract: never throws. */
   describe?(input: Record<string, unknown>): { title: string; locations: ToolLocation[] };
   run(input: unknown, call: ToolCallContext): Promise<ToolResult>;

@@ -130,3 +130,13 @@ test("SIGTERM to Keen while the model waits on job_output: the job ends with Kee
   assert.ok(gone(pid));
   assert.deepEqual(processesWith(marker), []);
 });
+
+test("without bash (--disallowed-tools bash) no job tool is offered: nothing could start a job", async () => {
+  const sb = makeSandbox(server.url);
+  server.enqueue({ text: "ok" });
+  const r = await sb.run(["run", "--headless", "--no-stdin", "--disallowed-tools", "bash", "hi"]);
+  assert.equal(r.code, 0, r.stderr);
+  const tools = parseLines(r.stdout).find((l) => l.kind === "session-start")!.tools as string[];
+  assert.deepEqual(tools.filter((name) => name.startsWith("job_") || name === "bash"), []);
+  assert.ok(tools.includes("read_file"));
+});
