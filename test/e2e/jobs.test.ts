@@ -69,6 +69,7 @@ test("a background dev server: started, its output read with job_output, killed 
   const lines = parseLines(r.stdout);
   assert.equal(lines.find((l) => l.kind === "session-start")!.sandboxed, sandboxed);
   assert.ok(lines.find((l) => l.kind === "session-start")!.tools.includes("job_output"));
+  assert.match(lines.find((l) => l.kind === "tool-use")!.title, /\(background job\)$/);
   const results = lines.filter((l) => l.kind === "tool-result");
   assert.match(results[0]!.result, /^Started job-1 \(pid \d+\) in the background\.\n\(no new output\)\n\[job-1 is running; read more/);
   assert.equal(results[0]!.is_error, false);
@@ -139,4 +140,21 @@ test("without bash (--disallowed-tools bash) no job tool is offered: nothing cou
   const tools = parseLines(r.stdout).find((l) => l.kind === "session-start")!.tools as string[];
   assert.deepEqual(tools.filter((name) => name.startsWith("job_") || name === "bash"), []);
   assert.ok(tools.includes("read_file"));
+});
+
+test("keen stdio in ask mode: a background bash call is asked about as bash is; denied, no job starts", async () => {
+  const { sb } = gitSandbox();
+  const marker = newMarker();
+  server.enqueue({ toolCalls: [{ name: "bash", input: { command: `exec sleep 300.${marker}`, background: true } }] }, { text: "done" });
+  const client = startStdio(["--permission-mode", "ask"], sb.env, sb.workspace, 60_000);
+  client.send({ kind: "prompt", id: "p1", text: "go" });
+  const asked = await client.next((l) => l.kind === "permission-request");
+  assert.equal(asked.tool_name, "bash");
+  assert.match(asked.title, /\(background job\)$/);
+  client.send({ kind: "permission-response", id: "r1", request_id: asked.request_id, decision: "deny" });
+  await client.next((l) => l.kind === "result");
+  const { code, stderr } = await client.end();
+  assert.equal(code, 0, stderr);
+  assert.deepEqual(client.lines.filter((l) => l.kind === "job"), []);
+  assert.deepEqual(processesWith(marker), []);
 });
