@@ -240,6 +240,16 @@ export const RewindEvent = z.object({
   conversation: z.boolean(), files: z.array(RewoundFileSchema),
 });
 
+/**
+ * A background job (bash with `background: true`) started or ended: `state` is `running` at
+ * its start, then `exited` (on its own, with `exit_code`) or `killed` (job_kill, or the session
+ * ending). Its output is not here: the model reads it with job_output, whose results carry it.
+ */
+export const JobEvent = z.object({
+  kind: z.literal("job"), ...base, job_id: z.string(), command: z.string(), state: z.enum(["running", "exited", "killed"]),
+  pid: z.number().int().optional(), exit_code: z.number().int().nullable(), started_at: z.number(), ended_at: z.number().optional(),
+});
+
 /** Every event a JSONL consumer can see. */
 export const PublicEventSchema = z.discriminatedUnion("kind", [
   SessionStartEvent, TextEvent, ThinkingEvent, ToolUseEvent, ToolResultEvent, MemoryEvent, RetryEvent,
@@ -250,6 +260,7 @@ export const PublicEventSchema = z.discriminatedUnion("kind", [
   SkillLoadedEvent,
   HookEvent,
   RewindEvent,
+  JobEvent,
 ]);
 export type PublicEvent = z.infer<typeof PublicEventSchema>;
 

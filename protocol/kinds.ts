@@ -50,6 +50,7 @@ export const KIND_CLASS = {
   "skill-loaded": "complete",
   hook: "complete",
   rewind: "complete",
+  job: "run",
   "user-message": "internal",
   "assistant-message": "internal",
   "turn-end": "internal",

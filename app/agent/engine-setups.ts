@@ -51,6 +51,7 @@ export function createSetups(prepare: EngineOptions["prepare"], diagnose: (line:
     async close(): Promise<void> {
       await current?.value.then(() => {}, () => {});
       await closeQuietly(latest);
+      await latest?.end?.().catch((error: unknown) => diagnose(`could not end the background jobs: ${error instanceof Error ? error.message : String(error)}`));
       latest = undefined;
       current = undefined;
     },

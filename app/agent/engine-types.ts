@@ -48,6 +48,8 @@ export interface SetupBase {
   redactor?: Pick<Redactor, "redact" | "redactDeep">;
   /** Ends what the setup started (MCP servers); the engine calls it when the setup is replaced or the engine ends. */
   close?(): Promise<void>;
+  /** Ends what outlives a setup's replacement (background jobs, shared by an engine's setups); called once, when the engine ends. */
+  end?(): Promise<void>;
   /** Compaction settings: the `compact` command uses `keepTokens` (the automatic policy is in `perTurn`). */
   compaction?: CompactionSettings;
   /** The mode this session starts in: flags, else config, else the front end's default; narrowed by the project. */

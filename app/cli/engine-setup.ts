@@ -22,6 +22,7 @@ import { createTools, toolEnv, withRedaction } from "../tools/index.js";
 import { createFileRestorer } from "../tools/restore-file.js";
 import { createFileLister } from "../tools/file-list.js";
 import { findWorkspace } from "../tools/workspace.js";
+import { JobRegistry } from "../tools/jobs.js";
 import type { PermissionMode } from "../../protocol/commands.js";
 import type { Redactor } from "../permissions/redact.js";
 import type { McpServerConfig } from "../mcp/config.js";
@@ -83,11 +84,15 @@ export type PreparedSetup = EngineSetup & {
  * to turn every usage error into exit 2 before a session exists.
  */
 export function createPreparer(paths: KeenPaths, settings: FrontEndSettings, env: NodeJS.ProcessEnv = process.env) {
-  return (session: { id: string; cwd: string; model?: string }): Promise<PreparedSetup> => prepare(paths, settings, env, session);
+  // One engine's background jobs, shared by its setups: switching the model keeps the dev server running; the engine's end (`end`) kills them.
+  let jobs: JobRegistry | undefined;
+  const jobsFor = (redactor: Redactor) => (jobs ??= new JobRegistry(redactor));
+  return (session: { id: string; cwd: string; model?: string }): Promise<PreparedSetup> => prepare(paths, settings, env, session, jobsFor);
 }
 
 async function prepare(
   paths: KeenPaths, settings: FrontEndSettings, env: NodeJS.ProcessEnv, session: { id: string; cwd: string; model?: string },
+  jobsFor: (redactor: Redactor) => JobRegistry,
 ): Promise<PreparedSetup> {
   const cwd = resolve(session.cwd);
   if (!isDirectory(cwd)) throw new UsageError(`working directory ${cwd} does not exist`);
@@ -124,7 +129,8 @@ async function prepare(
     workspace, protectedPaths: [dirname(paths.configFile), paths.dataDir], allowProjectConfigEdits: config.guard?.allowProjectConfigEdits,
     dataDir: paths.dataDir,
   });
-  const builtin = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files, sandbox, skills, configDir: dirname(paths.configFile), web: webSettings(config) });
+  const jobs = jobsFor(redactor);
+  const builtin = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files, sandbox, skills, configDir: dirname(paths.configFile), web: webSettings(config), jobs });
   if (settings.headless) reportSkipped(skills.current().skipped);
   const limits = limitsFor(
     config,
@@ -141,7 +147,10 @@ async function prepare(
   // Servers connect (each within its timeout) before the first request, so `mcp__` names are checked against what they offer.
   const mcp = sources ? await openMcp(paths, config, sources, cwd, env, mcpConfinement(sandbox, fallback)) : undefined;
   const mcpTools = () => (mcp?.handle?.tools() ?? []).map((tool) => (redactor.active ? withRedaction(tool, redactor) : tool));
-  const allowed = toolFilter(limits.allowedTools, limits.disallowedTools);
+  const nameAllowed = toolFilter(limits.allowedTools, limits.disallowedTools);
+  // job_output and job_kill only with the shell tool that starts jobs (`--disallowed-tools bash` leaves no job to read).
+  const shellOffered = builtin.some((t) => t.shell && nameAllowed(t.definition.name));
+  const allowed = (name: string) => nameAllowed(name) && (shellOffered || !builtin.some((t) => t.jobControl && t.definition.name === name));
   const currentTools = () => [...builtin, ...mcpTools()].filter((t) => allowed(t.definition.name));
   const names = currentTools().map((t) => t.definition.name);
   const { mcpUnknown } = checkToolNames([...builtinNames, ...mcpTools().map((t) => t.definition.name)], limits.allowedTools, limits.disallowedTools);
@@ -178,8 +187,12 @@ async function prepare(
     get tools() {
       return currentTools();
     },
-    attach: mcp ? (emit) => mcp.attach(emit, mcpWarnings) : undefined,
+    attach(emit) {
+      jobs.onChange(({ id, ...job }) => void emit({ kind: "job", job_id: id, ...job }).catch(() => {}));
+      mcp?.attach(emit, mcpWarnings);
+    },
     close: async () => mcp?.handle?.close(),
+    end: () => jobs.killAll(),
     system: buildSystemPrompt({ cwd, workspace, toolNames: names, extra: instructions, configDir, skills: skills.current().skills }),
     contextWindow: info.contextWindow,
     price: info.price,

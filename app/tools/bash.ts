@@ -4,6 +4,7 @@ import * as z from "zod";
 import { defineTool, fail, strArg, toolInput } from "./define.js";
 import type { WrappedCommand } from "../sandbox/runtime.js";
 import type { Tool, ToolContext, ToolResult } from "./tool.js";
+import { startJob } from "./job-start.js";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
@@ -76,12 +77,16 @@ const schema = toolInput(z.object({
     .max(MAX_TIMEOUT_MS)
     .optional()
     .describe(`Timeout in milliseconds (default ${DEFAULT_TIMEOUT_MS}, max ${MAX_TIMEOUT_MS}).`),
+  background: z
+    .boolean()
+    .optional()
+    .describe("Run as a background job (a dev server, a watch build): returns a job id at once; read its output with job_output, end it with job_kill."),
 }));
 
 const description = `Run a command with \`bash -c\` in the session's working directory; returns stdout and stderr interleaved.
 Each call starts a fresh shell: cd, exported variables and shell functions do NOT persist between calls (chain with && or use absolute paths).
 stdin is /dev/null: interactive prompts get EOF, so pass flags such as --yes and avoid pagers and editors.
-Background processes (&) are killed when the command finishes. Default timeout ${DEFAULT_TIMEOUT_MS / 1000}s, max ${MAX_TIMEOUT_MS / 1000}s; on timeout the whole process group is killed.
+Background processes (&) are killed when the command finishes: for a server or a watcher, set background: true instead (no timeout; it runs until job_kill or the end of the session). Default timeout ${DEFAULT_TIMEOUT_MS / 1000}s, max ${MAX_TIMEOUT_MS / 1000}s; on timeout the whole process group is killed.
 Output over ${BASH_OUTPUT_CAP} characters keeps only its head and tail. A non-zero exit code makes the result an error.
 Prefer read_file, edit_file, write_file, grep, glob and list for file work.`;
 
@@ -91,7 +96,8 @@ export function createBashTool(ctx: ToolContext): Tool {
     exitHookInstalled = true;
     process.on("exit", killAllBashGroups);
   }
-  return defineTool("bash", describe(ctx), schema, async ({ command, timeout_ms }, call) => {
+  return defineTool("bash", describe(ctx), schema, async ({ command, timeout_ms, background }, call) => {
+    if (background) return startJob(command, ctx, call.signal);
     const timeout = timeout_ms ?? DEFAULT_TIMEOUT_MS;
     if (call.signal.aborted) return fail("Aborted before the command started.", { command, exit_code: null, truncated: false, duration_ms: 0 });
     if (!existsSync(ctx.cwd)) return fail(`The working directory ${ctx.cwd} does not exist.`);
@@ -110,7 +116,8 @@ export function createBashTool(ctx: ToolContext): Tool {
     kind: "exec",
     shell: true,
     sandboxed: Boolean(ctx.sandbox),
-    describe: (args) => ({ title: strArg(args, "command") ?? "bash", locations: [] }),
+    // A background call says so where the user approves it and in the transcript.
+    describe: (args) => ({ title: `${strArg(args, "command") ?? "bash"}${args.background === true ? " (background job)" : ""}`, locations: [] }),
   });
 }
 

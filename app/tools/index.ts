@@ -2,6 +2,8 @@ import { createBashTool } from "./bash.js";
 import { createEditFileTool } from "./edit-file.js";
 import { createGlobTool } from "./glob.js";
 import { createGrepTool } from "./grep.js";
+import { createJobKillTool } from "./job-kill.js";
+import { createJobOutputTool } from "./job-output.js";
 import { createListTool } from "./list.js";
 import { createReadFileTool } from "./read-file.js";
 import { createSkillTool } from "./skill.js";
@@ -35,6 +37,7 @@ export function createTools(ctx: ToolContext): Tool[] {
     createSkillTool(ctx),
     createTaskTool(ctx),
     createWebFetchTool(ctx),
+    ...(ctx.jobs ? [createJobOutputTool(ctx), createJobKillTool(ctx)] : []),
   ];
   const redactor = ctx.redactor;
   return redactor?.active ? tools.map((tool) => withRedaction(tool, redactor)) : tools;

@@ -5,6 +5,7 @@ import type { Redactor } from "../permissions/redact.js";
 import type { SkillCatalog } from "../extensions/skills.js";
 import type { ChangePreview } from "../permissions/requester.js";
 import type { CommandSandbox, NetworkAsk } from "../sandbox/runtime.js";
+import type { JobRegistry } from "./jobs.js";
 
 /** What a tool result carries: `content` for the model, `details` for UIs (e.g. `{ path, diff }`). */
 export interface ToolResult {
@@ -44,6 +45,8 @@ export interface ToolContext {
   configDir?: string;
   /** web_fetch's host lists and timeout (user config `web`, with `sandbox.network.allowedDomains` allowed too). */
   web?: WebSettings;
+  /** The session engine's background jobs (bash `background: true`, job_output, job_kill); absent: none can start. */
+  jobs?: JobRegistry;
 }
 
 /** What the user's config says about web_fetch (docs/config.md, `web`). */
@@ -140,6 +143,8 @@ export interface Tool {
    * on other work (a subagent's model) rather than racing other calls for the same files. Absent: calls run in order.
    */
   concurrent?: boolean;
+  /** It reads or ends the shell tool's background jobs (job_output, job_kill): offered only while a `shell` tool is. */
+  jobControl?: boolean;
   /** How a call with `input` reads for a human; absent: the tool's name and no locations. Contract: never throws. */
   describe?(input: Record<string, unknown>): { title: string; locations: ToolLocation[] };
   run(input: unknown, call: ToolCallContext): Promise<ToolResult>;

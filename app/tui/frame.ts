@@ -7,7 +7,9 @@ import { paint } from "./style.js";
 import { fit, truncate, wrap } from "./text.js";
 import { DIFF_AT_FIRST_CHANGE, diffPaneLines } from "./views/diff-pane.js";
 import { promptView } from "./views/input-box.js";
+import { jobLines } from "./views/jobs.js";
 import { helpLines, listLines, type ListItem } from "./views/lists.js";
+import { planLabel, planPaneLines } from "./views/plan.js";
 import { permissionModal, type PermissionUi } from "./views/permission.js";
 import { rewindPickerLines, type RewindPickerUi } from "./views/rewind-picker.js";
 import { statusBar } from "./views/status-bar.js";
@@ -21,6 +23,8 @@ export type Pane = "transcript" | "tools" | "diff" | "input";
 /** A pop-up over the panes: help, a picker, or the step-limit question. */
 export type Overlay =
   | { kind: "help"; scroll: number }
+  /** `/jobs`: the background jobs (views/jobs.ts). */
+  | { kind: "jobs"; scroll: number }
   | { kind: "picker"; title: string; items: ListItem[]; values: string[]; selected: number; pick: (value: string) => void }
   | { kind: "continue" }
   | { kind: "rewind"; picker: RewindPickerUi };
@@ -88,6 +92,7 @@ export interface Frame {
   transcript: PaneFrame;
   tools?: PaneFrame;
   diff?: PaneFrame;
+  plan?: PaneFrame;
   input: PaneFrame;
   /** The queued prompts, under the input. */
   queue?: PaneFrame;
@@ -106,7 +111,7 @@ export function composeFrame(view: SessionView, ui: UiState, editor: Editor, cac
   const theme = ui.theme;
   const inputWidth = Math.max(1, cols - 2);
   const { lines: prompt, cursorRow } = promptView(editor, inputWidth, theme, ui.focus === "input" && !ui.overlay && view.permissions.length === 0, ui.hint);
-  const lay = layout(cols, rows, prompt.length, ui.queue.length, ui.panes);
+  const lay = layout(cols, rows, prompt.length, ui.queue.length, ui.panes, view.plan?.length ?? 0);
   const focusable = new Set<Pane>(["transcript", "input", ...(lay.tools ? (["tools"] as Pane[]) : []), ...(lay.diff ? (["diff"] as Pane[]) : [])]);
   const focus = focusable.has(ui.focus) ? ui.focus : "input";
 
@@ -139,6 +144,12 @@ export function composeFrame(view: SessionView, ui: UiState, editor: Editor, cac
     diffPane = { rect: lay.diff, lines: fitAll([truncate(header, r.width), ...body.slice(top, top + room)], r.width), border: true, focused: focus === "diff", label: " Diff " };
   }
 
+  let planPane: PaneFrame | undefined;
+  if (lay.plan && view.plan) {
+    const r = inner(lay.plan, true);
+    planPane = { rect: lay.plan, lines: fitAll(planPaneLines(view.plan, theme, r.width, r.height), r.width), border: true, focused: false, label: planLabel(view.plan) };
+  }
+
   const maxLines = maxInputLines(rows);
   const firstRow = Math.max(0, Math.min(cursorRow - maxLines + 1, prompt.length - maxLines));
   const shownPrompt = prompt.slice(firstRow, firstRow + maxLines);
@@ -153,7 +164,7 @@ export function composeFrame(view: SessionView, ui: UiState, editor: Editor, cac
   const note = ui.note && ui.note.until > now ? ui.note.text : undefined;
   const status: PaneFrame = { rect: lay.status, lines: [statusBar(view, cols, theme, now, note)], border: false, focused: false };
 
-  const frame: Frame = { transcript, tools: toolsPane, diff: diffPane, input, queue: queuePane, status, scrolls: { transcript: win.scroll, tools: toolScroll, diff: diffTop } };
+  const frame: Frame = { transcript, tools: toolsPane, diff: diffPane, plan: planPane, input, queue: queuePane, status, scrolls: { transcript: win.scroll, tools: toolScroll, diff: diffTop } };
   frame.popup = completionPopup(ui, lay.input, cols);
   frame.overlay = overlayPane(view, ui, cols, rows, now);
   return frame;
@@ -213,6 +224,12 @@ function overlayPane(view: SessionView, ui: UiState, cols: number, rows: number,
     const all = helpLines(rect.width - 2, theme, ui.customCommands);
     const top = Math.max(0, Math.min(o.scroll, all.length - (rect.height - 2)));
     return { rect, lines: fitAll(all.slice(top, top + rect.height - 2), rect.width - 2), label: " Help ", border: true, focused: true };
+  }
+  if (o.kind === "jobs") {
+    const all = jobLines(view.jobs, theme, Math.min(cols, 100) - 2, now);
+    const rect = centered(cols, rows, 100, Math.min(rows - 2, all.length + 2));
+    const top = Math.max(0, Math.min(o.scroll, all.length - (rect.height - 2)));
+    return { rect, lines: fitAll(all.slice(top, top + rect.height - 2), rect.width - 2), label: " Jobs (Esc closes) ", border: true, focused: true };
   }
   const rect = centered(cols, rows, 90, Math.min(rows - 2, o.items.length + 2));
   const lines = listLines(o.items, o.selected, rect.width - 2, rect.height - 2, theme);

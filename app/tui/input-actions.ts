@@ -275,7 +275,7 @@ function overlayInput(c: TuiController, ev: InputEvent, key: string | undefined)
     }
     return;
   }
-  if (o.kind === "help") {
+  if (o.kind === "help" || o.kind === "jobs") {
     if (key === "escape" || key === "enter" || (ev.type === "text" && (ev.text === "q" || ev.text === "?"))) return close();
     if (key === "down" || key === "pagedown") o.scroll += key === "down" ? 1 : 10;
     if (key === "up" || key === "pageup") o.scroll = Math.max(0, o.scroll - (key === "up" ? 1 : 10));

@@ -13,7 +13,7 @@ export type KeyAction =
   | "help" | "complete" | "scroll-up" | "scroll-down" | "top" | "bottom" | "toggle-expand" | "next-diff" | "prev-diff"
   | "cursor-left" | "cursor-right" | "line-start" | "line-end" | "word-left" | "word-right" | "backspace" | "delete"
   | "delete-word" | "kill-line-start" | "kill-line-end"
-  | "toggle-tools" | "toggle-diff" | "zoom" | "suspend" | "toggle-mouse";
+  | "toggle-tools" | "toggle-diff" | "toggle-plan" | "zoom" | "suspend" | "toggle-mouse";
 
 /** One binding: the key ids (see keys.ts `keyId`), what they do and how help shows them. */
 export interface Binding {
@@ -43,6 +43,7 @@ export const KEYMAP: Binding[] = [
   { keys: ["M-z"], action: "zoom", scope: "global", label: "Alt-Z", help: "zoom the transcript to the whole width; again: panes back (remembered)" },
   { keys: ["M-t"], action: "toggle-tools", scope: "global", label: "Alt-T", help: "hide or show the tool panel (remembered; also /layout)" },
   { keys: ["M-d"], action: "toggle-diff", scope: "global", label: "Alt-D", help: "hide or show the diff pane (remembered; also /layout)" },
+  { keys: ["M-p"], action: "toggle-plan", scope: "global", label: "Alt-P", help: "hide or show the plan panel (remembered; also /layout)" },
   { keys: ["M-m"], action: "toggle-mouse", scope: "global", label: "Alt-M", help: "give the mouse to the terminal (select, copy, tmux copy-mode) and back" },
   { keys: ["C-z"], action: "suspend", scope: "global", label: "Ctrl-Z", help: "suspend to the shell; `fg` brings Keen back" },
   { keys: ["C-o"], action: "toggle-output", scope: "global", label: "Ctrl-O", help: "show or fold tool output and diffs in the transcript" },

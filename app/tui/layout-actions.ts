@@ -6,19 +6,22 @@ import type { KeyAction } from "./keymap.js";
  * (hide, zoom), the mouse, and job control.
  */
 
-/** Alt-T, Alt-D, Alt-Z and `/layout`: a hidden pane gives its room to the transcript; the choice is remembered. */
-export function changePanes(c: TuiController, change: "tools" | "diff" | "zoom" | "all"): void {
+/** Alt-T, Alt-D, Alt-P, Alt-Z and `/layout`: a hidden pane gives its room to the transcript; the choice is remembered. */
+export function changePanes(c: TuiController, change: "tools" | "diff" | "plan" | "zoom" | "all"): void {
   const panes = c.ui.panes;
+  const hasPlan = Boolean(c.view.plan?.length);
   if (change === "tools") panes.tools = !panes.tools;
   else if (change === "diff") panes.diff = !panes.diff;
-  else if (change === "all") Object.assign(panes, { tools: true, diff: true });
+  else if (change === "plan") panes.plan = !panes.plan;
+  else if (change === "all") Object.assign(panes, { tools: true, diff: true, plan: true });
   else {
-    const zoomed = !panes.tools && !panes.diff;
-    Object.assign(panes, { tools: zoomed, diff: zoomed });
+    // The plan panel counts only while there is a plan: without one, hiding the other two is zoomed.
+    const zoomed = !panes.tools && !panes.diff && !(panes.plan && hasPlan);
+    Object.assign(panes, { tools: zoomed, diff: zoomed, plan: zoomed });
   }
   if ((c.ui.focus === "tools" && !panes.tools) || (c.ui.focus === "diff" && !panes.diff)) c.ui.focus = "input";
   c.deps.savePanes?.({ ...panes });
-  const shown = [panes.tools ? "tools" : "", panes.diff ? "diff" : ""].filter(Boolean);
+  const shown = [panes.tools ? "tools" : "", panes.diff ? "diff" : "", panes.plan && hasPlan ? "plan" : ""].filter(Boolean);
   c.note(shown.length ? `panes: transcript, ${shown.join(", ")}` : "zoomed: the transcript only (Alt-Z brings the panes back)");
 }
 
@@ -27,6 +30,7 @@ export function screenAction(c: TuiController, action: KeyAction): boolean {
   switch (action) {
     case "toggle-tools": changePanes(c, "tools"); return true;
     case "toggle-diff": changePanes(c, "diff"); return true;
+    case "toggle-plan": changePanes(c, "plan"); return true;
     case "zoom": changePanes(c, "zoom"); return true;
     case "toggle-mouse": {
       if (!c.deps.toggleMouse) return true;

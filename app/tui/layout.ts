@@ -2,7 +2,9 @@
  * Where each pane goes for a terminal size. Wide terminals get a side column
  * (tools above diff); medium ones a strip under the transcript; small ones
  * only the transcript and the input, so 40×10 still works. The user may hide
- * either side pane, or both (zoom): the transcript takes the room.
+ * either side pane, or both (zoom): the transcript takes the room. The plan
+ * panel (while the model has a plan) tops the side column, sized to the plan
+ * up to a third of it; without a side column it is a strip above the input.
  */
 
 /** A pane's outer box, border included. */
@@ -18,6 +20,8 @@ export interface Layout {
   transcript: Rect;
   tools?: Rect;
   diff?: Rect;
+  /** The model's plan: atop the side column, or a strip above the input. */
+  plan?: Rect;
   input: Rect;
   /** Prompts waiting for the current turn to end, between the input and the status bar. */
   queue?: Rect;
@@ -36,15 +40,17 @@ function queueRows(rows: number, queued: number): number {
   return Math.min(queued, Math.max(1, Math.min(4, Math.floor(rows / 8))));
 }
 
-/** Which side panes the user wants (Alt-T, Alt-D, Alt-Z); a hidden pane gives its room to the others. */
+/** Which side panes the user wants (Alt-T, Alt-D, Alt-P, Alt-Z); a hidden pane gives its room to the others. */
 export interface PaneChoice {
   tools: boolean;
   diff: boolean;
+  plan: boolean;
 }
 
-export const ALL_PANES: PaneChoice = { tools: true, diff: true };
+export const ALL_PANES: PaneChoice = { tools: true, diff: true, plan: true };
 
-export function layout(cols: number, rows: number, inputLines: number, queued = 0, show: PaneChoice = ALL_PANES): Layout {
+/** `planRows`: the plan's items (0: no plan, no panel). */
+export function layout(cols: number, rows: number, inputLines: number, queued = 0, show: PaneChoice = ALL_PANES, planRows = 0): Layout {
   cols = Math.max(1, cols);
   rows = Math.max(4, rows);
   const status: Rect = { left: 0, top: rows - 1, width: cols, height: 1 };
@@ -52,18 +58,29 @@ export function layout(cols: number, rows: number, inputLines: number, queued = 
   const queue: Rect | undefined = queueHeight ? { left: 0, top: rows - 1 - queueHeight, width: cols, height: queueHeight } : undefined;
   const inputHeight = Math.min(inputLines, maxInputLines(rows)) + 2;
   const input: Rect = { left: 0, top: rows - 1 - queueHeight - inputHeight, width: cols, height: inputHeight };
-  const body = rows - 1 - queueHeight - inputHeight;
+  let body = rows - 1 - queueHeight - inputHeight;
   const both = show.tools && show.diff;
-  if ((show.tools || show.diff) && cols >= 100 && body >= 16) {
+  const wantPlan = show.plan && planRows > 0;
+  if ((show.tools || show.diff || wantPlan) && cols >= 100 && body >= 16) {
     const side = Math.max(36, Math.min(72, Math.floor(cols * 0.38)));
     const main = cols - side;
-    const toolsHeight = both ? Math.floor(body / 2) : show.tools ? body : 0;
+    const planHeight = !wantPlan ? 0 : show.tools || show.diff ? Math.min(planRows + 2, Math.floor(body / 3)) : body;
+    const rest = body - planHeight;
+    const toolsHeight = both ? Math.floor(rest / 2) : show.tools ? rest : 0;
     return {
       transcript: { left: 0, top: 0, width: main, height: body },
-      tools: show.tools ? { left: main, top: 0, width: side, height: toolsHeight } : undefined,
-      diff: show.diff ? { left: main, top: toolsHeight, width: side, height: body - toolsHeight } : undefined,
+      plan: planHeight ? { left: main, top: 0, width: side, height: planHeight } : undefined,
+      tools: show.tools ? { left: main, top: planHeight, width: side, height: toolsHeight } : undefined,
+      diff: show.diff ? { left: main, top: planHeight + toolsHeight, width: side, height: rest - toolsHeight } : undefined,
       input, queue, status, bare: false,
     };
+  }
+  // No side column: the plan is a strip above the input, when the transcript keeps most of the height.
+  let plan: Rect | undefined;
+  if (wantPlan && body >= 12) {
+    const height = Math.min(planRows + 2, Math.max(3, Math.floor(body / 4)));
+    body -= height;
+    plan = { left: 0, top: body, width: cols, height };
   }
   if ((show.tools || show.diff) && cols >= 60 && body >= 16) {
     const strip = Math.max(6, Math.min(12, Math.floor(body * 0.35)));
@@ -72,10 +89,10 @@ export function layout(cols: number, rows: number, inputLines: number, queued = 
       transcript: { left: 0, top: 0, width: cols, height: body - strip },
       tools: show.tools ? { left: 0, top: body - strip, width: half, height: strip } : undefined,
       diff: show.diff ? { left: half, top: body - strip, width: cols - half, height: strip } : undefined,
-      input, queue, status, bare: false,
+      plan, input, queue, status, bare: false,
     };
   }
   // Zoomed (both panes hidden) the transcript keeps its border and label when the terminal is big enough for panes.
   const bare = !(cols >= 60 && body >= 16);
-  return { transcript: { left: 0, top: 0, width: cols, height: Math.max(0, body) }, input, queue, status, bare };
+  return { transcript: { left: 0, top: 0, width: cols, height: Math.max(0, body) }, plan, input, queue, status, bare };
 }

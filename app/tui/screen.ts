@@ -92,7 +92,7 @@ export function createBlessedSurface(blessed: Blessed, input: NodeJS.ReadableStr
     last: { content: "", rect: "", visible: false },
   });
   const panes = {
-    transcript: make(true), bare: make(false), tools: make(true), diff: make(true), input: make(true), queue: make(false), status: make(false),
+    transcript: make(true), bare: make(false), tools: make(true), diff: make(true), plan: make(true), input: make(true), queue: make(false), status: make(false),
     popup: make(true), overlay: make(true),
   };
 
@@ -134,6 +134,7 @@ export function createBlessedSurface(blessed: Blessed, input: NodeJS.ReadableStr
       place(panes.bare, frame.transcript.border ? undefined : frame.transcript);
       place(panes.tools, frame.tools);
       place(panes.diff, frame.diff);
+      place(panes.plan, frame.plan);
       place(panes.input, frame.input);
       place(panes.queue, frame.queue);
       place(panes.status, frame.status);

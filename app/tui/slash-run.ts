@@ -34,8 +34,8 @@ export function runSlash(c: TuiController, name: string, arg: string): void {
     case "fork": return fork(c, arg);
     case "export": return void exportTranscript(c, arg);
     case "layout": {
-      const change = ({ tools: "tools", diff: "diff", zoom: "zoom", all: "all", "": "zoom" } as const)[arg];
-      if (!change) return c.notice(`unknown layout "${arg}"; use tools, diff, zoom or all`, "error");
+      const change = ({ tools: "tools", diff: "diff", plan: "plan", zoom: "zoom", all: "all", "": "zoom" } as const)[arg];
+      if (!change) return c.notice(`unknown layout "${arg}"; use tools, diff, plan, zoom or all`, "error");
       return changePanes(c, change);
     }
     case "retry":
@@ -44,6 +44,9 @@ export function runSlash(c: TuiController, name: string, arg: string): void {
       return c.prompt(c.view.lastPrompt);
     case "init": return c.prompt(INIT_PROMPT);
     case "skills": return pickSkill(c);
+    case "jobs":
+      c.ui.overlay = { kind: "jobs", scroll: 0 };
+      return;
     case "help":
       c.loadCommands();
       c.ui.overlay = { kind: "help", scroll: 0 };

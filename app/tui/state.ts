@@ -27,7 +27,7 @@ export function createSessionView(init: { cwd: string; model: string; permission
   return {
     sessionId: init.sessionId, model: init.model, cwd: init.cwd, permissionMode: init.permissionMode, unconfined: init.unconfined,
     items: [], tools: new Map(), toolOrder: [], diffs: [], permissions: [], running: false, attempt: 1,
-    usage: emptyUsage(), askContinue: false, lastAnswer: "", nextId: 1, mcp: new Map(),
+    usage: emptyUsage(), askContinue: false, lastAnswer: "", nextId: 1, mcp: new Map(), jobs: new Map(), plan: undefined,
     // Named even when empty, so clearing the view (Object.assign over it) resets them too.
     costUsd: undefined, context: undefined, retry: undefined, phaseSince: undefined, lastDataAt: undefined, lastPrompt: undefined, forkOf: undefined,
   };
@@ -66,7 +66,7 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
     }
     case "local-notice": push(view, { type: "notice", id: 0, level: event.level, text: event.text }); break;
     // The MCP servers outlive a cleared transcript.
-    case "local-clear": Object.assign(view, createSessionView({ ...view, sessionId: undefined }), { mcp: view.mcp }); break;
+    case "local-clear": Object.assign(view, createSessionView({ ...view, sessionId: undefined }), { mcp: view.mcp, jobs: view.jobs }); break;
     case "local-mode": view.permissionMode = event.mode; break;
     case "local-model": view.model = event.model; break;
     case "local-continue-answered": view.askContinue = false; break;
@@ -153,7 +153,11 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
         push(view, { type: "notice", id: 0, level: "warning", text: `MCP: ${event.message}` });
       }
       break;
-    case "plan-update": push(view, { type: "plan", id: 0, entries: event.entries }); break;
+    case "plan-update":
+      push(view, { type: "plan", id: 0, entries: event.entries });
+      view.plan = event.entries;
+      break;
+    case "job": view.jobs = new Map(view.jobs).set(event.job_id, event); break;
     case "hook":
       // A hook that blocked or failed is worth a line; one that passed is not.
       if (event.outcome !== "ok") {

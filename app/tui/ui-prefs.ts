@@ -5,7 +5,7 @@ import { ALL_PANES, type PaneChoice } from "./layout.js";
 
 /*
  * What the TUI remembers between runs that is a choice made with a key, not
- * a setting: which side panes show. One small JSON file in Keen's data
+ * a setting: which side panes show (tools, diff, plan). One small JSON file in Keen's data
  * directory (`tui-state.json`), written atomically; a missing, unreadable or
  * hand-broken file is the default, and a failed write is never worth
  * interrupting the user for.
@@ -35,6 +35,7 @@ export function loadUiPrefs(file: string | undefined): UiPrefs {
     panes: {
       tools: typeof panes?.tools === "boolean" ? panes.tools : ALL_PANES.tools,
       diff: typeof panes?.diff === "boolean" ? panes.diff : ALL_PANES.diff,
+      plan: typeof panes?.plan === "boolean" ? panes.plan : ALL_PANES.plan,
     },
   };
 }

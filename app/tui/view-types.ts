@@ -94,4 +94,8 @@ export interface SessionView {
   forkOf?: string;
   /** MCP servers by name and their latest status (`mcp-server` events), for the status bar. */
   mcp: Map<string, EventOf<"mcp-server">["status"]>;
+  /** The model's plan now (the latest `plan-update`), for the plan panel. */
+  plan?: PlanEntry[];
+  /** Background jobs by id as their `job` events last said (they belong to the process, so they outlive a cleared view). */
+  jobs: Map<string, EventOf<"job">>;
 }

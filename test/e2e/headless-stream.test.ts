@@ -37,7 +37,7 @@ test("without --stream-deltas: only complete kinds, in order", async () => {
   ]);
   assert.deepEqual(lines[0], {
     kind: "session-start", conversation_id: result.session_id, ts: lines[0]!.ts, model: MODEL, cwd: sb.workspace,
-    tools: ["bash", "read_file", "write_file", "edit_file", "grep", "glob", "list", "todo_write", "skill", "task", "web_fetch"], protocol_version: 1, resumed: false, permission_mode: "auto", headless: true, sandboxed: false, seq: 0,
+    tools: ["bash", "read_file", "write_file", "edit_file", "grep", "glob", "list", "todo_write", "skill", "task", "web_fetch", "job_output", "job_kill"], protocol_version: 1, resumed: false, permission_mode: "auto", headless: true, sandboxed: false, seq: 0,
   });
   const contents = lines.filter((l) => l.kind === "text" || l.kind === "thinking").map((l) => [l.kind, l.role, l.content]);
   assert.deepEqual(contents, [

@@ -8,7 +8,7 @@ export function fakeServer(mode?: string, extra: Record<string, unknown> = {}) {
 
 /** The names the fake server's tools have for the model. */
 export const FAKE_TOOLS = ["echo", "slow", "fail", "image", "structured", "add_tool", "env", "die", "spawn_child"];
-export const BUILTIN_TOOLS = ["bash", "read_file", "write_file", "edit_file", "grep", "glob", "list", "todo_write", "skill", "task", "web_fetch"];
+export const BUILTIN_TOOLS = ["bash", "read_file", "write_file", "edit_file", "grep", "glob", "list", "todo_write", "skill", "task", "web_fetch", "job_output", "job_kill"];
 export const mcpNames = (server: string, tools = FAKE_TOOLS) => tools.map((t) => `mcp__${server}__${t}`);
 
 /** Whether a process is alive (signal 0). */

@@ -113,3 +113,28 @@ test("a Keen ended by a second SIGINT mid-command still removes the protected pa
   assert.deepEqual(readdirSync(sb.workspace), [".git"]);
   assert.equal(git("status", "--porcelain", "--untracked-files=all"), "");
 });
+
+test("a background job left running when the session ends: no process, no file of it remains", { skip }, async () => {
+  const { sb, git } = gitSandbox();
+  const marker = `${process.pid}${Date.now() % 100000}`;
+  const job = `echo '{}' > .mcp.json; echo made > "$TMPDIR/job.txt"; exec sleep 300.${marker}`;
+  // The second call waits inside the sandbox until the job has written its files.
+  const check = `until [ -e .mcp.json ] && [ -e "$TMPDIR/job.txt" ]; do sleep 0.05; done; echo seen`;
+  server.enqueue({ toolCalls: [{ name: "bash", input: { command: job, background: true } }] }, { toolCalls: [{ name: "bash", input: { command: check } }] }, { text: "done" });
+  const r = await sb.run(["run", "--headless", "--no-stdin", "--sandbox", "on", "go"]);
+  assert.equal(r.code, 0, r.stderr);
+  const lines = parseLines(r.stdout);
+  assert.match(lines.filter((l) => l.kind === "tool-result")[1]!.result, /^seen\n/);
+  assert.deepEqual(lines.filter((l) => l.kind === "job").map((l) => l.state), ["running", "killed"]);
+  const pids = readdirSync("/proc").filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker) && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+    } catch {
+      return false;
+    }
+  });
+  assert.deepEqual(pids, [], "no process of the job outlives the session");
+  assert.deepEqual(readdirSync(sb.workspace), [".git"]);
+  assert.equal(git("status", "--porcelain", "--untracked-files=all", "--ignored"), "");
+  assert.deepEqual(readdirSync(sb.env.TMPDIR!).filter((name) => name.startsWith("keen-sandbox-")), [], "the session's temp directory, the job's file in it, is gone");
+});

@@ -17,7 +17,7 @@ test("createTools: the built-in tools in order, each with a JSON Schema object a
   }
   const bash = tools[0]!.definition.inputSchema as { required: string[]; properties: Record<string, unknown> };
   assert.deepEqual(bash.required, ["command"]);
-  assert.deepEqual(Object.keys(bash.properties), ["command", "timeout_ms"]);
+  assert.deepEqual(Object.keys(bash.properties), ["command", "timeout_ms", "background"]);
 });
 
 test("every tool answers junk input with an error result", async () => {

@@ -33,7 +33,7 @@ test("Alt-T, Alt-D and Alt-Z hide the side panes (the transcript takes the width
   await h.waitFor("panes: transcript, diff");
   assert.doesNotMatch(h.text(), /Tools/);
   assert.equal(h.screen()[0]!.slice(split).startsWith("┌─ Diff"), true, h.text());
-  assert.deepEqual(JSON.parse(readFileSync(file, "utf8")), { panes: { tools: false, diff: true } });
+  assert.deepEqual(JSON.parse(readFileSync(file, "utf8")), { panes: { tools: false, diff: true, plan: true } });
 
   await h.keys("\x1bd"); // Alt-D: no side pane left, the transcript spans the terminal
   await h.waitFor("zoomed");
@@ -51,7 +51,7 @@ test("Alt-T, Alt-D and Alt-Z hide the side panes (the transcript takes the width
   await again.waitFor("Tools");
   assert.match(again.text(), /Diff/);
   assert.equal(transcriptWidth(again), split);
-  assert.deepEqual(JSON.parse(readFileSync(file, "utf8")).panes, { tools: true, diff: true });
+  assert.deepEqual(JSON.parse(readFileSync(file, "utf8")).panes, { tools: true, diff: true, plan: true });
   // Alt-Z again zooms.
   await again.keys("\x1bz");
   await again.waitFor("zoomed");
@@ -70,7 +70,7 @@ test("/layout and a medium terminal: the remaining pane takes the strip's whole 
   const strip = h.screen().find((row) => row.startsWith("┌─ Tools"));
   assert.ok(strip && strip.endsWith("┐") && strip.length === 80, h.text());
   assert.doesNotMatch(h.text(), /Diff/);
-  assert.deepEqual(JSON.parse(readFileSync(file, "utf8")), { panes: { tools: true, diff: false } });
+  assert.deepEqual(JSON.parse(readFileSync(file, "utf8")), { panes: { tools: true, diff: false, plan: true } });
   await h.keys("/layout all\r");
   await h.waitFor("Diff");
   await quit(h);

@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import type { Theme } from "../../../themes/index.js";
 import { streamingAnswer, type SessionView } from "../state.js";
+import { runningJobs } from "./jobs.js";
 import { paint } from "../style.js";
 import { fit, sanitize, textWidth } from "../text.js";
 
@@ -56,6 +57,9 @@ export function statusBar(view: SessionView, width: number, theme: Theme, now: n
   }
   if (view.usage.total_tokens > 0) parts.push(`${compact(view.usage.input_tokens)} in ${compact(view.usage.output_tokens)} out`);
   if (typeof view.costUsd === "number") parts.push(`~$${view.costUsd < 0.01 ? view.costUsd.toFixed(4) : view.costUsd.toFixed(2)}`);
+  // Near the front: a running dev server is something the user should not forget about.
+  const jobs = runningJobs(view.jobs);
+  if (jobs) parts.splice(view.unconfined ? 2 : 1, 0, `${jobs} job${jobs === 1 ? "" : "s"} running (/jobs)`);
   if (view.mcp.size) {
     const up = [...view.mcp.values()].filter((s) => s === "connected").length;
     parts.push(`mcp ${up}/${view.mcp.size}`);

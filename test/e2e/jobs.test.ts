@@ -1,0 +1,160 @@
+/**
+ * Issue 28 item 3: background jobs through bin/keen with the scripted model, in a git
+ * workspace with the sandbox at its default. A dev server started with bash background,
+ * read with job_output and ended with job_kill; a job left running ends with the session
+ * (keen run, keen stdio at end of input, SIGTERM): no process of it is left.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { sandboxSupport } from "../../app/sandbox/deps.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
+import { makeSandbox, parseLines, waitForStdout } from "./harness.js";
+import { startStdio } from "./stdio-client.js";
+
+const server = useMockLLMServer();
+const sandboxed = sandboxSupport().ok;
+const GIT_ENV = { GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.com" };
+
+function gitSandbox() {
+  const sb = makeSandbox(server.url);
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: sb.workspace, env: { ...process.env, ...GIT_ENV }, encoding: "utf8" });
+  git("init", "-q");
+  git("commit", "-q", "--allow-empty", "-m", "init");
+  return { sb, git };
+}
+
+let serial = 0;
+/** Digits no other process's command line holds (a test finds its job's processes by them); `sleep 300.<marker>` takes them. */
+const newMarker = () => `${process.pid}${++serial}${Date.now() % 100000}`;
+
+/** Live (not zombie) processes whose command line contains `marker`. */
+function processesWith(marker: string): string[] {
+  return readdirSync("/proc").filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker) && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+    } catch {
+      return false;
+    }
+  });
+}
+
+function gone(pid: number): boolean {
+  try {
+    return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return true;
+  }
+}
+
+/** A node http server that prints "listening" once it listens (after a pause longer than bash's first-output wait). */
+function devServer(marker: string): string {
+  const js = `require('http').createServer((q, s) => s.end('hi')).listen(0, '127.0.0.1', function () { console.log('listening on ' + this.address().port) })`;
+  return `sleep 2 && exec node -e "${js}" ${marker}`;
+}
+
+test("a background dev server: started, its output read with job_output, killed with job_kill; nothing is left after", async () => {
+  const { sb, git } = gitSandbox();
+  const marker = newMarker();
+  server.enqueue(
+    { toolCalls: [{ name: "bash", input: { command: devServer(marker), background: true } }] },
+    { toolCalls: [{ name: "job_output", input: { id: "job-1", wait_seconds: 60 } }] },
+    { toolCalls: [{ name: "job_kill", input: { id: "job-1" } }] },
+    { toolCalls: [{ name: "job_output", input: { id: "job-1" } }] },
+    { text: "done" },
+  );
+  const r = await sb.run(["run", "--headless", "--no-stdin", "go"], { env: GIT_ENV });
+  assert.equal(r.code, 0, r.stderr);
+  const lines = parseLines(r.stdout);
+  assert.equal(lines.find((l) => l.kind === "session-start")!.sandboxed, sandboxed);
+  assert.ok(lines.find((l) => l.kind === "session-start")!.tools.includes("job_output"));
+  assert.match(lines.find((l) => l.kind === "tool-use")!.title, /\(background job\)$/);
+  const results = lines.filter((l) => l.kind === "tool-result");
+  assert.match(results[0]!.result, /^Started job-1 \(pid \d+\) in the background\.\n\(no new output\)\n\[job-1 is running; read more/);
+  assert.equal(results[0]!.is_error, false);
+  assert.match(results[1]!.result, /^listening on \d+\n\[job-1 is running/);
+  assert.equal(results[1]!.details.state, "running");
+  assert.match(results[2]!.result, /^Killed job-1\./);
+  assert.equal(results[2]!.details.state, "killed");
+  assert.match(results[3]!.result, /\[job-1 was killed\]$/);
+  const jobs = lines.filter((l) => l.kind === "job");
+  assert.deepEqual(jobs.map((j) => [j.job_id, j.state]), [["job-1", "running"], ["job-1", "killed"]]);
+  assert.match(jobs[0]!.command, new RegExp(marker));
+  assert.ok(gone(jobs[0]!.pid), "the job's process group leader is gone");
+  assert.deepEqual(processesWith(marker), [], "no process of the job is left");
+  assert.equal(git("status", "--porcelain", "--untracked-files=all", "--ignored"), "");
+});
+
+test("keen run: a job left running is killed when the run ends", async () => {
+  const { sb } = gitSandbox();
+  const marker = newMarker();
+  server.enqueue({ toolCalls: [{ name: "bash", input: { command: `echo up; exec sleep 300.${marker}`, background: true } }] }, { text: "done" });
+  const r = await sb.run(["run", "--headless", "--no-stdin", "go"]);
+  assert.equal(r.code, 0, r.stderr);
+  const jobs = parseLines(r.stdout).filter((l) => l.kind === "job");
+  assert.deepEqual(jobs.map((j) => j.state), ["running", "killed"]);
+  assert.ok(gone(jobs[0]!.pid));
+  assert.deepEqual(processesWith(marker), []);
+});
+
+test("keen stdio: a job left running is killed at the end of input", async () => {
+  const { sb } = gitSandbox();
+  const marker = newMarker();
+  server.enqueue({ toolCalls: [{ name: "bash", input: { command: `exec sleep 300.${marker}`, background: true } }] }, { text: "done" });
+  const client = startStdio(["--permission-mode", "auto"], sb.env, sb.workspace, 60_000);
+  client.send({ kind: "prompt", id: "p1", text: "go" });
+  const started = await client.next((l) => l.kind === "job" && l.state === "running");
+  await client.next((l) => l.kind === "result");
+  assert.equal(processesWith(marker).length > 0, true, "the job runs after the turn");
+  const { code, stderr } = await client.end();
+  assert.equal(code, 0, stderr);
+  assert.ok(gone(started.pid));
+  assert.deepEqual(processesWith(marker), []);
+});
+
+test("SIGTERM to Keen while the model waits on job_output: the job ends with Keen", async () => {
+  const { sb } = gitSandbox();
+  const marker = newMarker();
+  server.enqueue(
+    { toolCalls: [{ name: "bash", input: { command: `exec sleep 300.${marker}`, background: true } }] },
+    { toolCalls: [{ name: "job_output", input: { id: "job-1", wait_seconds: 100 } }] },
+    { text: "done" },
+  );
+  let pid = 0;
+  const r = await sb.run(["run", "--headless", "--stream-deltas", "--no-stdin", "go"], {
+    onSpawn: (child) => void waitForStdout(child, (out) => /"tool-start".*job_output/.test(out)).then(() => child.kill("SIGTERM"), () => {}),
+  });
+  assert.equal(r.code, 143, r.stderr);
+  const jobs = parseLines(r.stdout.split("\n").filter((l) => l.startsWith("{") && l.endsWith("}")).join("\n")).filter((l) => l.kind === "job");
+  pid = jobs[0]!.pid;
+  assert.ok(gone(pid));
+  assert.deepEqual(processesWith(marker), []);
+});
+
+test("without bash (--disallowed-tools bash) no job tool is offered: nothing could start a job", async () => {
+  const sb = makeSandbox(server.url);
+  server.enqueue({ text: "ok" });
+  const r = await sb.run(["run", "--headless", "--no-stdin", "--disallowed-tools", "bash", "hi"]);
+  assert.equal(r.code, 0, r.stderr);
+  const tools = parseLines(r.stdout).find((l) => l.kind === "session-start")!.tools as string[];
+  assert.deepEqual(tools.filter((name) => name.startsWith("job_") || name === "bash"), []);
+  assert.ok(tools.includes("read_file"));
+});
+
+test("keen stdio in ask mode: a background bash call is asked about as bash is; denied, no job starts", async () => {
+  const { sb } = gitSandbox();
+  const marker = newMarker();
+  server.enqueue({ toolCalls: [{ name: "bash", input: { command: `exec sleep 300.${marker}`, background: true } }] }, { text: "done" });
+  const client = startStdio(["--permission-mode", "ask"], sb.env, sb.workspace, 60_000);
+  client.send({ kind: "prompt", id: "p1", text: "go" });
+  const asked = await client.next((l) => l.kind === "permission-request");
+  assert.equal(asked.tool_name, "bash");
+  assert.match(asked.title, /\(background job\)$/);
+  client.send({ kind: "permission-response", id: "r1", request_id: asked.request_id, decision: "deny" });
+  await client.next((l) => l.kind === "result");
+  const { code, stderr } = await client.end();
+  assert.equal(code, 0, stderr);
+  assert.deepEqual(client.lines.filter((l) => l.kind === "job"), []);
+  assert.deepEqual(processesWith(marker), []);
+});

@@ -1,0 +1,109 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createRedactor } from "../../app/permissions/redact.js";
+import { JOB_OUTPUT_CAP, JobRegistry, type JobInfo } from "../../app/tools/jobs.js";
+import { makeTempDir } from "../temp.js";
+
+const cwd = makeTempDir("keen-jobs-");
+
+function start(jobs: JobRegistry, command: string) {
+  return jobs.start({ command, script: `exec 2>&1; ${command}`, cwd, env: process.env });
+}
+
+/** The process exists and is not a zombie (an orphan's exit may wait for a reaper). */
+function alive(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+/** Reads until `pattern` shows in what was read so far (each read waits for new output). */
+async function readUntil(jobs: JobRegistry, id: string, pattern: RegExp): Promise<string> {
+  let seen = "";
+  while (!pattern.test(seen)) {
+    const read = await jobs.read(id, 10_000);
+    seen += read!.output;
+    if (read!.job.state !== "running" && !pattern.test(seen)) throw new Error(`ended without ${pattern}: ${seen}`);
+  }
+  return seen;
+}
+
+test("each read returns only the output since the last one (stdout and stderr), then how the job ended", async () => {
+  const jobs = new JobRegistry();
+  const job = start(jobs, "echo one; echo two >&2; sleep 0.2; echo three; exit 3");
+  assert.match(job.id, /^job-\d+$/);
+  const all = await readUntil(jobs, job.id, /three/);
+  assert.equal(all, "one\ntwo\nthree\n");
+  // Nothing new: an empty read, and waiting ends with the job.
+  let last = await jobs.read(job.id, 10_000);
+  while (last!.job.state === "running") last = await jobs.read(job.id, 10_000);
+  assert.equal(last!.output, "");
+  assert.equal(last!.job.state, "exited");
+  assert.equal(last!.job.exit_code, 3);
+  assert.equal(await jobs.read("job-99"), undefined);
+});
+
+test("unread output over the cap keeps its newest part and counts the bytes dropped; a read resets the count", async () => {
+  const jobs = new JobRegistry();
+  const ended = new Promise<void>((resolve) => jobs.onChange((info) => info.state !== "running" && resolve()));
+  const job = start(jobs, `head -c ${JOB_OUTPUT_CAP + 5000} /dev/zero | tr '\\0' a; echo; echo end`);
+  await ended;
+  const read = await jobs.read(job.id);
+  assert.equal(read!.output.length, JOB_OUTPUT_CAP);
+  assert.ok(read!.output.endsWith("a\nend\n"));
+  // Written: the cap plus 5000 a's, "\n" and "end\n"; kept: the last JOB_OUTPUT_CAP characters.
+  assert.equal(read!.dropped, 5000 + 1 + 4);
+  const again = await jobs.read(job.id);
+  assert.deepEqual([again!.output, again!.dropped], ["", 0]);
+});
+
+test("known secrets are redacted in a job's output", async () => {
+  const secret = "sk-test-jobs-0123456789";
+  const jobs = new JobRegistry(createRedactor([secret]));
+  const job = start(jobs, `echo "key=${secret}"`);
+  const seen = await readUntil(jobs, job.id, /key=/);
+  assert.equal(seen, "key=[redacted]\n");
+});
+
+test("kill ends the job's whole process group (TERM first) and reports it killed; start and end are reported", async () => {
+  const jobs = new JobRegistry();
+  const changes: JobInfo[] = [];
+  jobs.onChange((info) => changes.push(info));
+  const job = start(jobs, "trap 'echo got TERM; exit 143' TERM; sleep 60 & echo $! ; wait");
+  const childPid = Number((await readUntil(jobs, job.id, /^\d+\n/)).trim());
+  assert.ok(alive(childPid));
+  const ended = await jobs.kill(job.id);
+  assert.equal(ended!.state, "killed");
+  assert.ok(!alive(job.pid!), "the job's shell is gone");
+  assert.ok(!alive(childPid), "the process it started is gone");
+  assert.match((await jobs.read(job.id))!.output, /got TERM/);
+  assert.deepEqual(changes.map((c) => [c.id, c.state]), [[job.id, "running"], [job.id, "killed"]]);
+  // Killing an ended job changes nothing.
+  assert.equal((await jobs.kill(job.id))!.state, "killed");
+  assert.equal(await jobs.kill("job-99"), undefined);
+});
+
+test("killAll ends every running job; the number running is bounded", async () => {
+  const jobs = new JobRegistry();
+  const started = Array.from({ length: 8 }, () => start(jobs, "sleep 60"));
+  assert.equal(jobs.running(), 8);
+  assert.throws(() => start(jobs, "sleep 60"), /8 background jobs are running already/);
+  await jobs.killAll();
+  assert.equal(jobs.running(), 0);
+  for (const job of started) assert.ok(!alive(job.pid!));
+  assert.deepEqual(new Set(jobs.list().map((j) => j.state)), new Set(["killed"]));
+});
+
+test("a wait ends early on the turn's abort", async () => {
+  const jobs = new JobRegistry();
+  const job = start(jobs, "sleep 60");
+  const abort = new AbortController();
+  const reading = jobs.read(job.id, 120_000, abort.signal);
+  abort.abort();
+  const read = await reading;
+  assert.deepEqual([read!.output, read!.job.state], ["", "running"]);
+  await jobs.killAll();
+});
