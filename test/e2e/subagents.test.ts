@@ -69,7 +69,7 @@ test("two task calls in one step run at once; their events nest under their call
   // Children started from a fresh context: their first request is their prompt alone, with read-only tools and no task.
   const childFirst = server.requests.find((q) => JSON.stringify(q.body).includes("CHILD-A"))!.body;
   assert.deepEqual(childFirst.messages.map(texts), ["CHILD-A: what does alpha.txt say?"]);
-  assert.deepEqual(childFirst.tools.map((t: { name: string }) => t.name), ["read_file", "grep", "glob", "list"]);
+  assert.deepEqual(childFirst.tools.map((t: { name: string }) => t.name), ["read_file", "grep", "glob", "list", "skill"]);
   assert.match(childFirst.system.map?.((b: { text: string }) => b.text).join("") ?? childFirst.system, /^You are a subagent of Keen/);
 
   // The parent's next request: both answers as the task calls' results, in the order of the calls.

@@ -19,7 +19,7 @@ const names = (tools: Tool[] | string) => (typeof tools === "string" ? tools : t
 test("a child's tools: the parent's read-only ones by default, never task, never one the parent lacks; an agent's list only narrows", () => {
   const parent = createTools(tempWorkspace().ctx());
   assert.ok(names(parent).includes("task"));
-  assert.deepEqual(names(childTools(parent, undefined)), ["read_file", "grep", "glob", "list"]);
+  assert.deepEqual(names(childTools(parent, undefined)), ["read_file", "grep", "glob", "list", "skill"]);
   assert.deepEqual(names(childTools(parent, ["bash", "read_file"])), ["bash", "read_file"]);
   // Naming task (or a tool the parent lacks) is refused, listing what may be named.
   assert.match(names(childTools(parent, ["task"])) as string, /^Unknown tool for the subagent: task\. It may use these of yours: bash, read_file/);
@@ -98,9 +98,9 @@ test("a task call runs the loop again as a child: fresh context, its tools, even
 
   const [, childFirst, childSecond, parentSecond] = provider.requests;
   assert.match(childFirst!.system, /^You are a subagent of Keen/);
-  assert.match(childFirst!.system, /Tools: read_file, grep, glob, list\./);
+  assert.match(childFirst!.system, /Tools: read_file, grep, glob, list, skill\./);
   assert.deepEqual(childFirst!.messages, [{ role: "user", content: [{ type: "text", text: "Read notes.md and say the answer." }], headless: true }]);
-  assert.deepEqual(childFirst!.tools.map((d) => d.name), ["read_file", "grep", "glob", "list"]);
+  assert.deepEqual(childFirst!.tools.map((d) => d.name), ["read_file", "grep", "glob", "list", "skill"]);
   assert.equal(childSecond!.messages.length, 3);
   const answer = parentSecond!.messages.at(-1)!.content[0] as { type: string; content: string };
   assert.deepEqual([answer.type, answer.content], ["tool_result", "It is 42."]);
