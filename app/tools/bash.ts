@@ -5,6 +5,7 @@ import { defineTool, fail, strArg, toolInput } from "./define.js";
 import type { WrappedCommand } from "../sandbox/runtime.js";
 import type { Tool, ToolContext, ToolResult } from "./tool.js";
 import { startJob } from "./job-start.js";
+import { signalGroup, trackGroup, untrackGroup } from "./process-groups.js";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
@@ -14,27 +15,6 @@ const KILL_GRACE_MS = 1000;
 // After bash exits, how long its pipes may stay open: a process that left the group
 // (setsid) can hold them forever, and the call must still end.
 const DRAIN_MS = 2000;
-
-/** Process groups of calls in flight; killed when Keen exits. */
-const live = new Set<number>();
-let exitHookInstalled = false;
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the group is already gone
-  }
-}
-
-/**
- * SIGKILLs the process group of every bash call still running. Runs on process 'exit';
- * a CLI that handles SIGINT/SIGTERM itself should call it (or process.exit) there too.
- */
-export function killAllBashGroups(): void {
-  for (const pid of live) killGroup(pid, "SIGKILL");
-  live.clear();
-}
 
 /** Keeps the head and the tail of a long output and counts the bytes cut between them. */
 class CappedOutput {
@@ -92,10 +72,6 @@ Prefer read_file, edit_file, write_file, grep, glob and list for file work.`;
 
 /** The `bash` tool: one fresh `bash -c` per call, in its own process group. */
 export function createBashTool(ctx: ToolContext): Tool {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.on("exit", killAllBashGroups);
-  }
   return defineTool("bash", describe(ctx), schema, async ({ command, timeout_ms, background }, call) => {
     if (background) return startJob(command, ctx, call.signal);
     const timeout = timeout_ms ?? DEFAULT_TIMEOUT_MS;
@@ -148,7 +124,7 @@ function runBash(
   // stderr pipe stays for what bash prints before `exec 2>&1` runs (syntax errors).
   const child = spawn("bash", ["-c", script], { cwd: ctx.cwd, env: ctx.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   const pid = child.pid;
-  if (pid !== undefined) live.add(pid);
+  if (pid !== undefined) trackGroup(pid);
 
   return new Promise<ToolResult>((done) => {
     let stopped: "timeout" | "abort" | undefined;
@@ -164,8 +140,8 @@ function runBash(
       if (stopped || exited || pid === undefined) return;
       stopped = why;
       // Sandboxed, the group is bubblewrap, which would end everything inside at once: the command's processes get the TERM.
-      if (!sandboxed?.terminate(pid)) killGroup(pid, "SIGTERM");
-      timers.push(setTimeout(() => killGroup(pid, "SIGKILL"), KILL_GRACE_MS));
+      if (!sandboxed?.terminate(pid)) signalGroup(pid, "SIGTERM");
+      timers.push(setTimeout(() => signalGroup(pid, "SIGKILL"), KILL_GRACE_MS));
     };
     const onAbort = () => stop("abort");
     timers.push(setTimeout(() => stop("timeout"), timeout));
@@ -189,9 +165,9 @@ function runBash(
       finished = true;
       for (const t of timers) clearTimeout(t);
       // Leftovers of a stopped command that outlived the grace period, or left the pipes early.
-      if (pid !== undefined) killGroup(pid, "SIGKILL");
+      if (pid !== undefined) signalGroup(pid, "SIGKILL");
       signal.removeEventListener("abort", onAbort);
-      if (pid !== undefined) live.delete(pid);
+      if (pid !== undefined) untrackGroup(pid);
       child.stdout.destroy();
       child.stderr.destroy();
       const rest = secrets?.end();
@@ -216,7 +192,7 @@ function runBash(
       exitSignal = sig;
       // Whatever the command left running in its group (background jobs) dies with it; a
       // stopped command's children keep their SIGTERM grace period instead.
-      if (pid !== undefined && !stopped) killGroup(pid, "SIGKILL");
+      if (pid !== undefined && !stopped) signalGroup(pid, "SIGKILL");
       timers.push(setTimeout(finish, DRAIN_MS));
     });
     child.on("close", finish);

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Redactor, StreamRedactor } from "../permissions/redact.js";
 import type { WrappedCommand } from "../sandbox/runtime.js";
+import { signalGroup, trackGroup, untrackGroup } from "./process-groups.js";
 
 /*
  * Background jobs (bash with `background: true`): long-lived commands such as a dev server
@@ -62,35 +63,13 @@ interface Job {
   closed: Promise<void>;
 }
 
-/** Process groups of jobs alive in this process, for the exit hook. */
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: already gone
-  }
-}
-
-/** SIGKILLs every job's process group still alive; runs on process 'exit' (a signal, a second Ctrl-C). */
-export function killAllJobGroups(): void {
-  for (const pid of liveGroups) signalGroup(pid, "SIGKILL");
-  liveGroups.clear();
-}
 
 export class JobRegistry {
   private readonly jobs = new Map<string, Job>();
   private next = 1;
   private listener?: (job: JobInfo) => void;
 
-  constructor(private readonly redactor?: Pick<Redactor, "stream" | "active">) {
-    if (!exitHookInstalled) {
-      exitHookInstalled = true;
-      process.on("exit", killAllJobGroups);
-    }
-  }
+  constructor(private readonly redactor?: Pick<Redactor, "stream" | "active">) {}
 
   /** Where start and end of each job are reported (the engine's emit); replaces the last one. */
   onChange(listener: (job: JobInfo) => void): void {
@@ -119,7 +98,7 @@ export class JobRegistry {
       closed: new Promise((resolve) => (resolveClosed = resolve)),
     };
     this.jobs.set(id, job);
-    if (child.pid) liveGroups.add(child.pid);
+    if (child.pid) trackGroup(child.pid);
 
     const onData = (raw: string) => this.append(job, job.secrets ? job.secrets.push(raw) : raw);
     child.stdout!.setEncoding("utf8").on("data", onData);
@@ -131,7 +110,7 @@ export class JobRegistry {
       if (info.pid) {
         // What the job left in its group ends with it, as for a bash call.
         signalGroup(info.pid, "SIGKILL");
-        liveGroups.delete(info.pid);
+        untrackGroup(info.pid);
       }
       child.stdout!.destroy();
       child.stderr!.destroy();

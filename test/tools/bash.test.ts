@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { test } from "node:test";
-import { BASH_OUTPUT_CAP, createBashTool, killAllBashGroups } from "../../app/tools/bash.js";
+import { BASH_OUTPUT_CAP, createBashTool } from "../../app/tools/bash.js";
+import { killAllGroups } from "../../app/tools/process-groups.js";
 import { toolEnv } from "../../app/tools/index.js";
 import { call, tempWorkspace } from "./helpers.js";
 
@@ -156,12 +157,12 @@ test("invalid input is an error result, not a throw", async () => {
   assert.equal((await bash.run({ command: "ls", timeout_ms: 700_000 }, call())).is_error, true);
 });
 
-test("killAllBashGroups ends calls in flight", async () => {
+test("killAllGroups ends calls in flight", async () => {
   let started!: () => void;
   const ready = new Promise<void>((r) => (started = r));
   const running = bash.run({ command: "echo started; sleep 100" }, call({ onOutput: () => started() }));
   await ready;
-  killAllBashGroups();
+  killAllGroups();
   const r = await running;
   assert.equal(r.is_error, true);
   assert.match(r.content, /killed by signal SIGKILL/);
