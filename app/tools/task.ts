@@ -42,6 +42,8 @@ export function childTools(parent: Tool[], named: string[] | undefined, agentToo
   const wanted = named ?? agentTools;
   let tools = wanted ? offered.filter((t) => wanted.includes(t.definition.name)) : offered.filter((t) => t.kind === "read" || t.kind === "search");
   if (named && agentTools) tools = tools.filter((t) => agentTools.includes(t.definition.name));
+  // Job control (job_output, job_kill) goes with the shell tool, as in the session: a child without it has no jobs of its own.
+  if (!tools.some((t) => t.shell)) tools = tools.filter((t) => !t.jobControl);
   return tools;
 }
 

@@ -18,11 +18,11 @@ test("the README's keen run synopsis lists every flag keen run --help knows", as
 test("keen sessions --help describes every subcommand", async () => {
   const help = await runKeen(["sessions", "--help"]);
   assert.equal(help.code, 0, help.stderr);
-  for (const sub of ["list", "show", "rm", "prune"]) assert.match(help.stdout, new RegExp(`^  ${sub}\\b.* {2,}\\S`, "m"), sub);
+  for (const sub of ["list", "show", "fork", "rm", "prune"]) assert.match(help.stdout, new RegExp(`^  ${sub}\\b.* {2,}\\S`, "m"), sub);
 });
 
 test("an unknown subcommand of sessions or mcp is named as one (exit 2, one line), not passed to their default list", async () => {
-  for (const [group, names] of [["sessions", "list, show, compact, export, rm, prune"], ["mcp", "list, get, add, remove, trust, untrust"]]) {
+  for (const [group, names] of [["sessions", "list, show, compact, fork, export, rm, prune"], ["mcp", "list, get, add, remove, trust, untrust"]]) {
     const r = await runKeen([group!, "nope"]);
     assert.deepEqual([r.code, r.stdout], [2, ""]);
     assert.equal(r.stderr, `keen: unknown command 'nope' for 'keen ${group}' (commands: ${names}) (see --help)\n`);

@@ -258,7 +258,7 @@ test("keen run --headless --input-format jsonl is keen stdio; keen protocol sche
   const kindsInSchema = parsed.oneOf.map((o: { properties: { kind: { const: string } } }) => o.properties.kind.const);
   assert.deepEqual(kindsInSchema, [
     "prompt", "interrupt", "permission-response", "set-model", "set-permission-mode", "new-session", "resume-session",
-    "list-sessions", "list-models", "list-files", "list-commands", "shutdown", "undo", "compact", "shell",
+    "list-sessions", "list-models", "list-files", "list-commands", "list-skills", "shutdown", "undo", "compact", "shell",
     "list-checkpoints", "rewind", "fork-session",
   ]);
   const ask = await sb.run(["run", "--permission-mode", "ask", "--model", MODEL, "--no-stdin", "hi"]);

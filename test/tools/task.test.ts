@@ -8,6 +8,7 @@ import { createPermissionGate } from "../../app/agent/permission-gate.js";
 import { loadAgents, parseAgent } from "../../app/extensions/agents.js";
 import { createTools } from "../../app/tools/index.js";
 import { childTools } from "../../app/tools/task.js";
+import { JobRegistry } from "../../app/tools/jobs.js";
 import type { Tool } from "../../app/tools/tool.js";
 import { projectConversation } from "../../storage/projection.js";
 import { FakeProvider } from "../fakes/fake-provider.js";
@@ -21,6 +22,11 @@ test("a child's tools: the parent's read-only ones by default, never task, never
   assert.ok(names(parent).includes("task"));
   assert.deepEqual(names(childTools(parent, undefined)), ["read_file", "grep", "glob", "list", "skill"]);
   assert.deepEqual(names(childTools(parent, ["bash", "read_file"])), ["bash", "read_file"]);
+  // Job control goes with bash: a child without bash reads no background job's output.
+  const withJobs = createTools({ ...tempWorkspace().ctx(), jobs: new JobRegistry() });
+  assert.deepEqual(names(childTools(withJobs, undefined)), ["read_file", "grep", "glob", "list", "skill"]);
+  assert.deepEqual(names(childTools(withJobs, ["bash", "job_output"])), ["bash", "job_output"]);
+  assert.deepEqual(names(childTools(withJobs, ["read_file", "job_output"])), ["read_file"]);
   // Naming task (or a tool the parent lacks) is refused, listing what may be named.
   assert.match(names(childTools(parent, ["task"])) as string, /^Unknown tool for the subagent: task\. It may use these of yours: bash, read_file/);
   assert.match(names(childTools(parent.filter((t) => t.definition.name !== "bash"), ["bash"])) as string, /Unknown tool for the subagent: bash/);
