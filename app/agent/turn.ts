@@ -98,6 +98,8 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
         await emit({ kind: "prompt-injection", turn_id: options.turnId, step, name: plan.inject.name, text: plan.inject.text });
         messages[messages.length - 1] = withText(messages[messages.length - 1]!, plan.inject.text);
       }
+      // Once the turn's first request is on its way, tools set up what their first call needs (the sandbox) meanwhile.
+      if (step === 1) setImmediate(() => tools.forEach((t) => t.warm?.()));
       return runStep({
         provider: options.provider,
         request: { system: options.system, messages, tools: definitions, toolChoice: plan.toolChoice, sessionId: options.sessionId },

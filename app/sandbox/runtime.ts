@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { terminateInside } from "./inner-signal.js";
 import type { SandboxPolicy } from "./policy.js";
@@ -45,16 +45,32 @@ export interface CommandSandbox {
    * long-lived process whose end says nothing about who made what meanwhile.
    */
   wrap(command: string, ask?: NetworkAsk, options?: { audit?: boolean }): Promise<WrappedCommand>;
+  /**
+   * Starts what the first `wrap` waits for (the library's load, its proxies and bridges) in the
+   * background, so a turn's first bash call finds it ready. A failure is kept for that call to report.
+   */
+  warm(): void;
 }
 
 let manager: Promise<Manager> | undefined;
+let library: Promise<Library> | undefined;
 let asking: NetworkAsk | undefined;
+
+/**
+ * Loads the library's code, nothing more: no process, socket or file, so a Keen that exits while it
+ * loads leaves nothing behind (its proxies and bridges, started by `load`, register their clean-up
+ * only once they are all up).
+ */
+function loadLibrary(): Promise<Library> {
+  library ??= import("@anthropic-ai/sandbox-runtime");
+  return library;
+}
 
 function load(policy: SandboxPolicy): Promise<Manager> {
   manager ??= (async () => {
     // Its sockets and files go in os.tmpdir(): the temp root, so a killed Keen leaves one directory, swept later.
     sandboxTempRoot();
-    const { SandboxManager } = await import("@anthropic-ai/sandbox-runtime");
+    const { SandboxManager } = await loadLibrary();
     // The network settings are the first session's: they come from the user's config file,
     // the same for every session of a process. The filesystem part is passed per command.
     await SandboxManager.initialize(runtimeConfig(policy), async ({ host, port }) => {
@@ -88,6 +104,10 @@ export function createCommandSandbox(policyOf: SandboxPolicy | (() => SandboxPol
   return {
     get policy() {
       return current();
+    },
+    warm() {
+      endBridgesAtExit();
+      void load(current()).catch(() => {});
     },
     async wrap(command, ask, options) {
       const policy = current();
@@ -207,6 +227,31 @@ async function outsideWorkspace<T>(wrap: () => Promise<T>): Promise<T> {
       }
     }
   }
+}
+
+let bridgesEndAtExit = false;
+
+/**
+ * The library registers the clean-up of its socat bridges only once all of its set-up is done, so a
+ * Keen that exits while a warm-up is still starting them would leave them running: at exit, every
+ * socat this process started ends. (Linux only: the bridges exist only there.)
+ */
+function endBridgesAtExit(): void {
+  if (bridgesEndAtExit || process.platform !== "linux") return;
+  bridgesEndAtExit = true;
+  process.on("exit", () => {
+    for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+        // pid (comm) state ppid …: comm may hold spaces, so read from the last ')'.
+        const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+        const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+        if (ppid === process.pid && comm === "socat") process.kill(Number(pid), "SIGKILL");
+      } catch {
+        // Gone meanwhile, or not ours to read.
+      }
+    }
+  });
 }
 
 /**

@@ -92,6 +92,7 @@ export function createBashTool(ctx: ToolContext): Tool {
     kind: "exec",
     shell: true,
     sandboxed: Boolean(ctx.sandbox),
+    ...(ctx.sandbox ? { warm: () => ctx.sandbox!.warm() } : {}),
     // A background call says so where the user approves it and in the transcript.
     describe: (args) => ({ title: `${strArg(args, "command") ?? "bash"}${args.background === true ? " (background job)" : ""}`, locations: [] }),
   });

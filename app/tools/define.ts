@@ -14,7 +14,7 @@ export function defineTool<S extends z.ZodType>(
   description: string,
   schema: S,
   run: (input: z.output<S>, call: ToolCallContext) => Promise<ToolResult>,
-  about: Pick<Tool, "kind" | "mutates" | "sandboxed" | "shell" | "concurrent" | "jobControl" | "describe"> = {},
+  about: Pick<Tool, "kind" | "mutates" | "sandboxed" | "shell" | "concurrent" | "jobControl" | "warm" | "describe"> = {},
 ): Tool {
   return {
     definition: { name, description, inputSchema: inputJsonSchema(schema) },

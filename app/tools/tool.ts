@@ -139,6 +139,11 @@ export interface Tool {
    */
   shell?: boolean;
   /**
+   * Starts, in the background, what its first call would wait for (bash: the sandbox), once a turn's first
+   * request has left: the set-up then overlaps the model's answer. Never throws.
+   */
+  warm?(): void;
+  /**
    * Several calls of it in one step may run at the same time (a few at once, in the tool runner): it waits
    * on other work (a subagent's model) rather than racing other calls for the same files. Absent: calls run in order.
    */
