@@ -3,7 +3,7 @@ import type { EventDraft, KeenEvent } from "../../protocol/events.js";
 import { PROTOCOL_VERSION } from "../../protocol/kinds.js";
 import { createRecorder, type Recorder } from "../../storage/recorder.js";
 import { CodedError, errorCodeOf, type ErrorCode } from "../../protocol/responses.js";
-import { SessionBusyError, UnknownSessionError, type SessionStatus } from "../../storage/store.js";
+import { SessionBusyError, UnknownSessionError, type SessionMeta, type SessionStatus } from "../../storage/store.js";
 import { stricterMode } from "../permissions/policy.js";
 import { compactConversation, messageTokens } from "./compaction.js";
 import { countStored, historyEvents, loadSession, titleOf, type CurrentSession } from "./engine-session.js";
@@ -180,21 +180,12 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         const chosen = session.model ?? session.meta?.model;
         return respond(command, true, { data: await listSessionModels(options, chosen, setups.peek(session) ?? (chosen ? undefined : setupFor(session))) });
       }
-      case "list-files": {
-        const prepared = await setupFor(session);
-        if (!prepared.listFiles) return refuse(command, "failed", "this session cannot list its files");
-        return respond(command, true, { data: await prepared.listFiles(command.query ?? "", command.limit ?? 50) });
-      }
-      case "list-commands": {
-        const prepared = await setupFor(session);
-        if (!prepared.listCommands) return refuse(command, "failed", "this session's runner has no custom commands");
-        return respond(command, true, { data: prepared.listCommands() });
-      }
-      case "list-skills": {
-        const prepared = await setupFor(session);
-        if (!prepared.listSkills) return refuse(command, "failed", "this session's runner has no skills");
-        return respond(command, true, { data: prepared.listSkills() });
-      }
+      case "list-files":
+        return fromSetup(command, (p) => p.listFiles?.(command.query ?? "", command.limit ?? 50), "this session cannot list its files");
+      case "list-commands":
+        return fromSetup(command, (p) => p.listCommands?.(), "this session's runner has no custom commands");
+      case "list-skills":
+        return fromSetup(command, (p) => p.listSkills?.(), "this session's runner has no skills");
       case "compact":
         return compact(command);
       case "undo":
@@ -270,9 +261,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     if (active()) return refuse(command, "busy", "a turn is running: interrupt it first");
     if (!command.session && !session.meta) return refuse(command, "unknown_session", "the current session has no turn yet: nothing to fork");
     const made = await forkSession(store, command.session ?? session.id, command.at, options.newId);
-    session = { id: made.meta.id, meta: made.meta, cwd: made.meta.cwd, started: false, seen: made.events.length };
-    gate.restore(made.events);
-    if (command.replay) for (const event of historyEvents(made.events)) await bus.emit({ ...event, replay: true });
+    await switchTo(made.meta, made.events, made.meta.cwd, command.replay);
     return respond(command, true, { data: { session_id: made.meta.id, parent: made.meta.parent!.id, at: made.at, ...(made.text !== undefined ? { text: made.text } : {}) } });
   }
 
@@ -281,11 +270,22 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     const meta = await store.resolve(command.session).catch((error) => {
       throw error instanceof UnknownSessionError ? new CodedError(error.message, "unknown_session") : error;
     });
-    const events = await store.load(meta.id);
-    session = { id: meta.id, meta, cwd: command.cwd ?? meta.cwd, started: false, seen: events.length };
-    gate.restore(events);
-    if (command.replay) for (const event of historyEvents(events)) await bus.emit({ ...event, replay: true });
+    await switchTo(meta, await store.load(meta.id), command.cwd ?? meta.cwd, command.replay);
     return respond(command, true, { data: { session_id: meta.id, cwd: session.cwd, model: meta.model, title: meta.title } });
+  }
+
+  /** Makes a stored session the engine's (resume, fork): its standing permission rules, and its history replayed when asked. */
+  async function switchTo(meta: SessionMeta, events: KeenEvent[], cwd: string, replay: boolean | undefined): Promise<void> {
+    session = { id: meta.id, meta, cwd, started: false, seen: events.length };
+    gate.restore(events);
+    if (replay) for (const event of historyEvents(events)) await bus.emit({ ...event, replay: true });
+  }
+
+  /** Answers a query the session's setup serves (`list-files`, `list-commands`, `list-skills`); `missing` when its runner has none. */
+  async function fromSetup(command: Command, serve: (prepared: EngineSetup) => unknown, missing: string): Promise<void> {
+    const data = serve(await setupFor(session));
+    if (data === undefined) return refuse(command, "failed", missing);
+    return respond(command, true, { data: await data });
   }
 
   /**
