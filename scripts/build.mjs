@@ -86,7 +86,7 @@ const sideBundles = {
     // `import("undici")` becomes a bundled stand-in whose require() of the side bundle runs on first use.
     build.onResolve({ filter: new RegExp(`^(${specifiers})$`) }, (args) => ({ path: SIDE_BUNDLES[args.path], namespace: "keen-side" }));
     build.onLoad({ filter: /.*/, namespace: "keen-side" }, (args) => ({ loader: "js", contents: `module.exports = require("./${args.path}.cjs");` }));
-    build.onResolve({ filter: new RegExp(`^\\./(${files}|tui|mcp-sdk|web-html)\\.cjs$`) }, (args) => ({ path: args.path, external: true }));
+    build.onResolve({ filter: new RegExp(`^\\./(${files}|tui|mcp-sdk|web-html|sandbox-runtime)\\.cjs$`) }, (args) => ({ path: args.path, external: true }));
   },
 };
 /**
@@ -127,21 +127,37 @@ const webHtmlBundle = {
   },
 };
 /**
- * The sandbox library (@anthropic-ai/sandbox-runtime) is in no bundle: it finds its seccomp
- * helper and proxy agent next to its own files (import.meta.url), and only a sandboxed bash
- * call loads it. `import()` of it becomes a require of the package from node_modules
- * (Node 20.19+ requires ES modules), relative to dist/ so a snapshot start finds it too.
+ * The sandbox library (@anthropic-ai/sandbox-runtime, ESM with node-forge, zod 3 and commander)
+ * is a side bundle, dist/sandbox-runtime.cjs: only a sandboxed command loads it, and one CJS file
+ * loads in about half the CPU of the package's ~100 modules (Node 20: 93 ms instead of 174 ms).
+ * `import()` of it becomes a require of that file, relative to dist/ so a snapshot start finds it too.
  */
 const sandboxRuntime = {
   name: "sandbox-runtime",
   setup(build) {
-    build.onResolve({ filter: /^@anthropic-ai\/sandbox-runtime$/ }, () => ({ path: "sandbox-runtime", namespace: "keen-external" }));
-    build.onLoad({ filter: /.*/, namespace: "keen-external" }, () => ({
-      loader: "js",
-      contents: `module.exports = require("node:module").createRequire(__keenImportMeta.url)("@anthropic-ai/sandbox-runtime");`,
-    }));
+    build.onResolve({ filter: /^@anthropic-ai\/sandbox-runtime$/ }, () => ({ path: "sandbox-runtime", namespace: "keen-side" }));
   },
 };
+/**
+ * The library finds its seccomp helper (vendor/seccomp/<arch>/apply-seccomp), its JVM proxy agent
+ * and its own install (the warning when a sandboxed command could write it) from `import.meta.url`,
+ * and every file that asks is in its dist/sandbox/. So in the side bundle `import.meta.url` is that
+ * directory's URL inside the installed package (a dependency of Keen's, beside dist/ at run time):
+ * each of those look-ups means what it means unbundled. If the package cannot be resolved the URL is
+ * the bundle's own, and the library looks there, finds no helper, and warns as it would.
+ */
+const SANDBOX_RUNTIME_URL = `"use strict";
+var __keenSandboxUrl = (() => {
+  const { dirname, join } = require("node:path");
+  let dir;
+  try {
+    dir = join(dirname(require.resolve("@anthropic-ai/sandbox-runtime/package.json")), "dist", "sandbox");
+  } catch {
+    dir = __dirname;
+  }
+  return require("node:url").pathToFileURL(join(dir, "sandbox-manager.js")).href;
+})();
+`;
 const common = { bundle: true, format: "cjs", platform: "node", target: "node20", minify: true, logLevel: "warning" };
 
 // Built aside and swapped in, so a keen started meanwhile (tests, another build) never finds dist/ half-written.
@@ -165,6 +181,14 @@ const main = await build({
 writeFileSync(`${stagingDir}/keen.meta.json`, JSON.stringify(main.metafile.inputs));
 const sideEntries = Object.fromEntries(Object.entries(SIDE_BUNDLES).map(([specifier, file]) => [file, specifier]));
 await build({ ...common, entryPoints: sideEntries, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
+await build({
+  ...common,
+  entryPoints: { "sandbox-runtime": "@anthropic-ai/sandbox-runtime" },
+  outdir: stagingDir,
+  outExtension: { ".js": ".cjs" },
+  define: { "import.meta.url": "__keenSandboxUrl" },
+  banner: { js: SANDBOX_RUNTIME_URL },
+});
 await build({ ...common, entryPoints: { "mcp-sdk": "app/mcp/sdk.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
 await build({ ...common, entryPoints: { "web-html": "app/tools/web/html.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
 await build({ ...common, entryPoints: { tui: "app/tui/start.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" }, external: ["blessed"] });

@@ -76,3 +76,12 @@ test("web_fetch's HTML libraries are a side bundle: keen.cjs holds none of them,
   assert.ok(inputs["app/tools/web/hosts.ts"], "the address check is in keen.cjs, behind import()");
   assert.ok(inputs["app/tools/web-fetch.ts"]!.imports.every((i) => !i.path.startsWith("app/tools/web/") || i.kind === "dynamic-import"));
 });
+
+test("the sandbox library is a side bundle: keen.cjs holds none of its modules and requires dist/sandbox-runtime.cjs on first use", () => {
+  assert.deepEqual(Object.keys(inputs).filter((f) => f.includes("node_modules/@anthropic-ai/sandbox-runtime/")), []);
+  assert.ok(existsSync(join(DIST, "sandbox-runtime.cjs")), "dist/sandbox-runtime.cjs is built");
+  assert.match(readFileSync(join(DIST, "keen.cjs"), "utf8"), /require\("\.\/sandbox-runtime\.cjs"\)/);
+  assert.ok(inputs["app/sandbox/runtime.ts"]!.imports.every((i) => !i.path.includes("sandbox-runtime") || i.kind === "dynamic-import"), "runtime.ts loads it with import()");
+  // Its helpers are found in the installed package: import.meta.url points into it.
+  assert.match(readFileSync(join(DIST, "sandbox-runtime.cjs"), "utf8"), /require\.resolve\("@anthropic-ai\/sandbox-runtime\/package\.json"\)/);
+});

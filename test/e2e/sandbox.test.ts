@@ -2,6 +2,7 @@ import { after, before, beforeEach, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import { createServer as createSocketServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { delimiter, join } from "node:path";
 import { sandboxSupport } from "../../app/sandbox/deps.js";
@@ -142,6 +143,23 @@ test("sandbox on: a setsid daemon is gone when the command ends", { skip }, asyn
   const { results } = await bashRun(sb, [`setsid sleep ${marker} > /dev/null 2>&1 < /dev/null & echo started`], ["--sandbox", "on"]);
   assert.deepEqual(results[0], { is_error: false, result: "started\n" });
   assert.deepEqual(processesWith(marker), [], "no process of the command outlives it");
+});
+
+test("sandbox on: no command can open a unix socket (the library's seccomp helper, found from Keen's side bundle); off, it connects", { skip }, async () => {
+  const sb = makeSandbox(server.url);
+  // A host service on a unix socket the sandbox can see (the workspace is bound in): seccomp, not the path, must stop it.
+  const path = join(sb.workspace, "s.sock");
+  const host = createSocketServer((socket) => socket.end());
+  await new Promise<void>((done) => host.listen(path, done));
+  try {
+    const probe = `${process.execPath} -e "require('net').connect(process.argv[1]).on('connect', () => console.log('connected')).on('error', (e) => console.log(e.code))" ${path}`;
+    const on = await bashRun(sb, [probe], ["--sandbox", "on"]);
+    assert.deepEqual(on.results[0], { is_error: false, result: "EPERM\n" });
+    const off = await bashRun(sb, [probe], ["--sandbox", "off"]);
+    assert.deepEqual(off.results[0], { is_error: false, result: "connected\n" });
+  } finally {
+    await new Promise((done) => host.close(done));
+  }
 });
 
 test("accept-edits runs bash without asking when the sandbox is on; off, or acceptEditsRunsBash false, it asks (refused here)", { skip }, async () => {
