@@ -16,7 +16,10 @@ import { homedir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { after, test } from "node:test";
 import { promisify } from "node:util";
+import { createServer as createSocketServer } from "node:net";
+import { sandboxSupport } from "../../app/sandbox/deps.js";
 import { runKeen, type KeenRun } from "../e2e/harness.js";
+import { startMockLLMServer } from "../fakes/mock-llm-server.js";
 import { TMUX_MISSING, TmuxKeen } from "../e2e/tmux.js";
 import { makeTempDir } from "../temp.js";
 
@@ -99,7 +102,7 @@ test("npm pack ships what runs and no tests; installed globally or run with npx,
   await npm(["pack", "--pack-destination", root], copy, { KEEN_SNAPSHOT: "off" });
   const tarball = join(root, `keen-${pkg.version}.tgz`);
   const files = (await exec("tar", ["tzf", tarball])).stdout.trim().split("\n").map((f) => f.replace(/^package\//, "")).sort();
-  for (const file of ["bin/keen", "dist/keen.cjs", "dist/tui.cjs", "dist/snapshot.mjs", "dist/demo.cassette.jsonl", "dist/search-worker.cjs", "LICENSE", "README.md", "package.json"]) {
+  for (const file of ["bin/keen", "dist/keen.cjs", "dist/tui.cjs", "dist/snapshot.mjs", "dist/demo.cassette.jsonl", "dist/search-worker.cjs", "dist/sandbox-runtime.cjs", "LICENSE", "README.md", "package.json"]) {
     assert.ok(files.includes(file), `${file} is in the tarball: ${files.join(" ")}`);
   }
   assert.deepEqual(files.filter((f) => !/^(bin|dist)\/|^(LICENSE|README\.md|package\.json)$/.test(f)), [], "nothing but bin/, dist/ and the package's papers");
@@ -135,6 +138,30 @@ test("npm pack ships what runs and no tests; installed globally or run with npx,
     await t.waitFor(/Fixed\./, 60_000);
     t.keys(["C-d"]);
     await t.waitFor("[exit 0]", 30_000);
+  }
+
+  // A confined command from the installed package: the sandbox library's side bundle loads and finds
+  // its seccomp helper in the installed @anthropic-ai/sandbox-runtime (a unix socket is refused).
+  if (sandboxSupport().ok) {
+    const server = await startMockLLMServer();
+    const socket = join(root, "s.sock");
+    const host = createSocketServer((s) => s.end());
+    await new Promise<void>((done) => host.listen(socket, done));
+    try {
+      const probe = `${process.execPath} -e "require('net').connect(process.argv[1]).on('connect', () => console.log('connected')).on('error', (e) => console.log(e.code))" ${socket}`;
+      server.enqueue({ toolCalls: [{ name: "bash", input: { command: probe } }] }, { text: "done" });
+      const run = await runKeen(["run", "--headless", "--no-stdin", "--sandbox", "on", "go"], {
+        bin: join(prefix, "bin", "keen"), cwd: elsewhere, timeoutMs: 120_000, env: { ...env, ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: server.url },
+      });
+      assert.equal(run.code, 0, run.stderr);
+      const result = run.stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line)).find((line) => line.kind === "tool-result");
+      assert.equal(result?.result, "EPERM\n", run.stdout);
+    } finally {
+      await new Promise((done) => host.close(done));
+      await server.close();
+    }
+  } else {
+    process.stderr.write("package test: sandboxed command skipped: no sandbox on this machine\n");
   }
 
   // npx installs the tarball into its own cache directory (here under the test's root) and runs the bin.
