@@ -11,6 +11,20 @@ export type SandboxSupport = { ok: true } | { ok: false; missing: string; instal
 const LINUX_TOOLS: [command: string, pkg: string][] = [["bwrap", "bubblewrap"], ["socat", "socat"], ["rg", "ripgrep"]];
 
 let probed: Map<string, SandboxSupport> | undefined;
+let located: Map<string, Map<string, string | undefined>> | undefined;
+
+/** Where bwrap, socat and rg are on `env`'s PATH (stat calls, no spawn; cached per PATH for the process). */
+export function linuxTools(env: NodeJS.ProcessEnv = process.env): { bwrap?: string; socat?: string; rg?: string } {
+  return Object.fromEntries(locate(env));
+}
+
+function locate(env: NodeJS.ProcessEnv): Map<string, string | undefined> {
+  const key = env.PATH ?? "";
+  located ??= new Map();
+  let found = located.get(key);
+  if (!found) located.set(key, (found = new Map(LINUX_TOOLS.map(([cmd]) => [cmd, which(cmd, env)]))));
+  return found;
+}
 
 /**
  * Checks the platform's sandbox dependencies without loading the sandbox library
@@ -35,7 +49,7 @@ export function sandboxSupport(
 function check(env: NodeJS.ProcessEnv, platform: NodeJS.Platform, cacheFile: string | undefined): SandboxSupport {
   if (platform === "darwin") return { ok: true };
   if (platform !== "linux") return { ok: false, missing: `a sandbox for ${platform}`, install: "Keen's sandbox runs on Linux and macOS only" };
-  const found = new Map(LINUX_TOOLS.map(([cmd]) => [cmd, which(cmd, env)]));
+  const found = locate(env);
   const missing = LINUX_TOOLS.filter(([cmd]) => !found.get(cmd));
   if (missing.length) {
     const pkgs = missing.map(([, pkg]) => pkg).join(" ");

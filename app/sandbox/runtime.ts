@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
+import { linuxTools } from "./deps.js";
 import { terminateInside } from "./inner-signal.js";
 import type { SandboxPolicy } from "./policy.js";
 import { protectedPaths, removeCreated, type AbsentPath } from "./protected-paths.js";
@@ -91,7 +92,21 @@ function runtimeConfig(policy: SandboxPolicy): RuntimeConfig {
   return {
     network: { allowedDomains: policy.allowedDomains, deniedDomains: [] },
     filesystem: { denyRead: policy.denyRead, allowWrite: [policy.workspace, policy.tmpDir], denyWrite: policy.denyWrite },
+    ...binaries(),
   };
+}
+
+/**
+ * Linux: the bwrap and socat that deps.ts found on PATH (the ones whose presence let the sandbox
+ * be chosen), by their paths, the library's own options for them. Its set-up then checks those
+ * files instead of running `which` for each (two synchronous spawns), and wrapped commands start
+ * that bwrap rather than whichever PATH names when they run.
+ */
+function binaries(): Pick<RuntimeConfig, "bwrapPath" | "socatPath"> {
+  if (process.platform !== "linux") return {};
+  const { bwrap, socat } = linuxTools();
+  // The library takes absolute paths only; a relative PATH entry leaves the look-up to it.
+  return { ...(bwrap && isAbsolute(bwrap) && { bwrapPath: bwrap }), ...(socat && isAbsolute(socat) && { socatPath: socat }) };
 }
 
 /**
