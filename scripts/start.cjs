@@ -12,7 +12,7 @@
 // unreachable. A refused cache is neither used nor rewritten (rewriting at every exit would cost
 // more than it saves). Where dist/ is not writable there is no cache, only the compile as before.
 // KEEN_CODE_CACHE=off compiles without one. Dependency-free: it ships in the package.
-const { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } = require("node:fs");
+const { accessSync, constants, existsSync, linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } = require("node:fs");
 const { dirname, join } = require("node:path");
 const Module = require("node:module");
 const vm = require("node:vm");
@@ -41,7 +41,16 @@ const script = new vm.Script(Module.wrap(source), {
   cachedData,
   importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
 });
-if (useCache && !cachedData) {
+// Serialising the cache costs CPU at exit: only where it can be written (a global install owned by another user cannot).
+const writable = (dir) => {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+if (useCache && !cachedData && writable(existsSync(dirname(cacheFile)) ? dirname(cacheFile) : __dirname)) {
   process.once("exit", () => {
     try {
       mkdirSync(dirname(cacheFile), { recursive: true });
