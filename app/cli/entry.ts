@@ -36,6 +36,15 @@ if (startupSnapshot?.isBuildingSnapshot()) {
   });
   // Started from the blob, node puts the arguments after `--` at argv[1].
   startupSnapshot.setDeserializeMainFunction(() => start(process.argv.slice(1)));
+} else if (process.env.KEEN_CODE_CACHE === "warm") {
+  // dist/start.cjs's code cache, made by the build: compile what a run needs (the snapshot's warm-up), then exit.
+  import("./warm.js").then((warm) => warm.warmUp()).then(
+    () => process.exit(0),
+    (error) => {
+      process.stderr.write(`keen: warming the code cache failed: ${String(error?.stack ?? error)}\n`);
+      process.exit(1);
+    },
+  );
 } else {
   start(process.argv.slice(2));
 }

@@ -46,7 +46,7 @@ export function createWebFetchTool(ctx: ToolContext, limits: WebFetchLimits = { 
   return defineTool(
     "web_fetch",
     "Fetch a web page or text file by http(s) URL and return it as readable markdown (HTML is reduced to its main content; " +
-      `JSON and other text comes back as it is). A result carries at most ${limits.maxChars.toLocaleString("en-US")} characters: ` +
+      `JSON and other text comes back as it is). A result carries at most ${grouped(limits.maxChars)} characters: ` +
       "when one is cut, call again with `offset` for the rest (served from this session's cache, no new request). " +
       "Redirects to another host are reported, not followed. Addresses on the local network are refused.",
     WebFetchInput,
@@ -136,7 +136,7 @@ async function toPage(requested: URL, fetched: Fetched, maxBytes: number, redact
   if (kind === "binary") {
     return {
       head: "", is_error: true, details,
-      text: `Not returned: ${fetched.url} is ${type} (${fetched.truncated ? "over " : ""}${fetched.body.length.toLocaleString("en-US")} bytes), ` +
+      text: `Not returned: ${fetched.url} is ${type} (${fetched.truncated ? "over " : ""}${grouped(fetched.body.length)} bytes), ` +
         "not text. web_fetch returns web pages and text only.",
     };
   }
@@ -167,7 +167,7 @@ function cut(page: Page, offset: number, max: number, cached: boolean): ToolResu
   const details = { ...page.details, ...(cached ? { cached: true } : {}) };
   const total = page.text.length;
   if (offset > 0 && offset >= total) {
-    return { content: `${page.head}Nothing at offset ${offset}: the text has ${total.toLocaleString("en-US")} characters.`, is_error: true, details };
+    return { content: `${page.head}Nothing at offset ${offset}: the text has ${grouped(total)} characters.`, is_error: true, details };
   }
   let end = Math.min(total, offset + max);
   // Never half of a surrogate pair.
@@ -175,8 +175,16 @@ function cut(page: Page, offset: number, max: number, cached: boolean): ToolResu
   const part = page.text.slice(offset, end);
   const shown = offset > 0 || end < total;
   const note = shown
-    ? `\n\n[Cut: characters ${offset.toLocaleString("en-US")}-${end.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} shown.` +
+    ? `\n\n[Cut: characters ${grouped(offset)}-${grouped(end)} of ${grouped(total)} shown.` +
       (end < total ? ` For more, call web_fetch again with offset: ${end}.]` : "]")
     : "";
   return { content: page.head + part + note, is_error: page.is_error, details: shown ? { ...details, chars: total, offset, end } : details };
+}
+
+/**
+ * 12345 as "12,345". Not toLocaleString: its first call loads ICU's number formatting (~15 ms of
+ * CPU), and the tool's description, built at every start, would pay it before the first request.
+ */
+function grouped(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }

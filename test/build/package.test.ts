@@ -102,11 +102,11 @@ test("npm pack ships what runs and no tests; installed globally or run with npx,
   await npm(["pack", "--pack-destination", root], copy, { KEEN_SNAPSHOT: "off" });
   const tarball = join(root, `keen-${pkg.version}.tgz`);
   const files = (await exec("tar", ["tzf", tarball])).stdout.trim().split("\n").map((f) => f.replace(/^package\//, "")).sort();
-  for (const file of ["bin/keen", "dist/keen.cjs", "dist/tui.cjs", "dist/snapshot.mjs", "dist/demo.cassette.jsonl", "dist/search-worker.cjs", "dist/sandbox-runtime.cjs", "LICENSE", "README.md", "package.json"]) {
+  for (const file of ["bin/keen", "dist/keen.cjs", "dist/start.cjs", "dist/tui.cjs", "dist/snapshot.mjs", "dist/demo.cassette.jsonl", "dist/search-worker.cjs", "dist/sandbox-runtime.cjs", "LICENSE", "README.md", "package.json"]) {
     assert.ok(files.includes(file), `${file} is in the tarball: ${files.join(" ")}`);
   }
   assert.deepEqual(files.filter((f) => !/^(bin|dist)\/|^(LICENSE|README\.md|package\.json)$/.test(f)), [], "nothing but bin/, dist/ and the package's papers");
-  assert.deepEqual(files.filter((f) => /\.map$|keen\.blob|startup-node|startup\.json|snapshot\.lock/.test(f)), [], "no source maps and no machine-specific start-up files");
+  assert.deepEqual(files.filter((f) => /\.map$|keen\.blob|startup-node|startup\.json|snapshot\.lock|code-cache/.test(f)), [], "no source maps and no machine-specific start-up files");
 
   await npm(["install", "-g", "--prefix", prefix, tarball], elsewhere);
   const dist = join(prefix, "lib", "node_modules", "keen", "dist");

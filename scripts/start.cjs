@@ -1,0 +1,76 @@
+"use strict";
+// bin/keen's way into the plain bundle: runs dist/keen.cjs as `node dist/keen.cjs` would, but with a
+// V8 code cache. Compiling the ~1 MB bundle (pre-parsing every function) is most of what `keen
+// --version` costs beyond `node -e 0`; V8 can instead deserialise the compiled code from a cache
+// written by an earlier start. The build copies this file into dist/ with the bundle's hash in
+// place of the build id placeholder below.
+//
+// The cache is dist/code-cache/<node version>-<arch>-<build id>.bin, written once, at the exit of
+// the first start that found none (so it holds what that command compiled), atomically (a temp
+// file renamed). V8 checks it against its own version, flags and the source's length and refuses
+// a mismatch; the build id in the name makes a cache of another bundle of the same length
+// unreachable. A refused cache is neither used nor rewritten (rewriting at every exit would cost
+// more than it saves). Where dist/ is not writable there is no cache, only the compile as before.
+// KEEN_CODE_CACHE=off compiles without one. Dependency-free: it ships in the package.
+const { accessSync, constants, existsSync, linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } = require("node:fs");
+const { dirname, join } = require("node:path");
+const Module = require("node:module");
+const vm = require("node:vm");
+
+// Keen turns these off for fetch's WebAssembly HTTP parser (app/providers/http.ts). Set before the
+// compile, so the flags a cache is written under are the flags it is read under (V8 refuses a cache
+// whose flags differ).
+const v8 = require("node:v8");
+v8.setFlagsFromString("--no-wasm-tier-up");
+v8.setFlagsFromString("--no-wasm-dynamic-tiering");
+
+const bundle = join(__dirname, "keen.cjs");
+const source = readFileSync(bundle, "utf8");
+const cacheFile = join(__dirname, "code-cache", `${process.version}-${process.arch}-__KEEN_BUILD_ID__.bin`);
+const useCache = process.env.KEEN_CODE_CACHE !== "off";
+// KEEN_CODE_CACHE=warm (scripts/snapshot.mjs sets it): the bundle compiles what a run needs and exits; the cache written then replaces any other.
+const warming = process.env.KEEN_CODE_CACHE === "warm";
+let cachedData;
+if (useCache) {
+  try {
+    if (!warming) cachedData = readFileSync(cacheFile);
+  } catch {}
+}
+const script = new vm.Script(Module.wrap(source), {
+  filename: bundle,
+  cachedData,
+  importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+});
+// Serialising the cache costs CPU at exit: only where it can be written (a global install owned by another user cannot).
+const writable = (dir) => {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+if (useCache && !cachedData && writable(existsSync(dirname(cacheFile)) ? dirname(cacheFile) : __dirname)) {
+  process.once("exit", () => {
+    try {
+      mkdirSync(dirname(cacheFile), { recursive: true });
+      const temp = `${cacheFile}.tmp-${process.pid}`;
+      writeFileSync(temp, script.createCachedData());
+      // A warmed cache replaces any other; a start's own never replaces one written meanwhile (link fails if it exists).
+      if (warming) renameSync(temp, cacheFile);
+      else {
+        try {
+          linkSync(temp, cacheFile);
+        } finally {
+          unlinkSync(temp);
+        }
+      }
+    } catch {}
+  });
+}
+// The bundle sees itself as the main script, as `node dist/keen.cjs` would show it.
+const main = new Module(bundle, null);
+main.filename = bundle;
+main.paths = Module._nodeModulePaths(__dirname);
+process.argv[1] = bundle;
+script.runInThisContext()(main.exports, Module.createRequire(bundle), main, bundle, __dirname);

@@ -1,0 +1,92 @@
+/**
+ * dist/start.cjs, bin/keen's way into the plain bundle with a V8 code cache
+ * (dist/code-cache/<node version>-<arch>-<build id>.bin). Each case runs a
+ * copy of bin/ and dist/ (node_modules linked) with the snapshot decision set
+ * to "plain", so bin/keen goes through start.cjs.
+ */
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { delimiter, dirname, join, resolve } from "node:path";
+import { after, before, test } from "node:test";
+import { makeSandbox } from "../e2e/harness.js";
+import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { makeTempDir } from "../temp.js";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const PATH = [dirname(process.execPath), process.env.PATH].join(delimiter);
+const VERSION = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version;
+
+let server: MockLLMServer;
+before(async () => {
+  server = await startMockLLMServer();
+});
+after(() => server.close());
+
+/** A copy of bin/ and dist/ with no code cache and a "plain bundle" decision for this node. */
+function copyCheckout(): { bin: string; dist: string; cache: string } {
+  const root = makeTempDir("keen-code-cache-");
+  cpSync(join(ROOT, "bin"), join(root, "bin"), { recursive: true });
+  cpSync(join(ROOT, "dist"), join(root, "dist"), { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+  symlinkSync(join(ROOT, "node_modules"), join(root, "node_modules"));
+  const dist = join(root, "dist");
+  execFileSync(process.execPath, [join(dist, "snapshot.mjs"), dist], { env: { ...process.env, KEEN_SNAPSHOT: "off" }, stdio: ["ignore", "ignore", "pipe"] });
+  rmSync(join(dist, "code-cache"), { recursive: true, force: true });
+  const id = createHash("sha256").update(readFileSync(join(dist, "keen.cjs"))).digest("hex").slice(0, 16);
+  return { bin: join(root, "bin", "keen"), dist, cache: join(dist, "code-cache", `${process.version}-${process.arch}-${id}.bin`) };
+}
+
+function version(bin: string, env: Record<string, string> = {}): string {
+  return execFileSync(bin, ["--version"], { env: { ...process.env, PATH, ...env }, encoding: "utf8" }).trim();
+}
+
+test("the build leaves a code cache for its node, named by the bundle's hash, made by the run warm-up", () => {
+  const dist = join(ROOT, "dist");
+  const id = createHash("sha256").update(readFileSync(join(dist, "keen.cjs"))).digest("hex").slice(0, 16);
+  const cache = join(dist, "code-cache", `${process.version}-${process.arch}-${id}.bin`);
+  assert.ok(existsSync(cache), `${cache} exists: ${existsSync(join(dist, "code-cache")) ? readdirSync(join(dist, "code-cache")).join(" ") : "no code-cache/"}`);
+  assert.ok(readFileSync(join(dist, "start.cjs"), "utf8").includes(id), "start.cjs names the cache by this bundle's hash");
+});
+
+test("the first start writes the cache, later starts read it and leave it as it is", () => {
+  const { bin, cache } = copyCheckout();
+  assert.equal(version(bin), VERSION);
+  assert.ok(existsSync(cache), "written at the first start's exit");
+  const first = statSync(cache);
+  assert.equal(version(bin), VERSION);
+  const second = statSync(cache);
+  assert.equal(second.ino, first.ino, "not rewritten");
+  assert.equal(second.mtimeMs, first.mtimeMs);
+  assert.deepEqual(readdirSync(dirname(cache)), [cache.split("/").at(-1)], "no temporary file left");
+});
+
+test("a run started with the cache answers as without it; a cache V8 refuses is ignored, not rewritten", async () => {
+  const { bin, cache } = copyCheckout();
+  const sb = makeSandbox(server.url);
+  const answer = async () => {
+    server.enqueue({ text: "Hello from the mock." });
+    return sb.run(["run", "--sandbox", "off", "hi"], { bin, env: { PATH } });
+  };
+  const cold = await answer();
+  assert.equal(cold.code, 0, cold.stderr);
+  assert.ok(existsSync(cache));
+  const warm = await answer();
+  assert.equal(warm.code, 0, warm.stderr);
+  assert.equal(warm.stdout, cold.stdout);
+  // Garbage where the cache should be: V8's check refuses it, the bundle compiles from source.
+  writeFileSync(cache, Buffer.alloc(4096, 7));
+  const refused = await answer();
+  assert.equal(refused.code, 0, refused.stderr);
+  assert.equal(refused.stdout, cold.stdout);
+  assert.deepEqual(readFileSync(cache), Buffer.alloc(4096, 7), "a refused cache is not rewritten at every exit");
+});
+
+test("KEEN_CODE_CACHE=off reads and writes none; KEEN_CODE_CACHE=warm writes one and prints nothing", () => {
+  const { bin, dist, cache } = copyCheckout();
+  assert.equal(version(bin, { KEEN_CODE_CACHE: "off" }), VERSION);
+  assert.equal(existsSync(cache), false);
+  const out = execFileSync(process.execPath, [join(dist, "start.cjs")], { env: { ...process.env, KEEN_CODE_CACHE: "warm" }, encoding: "utf8" });
+  assert.equal(out, "");
+  assert.ok(statSync(cache).size > 0);
+});
