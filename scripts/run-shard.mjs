@@ -7,7 +7,10 @@ import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 
-for (const file of process.argv.slice(2)) await import(pathToFileURL(resolve(file)).href);
+// Resolved before the first import: the tests of a file imported first already run while later files
+// load, and one may change the working directory for a while (test/cli/in-process.ts does).
+const urls = process.argv.slice(2).map((file) => pathToFileURL(resolve(file)).href);
+for (const url of urls) await import(url);
 
 test("this shard leaves nothing running", () => {
   setTimeout(() => {

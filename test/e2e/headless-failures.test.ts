@@ -8,6 +8,9 @@ import { assertProtocolStream, joinDeltas, kindSequence } from "./protocol-check
 
 const MODEL = "anthropic/claude-test";
 const server = useMockLLMServer();
+// For the tests whose model answers with text only: no tool runs, the sandbox plays no role and is
+// off (with bash available, every turn would warm it up: ~0.25 s of CPU per Keen).
+const TEXT_ONLY = { sandbox: { mode: "off" } };
 
 const headless = (...args: string[]) => ["run", "--headless", "--stream-deltas", "--model", MODEL, ...args];
 
@@ -20,7 +23,7 @@ const failures: [string, Partial<MockReplyStep>][] = [
 for (const [name, failure] of failures) {
   test(`a retried attempt after ${name}: old deltas marked attempt 1, complete text from attempt 2 only`, async () => {
     server.enqueue({ text: "doomed first try ", ...failure }, { text: "The good answer.", chunkSize: 5 });
-    const sb = makeSandbox(server.url);
+    const sb = makeSandbox(server.url, TEXT_ONLY);
     const r = await sb.run(headless("answer"));
     assert.equal(r.code, 0, r.stderr);
     const lines = parseLines(r.stdout);
@@ -42,7 +45,7 @@ for (const [name, failure] of failures) {
 
 test("a provider failure: error line, then result with is_error, exit 1", async () => {
   server.enqueue({ kind: "http-error", status: 400, body: { type: "error", error: { type: "invalid_request_error", message: "prompt is too long" } } });
-  const sb = makeSandbox(server.url);
+  const sb = makeSandbox(server.url, TEXT_ONLY);
   const r = await sb.run(headless("answer"));
   assert.equal(r.code, 1);
   const lines = parseLines(r.stdout);
@@ -73,7 +76,7 @@ function signalAfterFirstDelta(signal: NodeJS.Signals) {
 for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
   test(`${signal} mid-stream: result status interrupted, exit ${code}`, async () => {
     server.enqueue({ text: "word ".repeat(500), delayMs: 20 });
-    const sb = makeSandbox(server.url);
+    const sb = makeSandbox(server.url, TEXT_ONLY);
     const r = await sb.run(headless("talk for long"), { onSpawn: signalAfterFirstDelta(signal) });
     assert.equal(r.code, code, r.stderr);
     const lines = parseLines(r.stdout);
@@ -122,7 +125,7 @@ test("SIGINT while a tool runs: the call is killed, the next one is not run, one
 
 test("--timeout: error line, result with is_error, exit 1", async () => {
   server.enqueue({ text: "slow ".repeat(200), delayMs: 50 });
-  const sb = makeSandbox(server.url);
+  const sb = makeSandbox(server.url, TEXT_ONLY);
   const r = await sb.run(["run", "--headless", "--timeout", "0.5", "--model", MODEL, "slow"]);
   assert.equal(r.code, 1, r.stderr);
   const lines = parseLines(r.stdout);

@@ -6,7 +6,10 @@ import { makeSandbox, parseLines, waitForStdout } from "./harness.js";
 
 const server = useMockLLMServer();
 
-const RETRY = { retry: { maxRetries: 1, baseDelayMs: 10 } };
+// The model answers with text only in every test but the bash one: no tool runs, so the sandbox
+// plays no role and is off (with bash available, every turn would warm it up: ~0.25 s of CPU per Keen).
+const TEXT_ONLY = { sandbox: { mode: "off" } };
+const RETRY = { ...TEXT_ONLY, retry: { maxRetries: 1, baseDelayMs: 10 } };
 const ZERO_USAGE = { input_tokens: 0, cached_tokens: 0, cache_write_tokens: 0, output_tokens: 0, reasoning_tokens: 0, total_tokens: 0 };
 
 /** The JSON result with run-dependent fields fixed. */
@@ -44,7 +47,7 @@ test("provider 400 → exit 1, the message on stderr, an error result, the sessi
 });
 
 test("429 with retry-after, then a cut stream, then success: retried, only the good attempt's text counts", async () => {
-  const sb = makeSandbox(server.url);
+  const sb = makeSandbox(server.url, TEXT_ONLY);
   server.enqueue(
     { kind: "http-error", status: 429, headers: { "retry-after": "0" } },
     { text: "Broken attempt text that must vanish", cutAfterChunks: 5 },
@@ -87,7 +90,7 @@ test("an in-stream overloaded error is retried", async () => {
 });
 
 test("the stall watchdog aborts a silent stream and retries it", async () => {
-  const sb = makeSandbox(server.url, { retry: { maxRetries: 1, baseDelayMs: 10, idleTimeoutMs: 1000 } });
+  const sb = makeSandbox(server.url, { ...TEXT_ONLY, retry: { maxRetries: 1, baseDelayMs: 10, idleTimeoutMs: 1000 } });
   server.enqueue({ text: "never finished", stallAfterChunks: 4 }, { text: "after the stall" });
   const r = await sb.run(["run", "--no-stdin", "hi"]);
   assert.deepEqual({ code: r.code, stdout: r.stdout }, { code: 0, stdout: "after the stall\n" });
@@ -97,7 +100,7 @@ test("the stall watchdog aborts a silent stream and retries it", async () => {
 });
 
 test("--timeout bounds the whole run → exit 1 with 'timed out', the step and the usage the provider reported, the session's status error", async () => {
-  const sb = makeSandbox(server.url);
+  const sb = makeSandbox(server.url, TEXT_ONLY);
   server.enqueue({ text: "slow", stallAfterChunks: 3 });
   // 4 s, not less: on a loaded machine start-up alone has taken over a second, and the
   // assertions below need the request to have reached the stall before the clock runs out.
@@ -114,7 +117,7 @@ const LONG = Array.from({ length: 300 }, (_, i) => `word${i} `).join("");
 
 for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
   test(`${signal} mid-stream → exit ${code}, partial text stored, the session interrupted`, async () => {
-    const sb = makeSandbox(server.url);
+    const sb = makeSandbox(server.url, TEXT_ONLY);
     server.enqueue({ text: LONG, delayMs: 20 });
     let deltas = 0;
     const r = await sb.run(["run", "--headless", "--stream-deltas", "--no-stdin", "tell me"], {
@@ -167,7 +170,7 @@ test("SIGINT during a bash tool call kills the command's process group and store
 });
 
 test("`| head -1`: the reader leaves after the first line → quiet exit, session stored", async () => {
-  const sb = makeSandbox(server.url);
+  const sb = makeSandbox(server.url, TEXT_ONLY);
   server.enqueue({ text: LONG, delayMs: 5 });
   const r = await sb.run(["run", "--headless", "--stream-deltas", "--no-stdin", "stream a lot"], {
     onSpawn: (child) => {

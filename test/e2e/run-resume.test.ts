@@ -5,6 +5,9 @@ import { join } from "node:path";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, parseLines, waitForStdout } from "./harness.js";
 
+// Resumes of text turns (an ambiguous prefix, the model kept or switched, after a failed turn) run
+// in process in test/cli/resume.test.ts; here are those that run tools or follow a killed process.
+
 const server = useMockLLMServer();
 
 type Sandbox = ReturnType<typeof makeSandbox>;
@@ -60,18 +63,6 @@ test("resume by full id and by unique prefix: later turns see user messages and 
   assert.equal(server.pending(), 0);
 });
 
-test("an ambiguous prefix is a usage error listing the matches", async () => {
-  const sb = makeSandbox(server.url);
-  server.enqueue({ text: "a" }, { text: "b" });
-  const a = await runJson(sb, ["one"]);
-  const b = await runJson(sb, ["two"]);
-  const r = await sb.run(["run", "--no-stdin", "--session", a.session_id.slice(0, 4), "three"]);
-  assert.deepEqual({ code: r.code, stdout: r.stdout }, { code: 2, stdout: "" });
-  assert.match(r.stderr, /^keen: '[0-9a-f]{4}' matches 2 sessions: [^\n]*give more characters\n$/);
-  assert.ok(r.stderr.includes(a.session_id) && r.stderr.includes(b.session_id));
-  assert.equal(server.requests.length, 2);
-});
-
 test("resumed from another directory, tools run in the session's cwd; --cwd overrides", async () => {
   const sb = makeSandbox(server.url);
   const elsewhere = join(sb.root, "elsewhere");
@@ -86,49 +77,6 @@ test("resumed from another directory, tools run in the session's cwd; --cwd over
   server.enqueue({ toolCalls: [{ name: "bash", input: { command: "pwd" } }] }, { text: "done" });
   await runJson(sb, ["--session", first.session_id, "--cwd", elsewhere, "and now?"]);
   assert.equal(toolResultSent(4).trim(), elsewhere);
-  assert.deepEqual(server.unexpected, []);
-});
-
-test("a resumed session keeps its model unless --model says otherwise", async () => {
-  const sb = makeSandbox(server.url);
-  server.enqueue({ text: "one" }, { text: "two" }, { text: "three" });
-  const first = await runJson(sb, ["--model", "anthropic/claude-haiku-4-5", "hello"]);
-  await runJson(sb, ["--session", first.session_id, "again"]);
-  await runJson(sb, ["--session", first.session_id, "--model", "openai/gpt-4.1", "switch"], {
-    env: { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.openaiBaseURL },
-  });
-  assert.deepEqual(server.requests.map((q) => [q.vendor, q.body.model]), [
-    ["anthropic", "claude-haiku-4-5"],
-    ["anthropic", "claude-haiku-4-5"],
-    ["openai", "gpt-4.1"],
-  ]);
-  // The conversation carries over to the other provider.
-  const sent = server.requests[2]!.body.messages.map((m: { role: string; content: unknown }) => [m.role, m.content]);
-  assert.deepEqual(sent.slice(1), [
-    ["user", "hello"], ["assistant", "one"], ["user", "again"], ["assistant", "two"], ["user", "switch"],
-  ]);
-});
-
-test("resume after a failed turn: the broken turn is closed with its stored text and [turn error]", async () => {
-  const sb = makeSandbox(server.url, { retry: { maxRetries: 0, baseDelayMs: 10 } });
-  server.enqueue({ text: "Partial answer that breaks", errorAfterChunks: 5 });
-  const failed = await sb.run(["run", "--format", "json", "--no-stdin", "doomed"]);
-  assert.equal(failed.code, 1);
-  const result = JSON.parse(failed.stdout);
-  assert.deepEqual([result.status, result.is_error], ["error", true]);
-  assert.deepEqual((await sb.sessions()).map((s) => s.status), ["error"]);
-
-  server.enqueue({ text: "Recovered." });
-  const resumed = await runJson(sb, ["--session", result.session_id, "try again"]);
-  assert.equal(resumed.text, "Recovered.");
-  assert.deepEqual(messagesOf(1), [user("doomed"), assistant("Partial answer \n\n[turn error]"), user("try again")]);
-
-  // A turn that failed before any text is closed with the marker alone.
-  server.enqueue({ kind: "http-error", status: 400 });
-  assert.equal((await sb.run(["run", "--no-stdin", "--session", result.session_id, "bad"])).code, 1);
-  server.enqueue({ text: "ok" });
-  await runJson(sb, ["--session", result.session_id, "last"]);
-  assert.deepEqual(messagesOf(3).slice(-3), [user("bad"), assistant("[turn error]"), user("last")]);
   assert.deepEqual(server.unexpected, []);
 });
 

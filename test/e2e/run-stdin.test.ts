@@ -4,6 +4,9 @@ import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox } from "./harness.js";
 
 const server = useMockLLMServer();
+// Text answers only, about how the prompt is read: no tool runs, so the sandbox plays no role and
+// is off (with bash available, every turn would warm it up: ~0.25 s of CPU per Keen).
+const TEXT_ONLY = { sandbox: { mode: "off" } };
 
 /** The text of the user message the model received in request `i`. */
 function promptSent(i = 0): string {
@@ -14,7 +17,7 @@ function promptSent(i = 0): string {
 
 /** Runs one prompt and returns what the model saw, asserting a clean success. */
 async function promptFor(args: string[], options: Parameters<ReturnType<typeof makeSandbox>["run"]>[1] = {}) {
-  const sb = makeSandbox(server.url);
+  const sb = makeSandbox(server.url, TEXT_ONLY);
   server.enqueue({ text: "answer" });
   const r = await sb.run(["run", ...args], options);
   assert.deepEqual({ code: r.code, stdout: r.stdout, stderr: r.stderr }, { code: 0, stdout: "answer\n", stderr: "" });
@@ -46,14 +49,14 @@ test("--no-stdin never reads stdin, even when it holds data", async () => {
 });
 
 test("--no-stdin with an open pipe does not wait for it", async () => {
-  const sb = makeSandbox(server.url, { stdinGraceMs: 60_000 });
+  const sb = makeSandbox(server.url, { ...TEXT_ONLY, stdinGraceMs: 60_000 });
   server.enqueue({ text: "answer" });
   const r = await sb.run(["run", "--no-stdin", "quick"], { stdin: "open", timeoutMs: 30_000 });
   assert.deepEqual({ code: r.code, stdout: r.stdout, stderr: r.stderr }, { code: 0, stdout: "answer\n", stderr: "" });
 });
 
 test("an open pipe with no data and args present is ignored after the grace period, with a note on stderr", async () => {
-  const sb = makeSandbox(server.url);
+  const sb = makeSandbox(server.url, TEXT_ONLY);
   server.enqueue({ text: "answer" });
   const r = await sb.run(["run", "args", "only"], { stdin: "open" });
   assert.equal(r.code, 0, r.stderr);
@@ -67,7 +70,7 @@ test("an open pipe with no data and args present is ignored after the grace peri
 
 for (const [name, stdin] of [["nothing at all", ""], ["only whitespace", "  \n\n"]] as const) {
   test(`empty prompt (${name}) → exit 2, one line on stderr, nothing on stdout, no session`, async () => {
-    const sb = makeSandbox(server.url);
+    const sb = makeSandbox(server.url, TEXT_ONLY);
     const r = await sb.run(["run"], { stdin });
     assert.deepEqual({ code: r.code, stdout: r.stdout }, { code: 2, stdout: "" });
     assert.match(r.stderr, /^keen: empty prompt[^\n]*\n$/);
@@ -77,7 +80,7 @@ for (const [name, stdin] of [["nothing at all", ""], ["only whitespace", "  \n\n
 }
 
 test("empty args with an empty argument string → usage error", async () => {
-  const sb = makeSandbox(server.url);
+  const sb = makeSandbox(server.url, TEXT_ONLY);
   const r = await sb.run(["run", "--no-stdin", " "]);
   assert.deepEqual({ code: r.code, stdout: r.stdout }, { code: 2, stdout: "" });
   assert.match(r.stderr, /^keen: empty prompt[^\n]*\n$/);

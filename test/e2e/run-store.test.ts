@@ -7,6 +7,9 @@ import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, waitForStdout, type KeenRun } from "./harness.js";
 
 const server = useMockLLMServer();
+// The model only answers with text here: no tool runs, so the sandbox plays no role and is off
+// (with bash available, every turn would warm it up: ~0.25 s of CPU per Keen).
+const TEXT_ONLY = { sandbox: { mode: "off" } };
 
 type Sandbox = ReturnType<typeof makeSandbox>;
 
@@ -26,12 +29,13 @@ async function holdSession(sb: Sandbox, args: string[]): Promise<{ child: ChildP
 }
 
 test("8 parallel `keen run` on one store, each its own session, while `sessions list` runs alongside", async () => {
-  const sb = makeSandbox(server.url);
+  const sb = makeSandbox(server.url, TEXT_ONLY);
   for (let i = 0; i < 8; i++) server.enqueue({ text: "parallel answer", delayMs: 5 });
   let running = true;
   const listings: Promise<KeenRun[]> = (async () => {
     const seen: KeenRun[] = [];
-    while (running) seen.push(await sb.run(["sessions", "list", "--json"]));
+    // A few listings overlap the runs (each is a Keen start; under load an unbounded loop ran a dozen).
+    while (running && seen.length < 3) seen.push(await sb.run(["sessions", "list", "--json"]));
     return seen;
   })();
   const runs = await Promise.all(
@@ -69,7 +73,7 @@ test("8 parallel `keen run` on one store, each its own session, while `sessions 
 });
 
 test("a second process on a busy session fails fast; reading and listing it while written work", async () => {
-  const sb = makeSandbox(server.url);
+  const sb = makeSandbox(server.url, TEXT_ONLY);
   server.enqueue({ text: "first" });
   const first = await sb.run(["run", "--format", "json", "--no-stdin", "start"]);
   const id = JSON.parse(first.stdout).session_id;
@@ -100,63 +104,37 @@ test("a second process on a busy session fails fast; reading and listing it whil
   assert.deepEqual(server.unexpected, []);
 });
 
-test("sessions list: a header, aligned columns, this directory unless --all; rm takes several ids; prune with a dry run", async () => {
-  const sb = makeSandbox(server.url);
+// The case table (--all, --cwd, --limit, prune's filters, rm of several ids, usage errors) runs in
+// process in test/cli/sessions.test.ts; here the real process prints the table, prunes and removes.
+test("sessions list: a header and aligned columns on stdout, notes on stderr; prune --dry-run; rm; a removed id is a usage error", async () => {
+  const sb = makeSandbox(server.url, TEXT_ONLY);
   const empty = await sb.run(["sessions"]);
   assert.deepEqual({ code: empty.code, stdout: empty.stdout }, { code: 0, stdout: "" });
   assert.match(empty.stderr, /^keen: no sessions in .* yet\n$/);
-  server.enqueue({ text: "a" }, { text: "b" }, { kind: "http-error", status: 400 }, { text: "elsewhere" });
+  server.enqueue({ text: "a" });
   const a = JSON.parse((await sb.run(["run", "--format", "json", "--no-stdin", "alpha"])).stdout).session_id;
-  const b = JSON.parse((await sb.run(["run", "--format", "json", "--no-stdin", "beta\nsecond line"])).stdout).session_id;
-  const c = JSON.parse((await sb.run(["run", "--format", "json", "--no-stdin", "gamma"])).stdout).session_id;
-  const d = JSON.parse((await sb.run(["run", "--format", "json", "--no-stdin", "--cwd", sb.root, "delta"])).stdout).session_id;
 
   const listed = await sb.run(["sessions"]);
-  assert.equal(listed.code, 0, listed.stderr);
+  assert.deepEqual([listed.code, listed.stderr], [0, ""]);
   const rows = listed.stdout.split("\n").filter(Boolean);
-  assert.equal(rows.length, 4, listed.stdout);
+  assert.equal(rows.length, 2, listed.stdout);
   assert.match(rows[0]!, /^ID +UPDATED +STATUS +MODEL +CWD +TITLE$/);
-  const short = (JSON.parse((await sb.run(["sessions", "list", "--all", "--json"])).stdout) as { short_id: string }[]).map((s) => s.short_id);
-  for (const id of short) assert.ok(id.length >= 8 && short.filter((o) => o.startsWith(id)).length === 1);
-  const at = rows[0]!.indexOf("TITLE");
-  assert.deepEqual(rows.slice(1).map((r) => r.slice(at)), ["gamma", "beta", "alpha"]);
-  assert.deepEqual(rows.slice(1).map((r) => r.split(/ {2,}/)[2]), ["error", "success", "success"]);
-  assert.ok(rows.slice(1).every((r) => r.includes(`  ${sb.workspace}  `)));
-  const shortOf = (id: string) => short.find((s) => id.startsWith(s))!;
-  assert.ok(rows[1]!.startsWith(`${shortOf(c)} `));
-  const run = await sb.run(["run", "--no-stdin", "-s", shortOf(a), "again"]);
-  assert.equal(run.code, 1, "the short id resolves (the queue is empty, so the run fails)");
+  assert.match(rows[1]!, new RegExp(`^${a.slice(0, 8)}[0-9a-f-]* +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d +success +anthropic/claude-sonnet-5-5 +${sb.workspace} +alpha$`));
+  assert.equal(rows[1]!.indexOf("alpha"), rows[0]!.indexOf("TITLE"), "aligned");
 
-  assert.equal((await sb.run(["sessions", "list", "--all"])).stdout.split("\n").filter(Boolean).length, 5);
-  assert.equal((await sb.run(["sessions", "list", "--cwd", sb.root])).stdout.split("\n").filter(Boolean).length, 2);
-  assert.equal((await sb.run(["sessions", "list", "--limit", "1"])).stdout.split("\n").filter(Boolean).length, 2);
-  assert.equal(JSON.parse((await sb.run(["sessions", "list", "--json", "--limit", "2"])).stdout).length, 2);
-  for (const bad of [["--limit", "0"], ["--all", "--cwd", "/"]]) assert.equal((await sb.run(["sessions", "list", ...bad])).code, 2);
-
-  const none = await sb.run(["sessions", "prune", "--older-than", "1h"]);
-  assert.deepEqual({ code: none.code, stderr: none.stderr }, { code: 0, stderr: "keen: pruned 0 sessions\n" });
-  const dry = await sb.run(["sessions", "prune", "--older-than", "0s", "--status", "error", "--dry-run"]);
+  const dry = await sb.run(["sessions", "prune", "--older-than", "0s", "--dry-run"]);
   assert.equal(dry.code, 0, dry.stderr);
-  assert.deepEqual(dry.stdout.split("\n").filter(Boolean).map((l) => l.split("  ")[0]).sort(), [a, c].sort());
-  assert.equal(dry.stderr, "keen: would remove 2 sessions (dry run)\n");
-  assert.equal((await sb.sessions()).length, 4, "a dry run removes nothing");
-  const pruned = await sb.run(["sessions", "prune", "--older-than", "0s", "--status", "error"]);
-  assert.equal(pruned.code, 0, pruned.stderr);
-  assert.deepEqual((await sb.sessions()).map((s) => s.id).sort(), [b, d].sort());
-  assert.equal((await sb.run(["sessions", "prune", "--older-than", "soon"])).code, 2);
-  assert.equal((await sb.run(["sessions", "prune", "--older-than", "1d", "--status", "failed"])).code, 2);
-
-  const rm = await sb.run(["sessions", "rm", b.slice(0, 13), d]);
-  assert.deepEqual({ code: rm.code, stdout: rm.stdout, stderr: rm.stderr }, { code: 0, stdout: "", stderr: `keen: removed session ${b}\nkeen: removed session ${d}\n` });
+  assert.match(dry.stdout, new RegExp(`^${a}  .*  success  alpha\\n$`));
+  assert.equal(dry.stderr, "keen: would remove 1 session (dry run)\n");
+  const rm = await sb.run(["sessions", "rm", a.slice(0, 13)]);
+  assert.deepEqual({ code: rm.code, stdout: rm.stdout, stderr: rm.stderr }, { code: 0, stdout: "", stderr: `keen: removed session ${a}\n` });
   assert.deepEqual(await sb.sessions(), []);
-  for (const args of [["sessions", "show", a], ["sessions", "rm", a], ["run", "--no-stdin", "--session", a, "x"]]) {
-    const gone = await sb.run(args);
-    assert.deepEqual(gone, { code: 2, signal: null, stdout: "", stderr: `keen: no session matches '${a}'\n` });
-  }
+  const gone = await sb.run(["sessions", "show", a]);
+  assert.deepEqual(gone, { code: 2, signal: null, stdout: "", stderr: `keen: no session matches '${a}'\n` });
 });
 
 test("two processes resuming one session at the same moment: exactly one wins the claim", async () => {
-  const sb = makeSandbox(server.url);
+  const sb = makeSandbox(server.url, TEXT_ONLY);
   server.enqueue({ text: "first" });
   const id = JSON.parse((await sb.run(["run", "--format", "json", "--no-stdin", "start"])).stdout).session_id;
   // One stalled reply: the winner holds the session until interrupted; the loser never reaches the server.
@@ -175,10 +153,10 @@ test("two processes resuming one session at the same moment: exactly one wins th
 });
 
 test("without KEEN_HOME, config and data follow XDG_CONFIG_HOME and XDG_DATA_HOME", async () => {
-  const sb = makeSandbox(server.url);
+  const sb = makeSandbox(server.url, TEXT_ONLY);
   const xdg = { KEEN_HOME: undefined, XDG_CONFIG_HOME: join(sb.root, "cfg"), XDG_DATA_HOME: join(sb.root, "data") };
   mkdirSync(join(sb.root, "cfg", "keen"), { recursive: true });
-  writeFileSync(join(sb.root, "cfg", "keen", "config.json"), JSON.stringify({ model: "anthropic/claude-haiku-4-5" }));
+  writeFileSync(join(sb.root, "cfg", "keen", "config.json"), JSON.stringify({ ...TEXT_ONLY, model: "anthropic/claude-haiku-4-5" }));
   server.enqueue({ text: "xdg" });
   const r = await sb.run(["run", "--no-stdin", "where"], { env: xdg });
   assert.deepEqual({ code: r.code, stdout: r.stdout }, { code: 0, stdout: "xdg\n" }, r.stderr);
@@ -189,38 +167,20 @@ test("without KEEN_HOME, config and data follow XDG_CONFIG_HOME and XDG_DATA_HOM
   assert.deepEqual(await sb.sessions(), [], "nothing under KEEN_HOME");
 });
 
-test("sessions show: thinking, partial text of a failed, an interrupted and a killed turn with their markers; --json --jsonl is a usage error", async () => {
-  const sb = makeSandbox(server.url, { retry: { maxRetries: 0, baseDelayMs: 10 } });
-  server.enqueue(
-    { thinking: "weigh it\nline two\nline three\nline four", text: "Thought answer." },
-    { text: "half of the answer then", chunkSize: 5, errorAfterChunks: 6, errorType: "invalid_request_error" },
-  );
-  const first = await sb.run(["run", "--no-stdin", "think"]);
-  assert.equal(first.code, 0, first.stderr);
-  const id = (await sb.sessions())[0]!.id;
-  const failed = await sb.run(["run", "--no-stdin", "-c", "fail"]);
-  assert.equal(failed.code, 1);
+// The transcript of thinking and of a failed turn, and the usage error of two formats, are checked
+// in process (test/cli/sessions.test.ts); a turn whose process was killed needs a real process.
+test("sessions show: a turn killed with SIGKILL mid-stream reads [turn interrupted], the session interrupted", async () => {
+  const sb = makeSandbox(server.url, TEXT_ONLY);
   // A turn killed with SIGKILL mid-stream leaves no turn-end.
   server.enqueue({ text: "streaming then silence", stallAfterChunks: 4 });
-  const killed = await sb.run(["run", "--headless", "--stream-deltas", "--no-stdin", "-c", "die"], {
+  const killed = await sb.run(["run", "--headless", "--stream-deltas", "--no-stdin", "die"], {
     onSpawn: (child) => void waitForStdout(child, (out) => out.includes('"text-delta"')).then(() => child.kill("SIGKILL"), () => {}),
   });
   assert.equal(killed.signal, "SIGKILL");
+  const id = (await sb.sessions())[0]!.id;
   const show = await sb.run(["sessions", "show", id.slice(0, 13)]);
-  assert.equal(show.code, 0, show.stderr);
+  assert.deepEqual([show.code, show.stderr], [0, ""]);
   const body = show.stdout.split("\n").slice(3).join("\n");
-  assert.equal(body, [
-    "> think", "",
-    "[thinking] weigh it\nline two\nline three\n…", "",
-    "Thought answer.", "",
-    "> fail", "",
-    "[error] invalid_request_error: Overloaded",
-    "half of the ans [partial]", "",
-    "[turn error]", "",
-    "> die", "",
-    "[turn interrupted]", "", "",
-  ].join("\n"));
+  assert.equal(body, ["> die", "", "[turn interrupted]", "", ""].join("\n"));
   assert.equal((await sb.sessions())[0]!.status, "interrupted");
-  const both = await sb.run(["sessions", "show", id, "--json", "--jsonl"]);
-  assert.deepEqual({ code: both.code, stdout: both.stdout, stderr: both.stderr }, { code: 2, stdout: "", stderr: "keen: --json and --jsonl are two formats: give one\n" });
 });

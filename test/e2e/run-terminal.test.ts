@@ -5,6 +5,9 @@ import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { KEEN_BIN, makeSandbox, waitForStdout } from "./harness.js";
 
 const server = useMockLLMServer();
+// For the tests whose model answers with text only: no tool runs, the sandbox plays no role and is
+// off (with bash available, every turn would warm it up: ~0.25 s of CPU per Keen).
+const TEXT_ONLY = { sandbox: { mode: "off" } };
 
 const noScript = spawnSync("script", ["--version"]).status !== 0 && "needs script(1) from util-linux for a pseudo-terminal";
 
@@ -39,7 +42,7 @@ test("piped, text mode prints the final text only and nothing on stderr", async 
 });
 
 test("on a terminal, a retry is shown on stderr and the answer starts again", { skip: noScript }, async () => {
-  const sb = makeSandbox(server.url);
+  const sb = makeSandbox(server.url, TEXT_ONLY);
   server.enqueue({ text: "Half an answer", cutAfterChunks: 4, chunkSize: 5 }, { text: "Whole answer." });
   const r = await sb.run(inPty(["run", "--no-stdin", "hi"]), { bin: "script" });
   assert.equal(r.code, 0, r.stderr);
@@ -49,7 +52,7 @@ test("on a terminal, a retry is shown on stderr and the answer starts again", { 
 });
 
 test("Ctrl-C on a terminal keeps what was said, and stderr names the session and how to resume it", { skip: noScript }, async () => {
-  const sb = makeSandbox(server.url);
+  const sb = makeSandbox(server.url, TEXT_ONLY);
   server.enqueue({ text: "The first part of the answer", chunkSize: 9, stallAfterChunks: 5 });
   let sent = false;
   const r = await sb.run(inPty(["run", "--no-stdin", "hi"]), {
@@ -70,7 +73,7 @@ test("Ctrl-C on a terminal keeps what was said, and stderr names the session and
 });
 
 test("--continue resumes the most recent session of the working directory", async () => {
-  const sb = makeSandbox(server.url);
+  const sb = makeSandbox(server.url, TEXT_ONLY);
   server.enqueue({ text: "one" }, { text: "elsewhere" }, { text: "two" });
   assert.equal((await sb.run(["run", "--no-stdin", "first"])).code, 0);
   assert.equal((await sb.run(["run", "--no-stdin", "--cwd", sb.root, "other dir"])).code, 0);
@@ -80,7 +83,7 @@ test("--continue resumes the most recent session of the working directory", asyn
   assert.equal(sessions.length, 2);
   const texts = server.requests[2]!.body.messages.map((m: any) => m.content.map((c: any) => c.text).join(""));
   assert.deepEqual(texts, ["first", "one", "again"]);
-  const none = await makeSandbox(server.url).run(["run", "--continue", "--no-stdin", "x"]);
+  const none = await makeSandbox(server.url, TEXT_ONLY).run(["run", "--continue", "--no-stdin", "x"]);
   assert.equal(none.code, 2);
   assert.match(none.stderr, /--continue: no session in .* yet/);
   const both = await sb.run(["run", "-c", "-s", "abc", "--no-stdin", "x"]);

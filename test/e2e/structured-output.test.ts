@@ -9,9 +9,11 @@ const server = useMockLLMServer();
 
 const SCHEMA = { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { answer: { type: "number" } }, required: ["answer"], additionalProperties: false };
 
-function setup(schema: unknown = SCHEMA) {
+// The sandbox is off where the model only calls structured_output (no command runs, it plays no
+// role; with bash available it would warm up in every turn); the test that runs bash turns it on.
+function setup(schema: unknown = SCHEMA, config: Record<string, unknown> = { sandbox: { mode: "off" } }) {
   server.reset();
-  const sb = makeSandbox(server.url);
+  const sb = makeSandbox(server.url, config);
   const file = join(sb.root, "schema.json");
   writeFileSync(file, typeof schema === "string" ? schema : JSON.stringify(schema));
   return { sb, file };
@@ -76,7 +78,7 @@ test("repairs run out, as JSON lines: the `error` event's error_code is structur
 });
 
 test("a run that reaches its final step still returns schema-valid JSON; only that call runs", async () => {
-  const { sb, file } = setup();
+  const { sb, file } = setup(SCHEMA, {});
   server.enqueue(
     { toolCalls: [{ name: "bash", input: { command: "echo hi" } }] },
     { toolCalls: [{ name: "bash", input: { command: "touch ran.txt" } }, { name: "structured_output", input: { answer: 1 } }] },
