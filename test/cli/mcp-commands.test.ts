@@ -175,3 +175,35 @@ test("${VAR} in a project's .mcp.json, after keen mcp trust: plain variables exp
   assert.deepEqual(given(), [{ GIVEN: "ghp_secret_value_123" }]);
   assert.deepEqual(readJson(sb.config).mcpTrust[sb.workspace].allowEnv, ["GITHUB_TOKEN"]);
 });
+
+test("keen mcp list shows an untrusted .mcp.json; trust is bound to its content; untrust takes it back", async () => {
+  const sb = sandbox();
+  const file = join(sb.workspace, ".mcp.json");
+  writeFileSync(file, JSON.stringify({ mcpServers: { proj: { command: "keen-no-such-mcp-server", args: ["--once"] } } }));
+  const list = await keen(sb, ["mcp", "list"]);
+  assert.equal(list.code, 0, list.stderr);
+  assert.equal(list.stdout, "NAME  SOURCE   TRANSPORT  TRUST      STATUS     TOOLS\nproj  project  stdio      untrusted  untrusted  0\n");
+  assert.equal(list.stderr, "keen: this workspace's .mcp.json is not trusted: review it, then run `keen mcp trust`\n");
+
+  const trust = await keen(sb, ["mcp", "trust"]);
+  assert.deepEqual([trust.code, trust.stderr], [0, ""]);
+  assert.equal(trust.stdout, `Trusted ${file} (any change to it revokes this). Its servers:\n  proj: keen-no-such-mcp-server --once\n`);
+  assert.deepEqual(Object.keys(readJson(sb.config).mcpTrust), [sb.workspace]);
+  assert.equal(readJson(sb.config).stdinGraceMs, 300, "the rest of the config is kept");
+  assert.deepEqual(started(sb), { servers: ["proj"], untrusted: [] });
+
+  // A changed file is a new decision to make.
+  writeFileSync(file, JSON.stringify({ mcpServers: { proj: { command: "keen-no-such-mcp-server" } } }));
+  assert.deepEqual(started(sb), { servers: [], untrusted: ["proj"] });
+  const stale = await keen(sb, ["mcp", "untrust"]);
+  assert.deepEqual([stale.code, stale.stdout], [0, `${sb.workspace}: .mcp.json no longer trusted (it had changed since it was trusted).\n`]);
+
+  assert.equal((await keen(sb, ["mcp", "trust"])).code, 0);
+  assert.deepEqual(started(sb), { servers: ["proj"], untrusted: [] });
+  const untrust = await keen(sb, ["mcp", "untrust"]);
+  assert.deepEqual([untrust.code, untrust.stdout, untrust.stderr], [0, `${sb.workspace}: .mcp.json no longer trusted.\n`, ""]);
+  assert.equal(readJson(sb.config).mcpTrust, undefined);
+  assert.deepEqual(started(sb), { servers: [], untrusted: ["proj"] });
+  const again = await keen(sb, ["mcp", "untrust"]);
+  assert.deepEqual([again.code, again.stdout], [0, `${sb.workspace} was not trusted.\n`]);
+});

@@ -24,7 +24,8 @@ async function envCall(sb: Sandbox, name: string, env: Record<string, string> = 
   return { lines: parseLines(r.stdout), stderr: r.stderr };
 }
 
-test("a project's .mcp.json is not started until trusted; trust is bound to its content; untrust takes it back", async () => {
+// keen mcp list of an untrusted file, a changed file, untrust: test/cli/mcp-commands.test.ts (in-process).
+test("a project's .mcp.json is not started until trusted; once trusted, a run offers its tools", async () => {
   const sb = mcpSandbox(server.url);
   const marks = join(sb.root, "never-started");
   const file = join(sb.workspace, ".mcp.json");
@@ -39,11 +40,6 @@ test("a project's .mcp.json is not started until trusted; trust is bound to its 
   assert.ok(!lines[0]!.tools.some((t: string) => t.startsWith("mcp__")));
   assert.throws(() => readFileSync(marks), /ENOENT/, "the command never ran");
 
-  const list = await sb.run(["mcp", "list"]);
-  assert.equal(list.code, 0, list.stderr);
-  assert.equal(list.stdout, "NAME  SOURCE   TRANSPORT  TRUST      STATUS     TOOLS\nproj  project  stdio      untrusted  untrusted  0\n");
-  assert.equal(list.stderr, "keen: this workspace's .mcp.json is not trusted: review it, then run `keen mcp trust`\n");
-
   const trust = await sb.run(["mcp", "trust"]);
   assert.equal(trust.code, 0, trust.stderr);
   assert.match(trust.stdout, /^Trusted .*\.mcp\.json \(any change to it revokes this\)\. Its servers:\n {2}proj: .*mcp-server\.mjs --once /);
@@ -53,18 +49,6 @@ test("a project's .mcp.json is not started until trusted; trust is bound to its 
   const trusted = await envCall(sb, "HOME");
   assert.equal(trusted.stderr, "");
   assert.deepEqual(trusted.lines[0]!.tools.filter((t: string) => t.startsWith("mcp__")), mcpNames("proj"));
-
-  // A changed file is a new decision to make.
-  writeFileSync(file, JSON.stringify({ mcpServers: { proj: fakeServer() } }));
-  server.reset();
-  server.enqueue({ text: "ok" });
-  const changed = await sb.run(["run", "--headless", "--no-stdin", "go"]);
-  assert.match(changed.stderr, /project server "proj" .* not started: run `keen mcp trust`/);
-
-  assert.equal((await sb.run(["mcp", "trust"])).code, 0);
-  const untrust = await sb.run(["mcp", "untrust"]);
-  assert.equal(untrust.stdout, `${sb.workspace}: .mcp.json no longer trusted.\n`);
-  assert.equal(JSON.parse(readFileSync(join(sb.home, "config.json"), "utf8")).mcpTrust, undefined);
 });
 
 // Each rule of the expansion after `keen mcp trust` (plain, defaults, provider keys, --allow-env): test/cli/mcp-commands.test.ts.
