@@ -207,3 +207,10 @@ test("keen mcp list shows an untrusted .mcp.json; trust is bound to its content;
   const again = await keen(sb, ["mcp", "untrust"]);
   assert.deepEqual([again.code, again.stdout], [0, `${sb.workspace} was not trusted.\n`]);
 });
+
+test("keen mcp get of a server that is not configured: one line naming the servers there are, exit 2", async () => {
+  // Commands that are not installed: `get` connects to each server first, and these fail without starting a process.
+  const sb = sandbox({ mcpServers: { fake: { command: "keen-no-such-mcp-server" }, broken: { command: "keen-no-such-mcp-server-2" } } });
+  const unknown = await keen(sb, ["mcp", "get", "nope"]);
+  assert.deepEqual([unknown.code, unknown.stdout, unknown.stderr], [2, "", "keen: no MCP server \"nope\"; servers: fake, broken\n"]);
+});
