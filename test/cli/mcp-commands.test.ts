@@ -28,15 +28,19 @@ function sandbox(config: Record<string, unknown> = {}) {
 }
 type Sandbox = ReturnType<typeof sandbox>;
 
-/** main(args) with the sandbox's env and the workspace as cwd; stdout and stderr captured. Restores all. */
+/**
+ * main(args) with the sandbox's env and `--cwd <workspace>` after the command's name; stdout and
+ * stderr captured; restores both and the env. Not chdir: a unit shard imports its next file while
+ * this test awaits, by a path relative to the process's directory (scripts/run-shard.mjs).
+ */
 async function keen(sb: Sandbox, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const saved = Object.fromEntries(Object.keys(sb.env).map((k) => [k, process.env[k]]));
-  const cwd = process.cwd();
+  const at = args[0] === "mcp" ? 2 : 1;
+  const argv = [...args.slice(0, at), "--cwd", sb.workspace, ...args.slice(at)];
   const writes = { out: process.stdout.write, err: process.stderr.write };
   let stdout = "";
   let stderr = "";
   for (const [k, v] of Object.entries(sb.env)) (v === undefined ? delete process.env[k] : (process.env[k] = v));
-  process.chdir(sb.workspace);
   // node:test's reporter also writes to stdout, piped from its stream, while a test awaits: what
   // Keen writes comes straight from its code, never through a pipe.
   process.stdout.write = ((chunk: string | Uint8Array) => {
@@ -45,11 +49,10 @@ async function keen(sb: Sandbox, args: string[]): Promise<{ code: number; stdout
   }) as typeof process.stdout.write;
   process.stderr.write = ((chunk: string | Uint8Array) => ((stderr += String(chunk)), true)) as typeof process.stderr.write;
   try {
-    return { code: await main(args), stdout, stderr };
+    return { code: await main(argv), stdout, stderr };
   } finally {
     process.stdout.write = writes.out;
     process.stderr.write = writes.err;
-    process.chdir(cwd);
     for (const [k, v] of Object.entries(saved)) (v === undefined ? delete process.env[k] : (process.env[k] = v));
   }
 }
