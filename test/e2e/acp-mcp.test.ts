@@ -7,14 +7,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { methods } from "@agentclientprotocol/sdk";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
-import { makeSandbox } from "./harness.js";
 import { startAcp } from "./acp-client.js";
-import { FAKE_MCP } from "./mcp-helpers.js";
+import { FAKE_MCP, mcpSandbox } from "./mcp-helpers.js";
 
 const server = useMockLLMServer();
 
 test("session/new starts the editor's MCP servers for that session: the model is offered their tools and a call reaches them", async () => {
-  const sb = makeSandbox(server.url);
+  const sb = mcpSandbox(server.url);
   const acp = startAcp(["--model", "anthropic/claude-test", "--permission-mode", "auto"], sb.env, sb.workspace);
   server.enqueue({ toolCalls: [{ id: "m1", name: "mcp__Fake_Tools__echo", input: { text: "from the editor" } }] }, { text: "Echoed." });
   await acp.run(async (ctx) => {

@@ -36,7 +36,8 @@ test("AGENTS.md files go into the system prompt in order: user config, workspace
   write(join(sb.workspace, "pkg", "sub", "AGENTS.md"), "SUB-RULE: nearest.\n");
   write(join(sb.workspace, "other", "AGENTS.md"), "OTHER-RULE: not on the path.\n");
   server.enqueue({ text: "ok" });
-  const r = await sb.run(["run", "--model", MODEL, "--no-stdin", "hi"], { cwd: join(sb.workspace, "pkg", "sub") });
+  // --sandbox off: a text-only turn about the system prompt; the sandbox (bash only) plays no role, and warming it costs CPU.
+  const r = await sb.run(["run", "--model", MODEL, "--sandbox", "off", "--no-stdin", "hi"], { cwd: join(sb.workspace, "pkg", "sub") });
   assert.equal(r.code, 0, r.stderr);
   const system = systemOf(server.requests.at(-1)!.body);
   const order = ["USER-RULE", "ROOT-RULE", "PKG-RULE", "SUB-RULE"].map((mark) => system.indexOf(mark));
@@ -53,7 +54,8 @@ test("instructions past the budget are cut with a note naming the file; the near
   write(join(sb.workspace, "AGENTS.md"), `ROOT-START ${"x".repeat(30_000)} ROOT-END`);
   write(join(sb.workspace, "pkg", "AGENTS.md"), "PKG-WHOLE\n");
   server.enqueue({ text: "ok" });
-  const r = await sb.run(["run", "--model", MODEL, "--no-stdin", "hi"], { cwd: join(sb.workspace, "pkg") });
+  // --sandbox off: as above, a text-only turn.
+  const r = await sb.run(["run", "--model", MODEL, "--sandbox", "off", "--no-stdin", "hi"], { cwd: join(sb.workspace, "pkg") });
   assert.equal(r.code, 0, r.stderr);
   const system = systemOf(server.requests.at(-1)!.body);
   assert.match(system, /PKG-WHOLE/);

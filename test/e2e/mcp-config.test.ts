@@ -8,12 +8,12 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
-import { makeSandbox, parseLines } from "./harness.js";
-import { fakeServer, mcpNames, strip } from "./mcp-helpers.js";
+import { parseLines } from "./harness.js";
+import { fakeServer, mcpNames, strip, mcpSandbox } from "./mcp-helpers.js";
 
 const server = useMockLLMServer();
 
-type Sandbox = ReturnType<typeof makeSandbox>;
+type Sandbox = ReturnType<typeof mcpSandbox>;
 
 /** One run whose model calls `env` with `name` on the server `proj`; returns the stream and stderr. */
 async function envCall(sb: Sandbox, name: string, env: Record<string, string> = {}) {
@@ -24,8 +24,9 @@ async function envCall(sb: Sandbox, name: string, env: Record<string, string> = 
   return { lines: parseLines(r.stdout), stderr: r.stderr };
 }
 
-test("a project's .mcp.json is not started until trusted; trust is bound to its content; untrust takes it back", async () => {
-  const sb = makeSandbox(server.url);
+// keen mcp list of an untrusted file, a changed file, untrust: test/cli/mcp-commands.test.ts (in-process).
+test("a project's .mcp.json is not started until trusted; once trusted, a run offers its tools", async () => {
+  const sb = mcpSandbox(server.url);
   const marks = join(sb.root, "never-started");
   const file = join(sb.workspace, ".mcp.json");
   writeFileSync(file, JSON.stringify({ mcpServers: { proj: fakeServer("--once", { args: [fakeServer().args[0], "--once", marks] }) } }));
@@ -39,11 +40,6 @@ test("a project's .mcp.json is not started until trusted; trust is bound to its 
   assert.ok(!lines[0]!.tools.some((t: string) => t.startsWith("mcp__")));
   assert.throws(() => readFileSync(marks), /ENOENT/, "the command never ran");
 
-  const list = await sb.run(["mcp", "list"]);
-  assert.equal(list.code, 0, list.stderr);
-  assert.equal(list.stdout, "NAME  SOURCE   TRANSPORT  TRUST      STATUS     TOOLS\nproj  project  stdio      untrusted  untrusted  0\n");
-  assert.equal(list.stderr, "keen: this workspace's .mcp.json is not trusted: review it, then run `keen mcp trust`\n");
-
   const trust = await sb.run(["mcp", "trust"]);
   assert.equal(trust.code, 0, trust.stderr);
   assert.match(trust.stdout, /^Trusted .*\.mcp\.json \(any change to it revokes this\)\. Its servers:\n {2}proj: .*mcp-server\.mjs --once /);
@@ -53,57 +49,35 @@ test("a project's .mcp.json is not started until trusted; trust is bound to its 
   const trusted = await envCall(sb, "HOME");
   assert.equal(trusted.stderr, "");
   assert.deepEqual(trusted.lines[0]!.tools.filter((t: string) => t.startsWith("mcp__")), mcpNames("proj"));
-
-  // A changed file is a new decision to make.
-  writeFileSync(file, JSON.stringify({ mcpServers: { proj: fakeServer() } }));
-  server.reset();
-  server.enqueue({ text: "ok" });
-  const changed = await sb.run(["run", "--headless", "--no-stdin", "go"]);
-  assert.match(changed.stderr, /project server "proj" .* not started: run `keen mcp trust`/);
-
-  assert.equal((await sb.run(["mcp", "trust"])).code, 0);
-  const untrust = await sb.run(["mcp", "untrust"]);
-  assert.equal(untrust.stdout, `${sb.workspace}: .mcp.json no longer trusted.\n`);
-  assert.equal(JSON.parse(readFileSync(join(sb.home, "config.json"), "utf8")).mcpTrust, undefined);
 });
 
-test("${VAR} in a project's .mcp.json: plain variables expand, provider keys never, secret-looking ones only when trust named them", async () => {
-  const sb = makeSandbox(server.url);
-  const file = join(sb.workspace, ".mcp.json");
-  const write = (value: string) =>
-    writeFileSync(file, JSON.stringify({ mcpServers: { proj: fakeServer(undefined, { env: { GIVEN: value } }) } }));
-  const env = { PLAIN_DIR: "some-dir", GITHUB_TOKEN: "ghp_secret_value_123" };
+// Each rule of the expansion after `keen mcp trust` (plain, defaults, provider keys, --allow-env): test/cli/mcp-commands.test.ts.
+test("${VAR} in a project's .mcp.json: a secret-looking one only when trust named it; the server gets it, no output shows it", async () => {
+  const sb = mcpSandbox(server.url);
+  writeFileSync(join(sb.workspace, ".mcp.json"), JSON.stringify({ mcpServers: { proj: fakeServer(undefined, { env: { GIVEN: "${GITHUB_TOKEN}" } }) } }));
+  const env = { GITHUB_TOKEN: "ghp_secret_value_123" };
 
-  write("${PLAIN_DIR}/x and ${UNSET_ONE:-fallback}");
-  await sb.run(["mcp", "trust"]);
-  const plain = await envCall(sb, "GIVEN", env);
-  // Env values of MCP servers are secrets: the model sees them redacted, but the server had the expansion.
-  assert.equal(plain.lines.find((l) => l.kind === "tool-result")!.result, "[redacted]");
-
-  write("${ANTHROPIC_API_KEY}");
-  await sb.run(["mcp", "trust", "--allow-env", "ANTHROPIC_API_KEY"]);
-  const key = await envCall(sb, "GIVEN", env);
-  assert.match(key.stderr, /server "proj" failed to start: \$\{ANTHROPIC_API_KEY\} is a provider key and is never given to a project's MCP server/);
-  assert.ok(!key.lines[0]!.tools.some((t: string) => t.startsWith("mcp__")));
-
-  write("${GITHUB_TOKEN}");
   const trust = await sb.run(["mcp", "trust"]);
   assert.equal(trust.stderr, "keen: not given to these servers: GITHUB_TOKEN (secret-looking); allow them with --allow-env GITHUB_TOKEN\n");
   const refused = await envCall(sb, "GIVEN", env);
-  assert.match(refused.stderr, /\$\{GITHUB_TOKEN\} looks secret; allow it with `keen mcp trust --allow-env GITHUB_TOKEN`/);
+  assert.match(refused.stderr, /server "proj" failed to start: \$\{GITHUB_TOKEN\} looks secret; allow it with `keen mcp trust --allow-env GITHUB_TOKEN`/);
+  assert.ok(!refused.lines[0]!.tools.some((t: string) => t.startsWith("mcp__")));
 
-  await sb.run(["mcp", "trust", "--allow-env", "GITHUB_TOKEN"]);
-  const allowed = await envCall(sb, "GIVEN", env);
-  assert.equal(allowed.stderr, "");
-  assert.equal(allowed.lines.find((l) => l.kind === "tool-result")!.result, "[redacted]");
-  assert.doesNotMatch(JSON.stringify(server.requests) + JSON.stringify(allowed.lines), /ghp_secret_value_123/);
+  assert.equal((await sb.run(["mcp", "trust", "--allow-env", "GITHUB_TOKEN"])).code, 0);
+  server.reset();
   // Secret-looking variables of Keen's own environment are not inherited: a server gets what its env names.
-  const inherited = await envCall(sb, "GITHUB_TOKEN", env);
-  assert.equal(inherited.lines.find((l) => l.kind === "tool-result")!.result, "(unset)");
+  server.enqueue({ toolCalls: [{ id: "e", name: "mcp__proj__env", input: { name: "GIVEN" } }, { id: "i", name: "mcp__proj__env", input: { name: "GITHUB_TOKEN" } }] }, { text: "done" });
+  const allowed = await sb.run(["run", "--headless", "--no-stdin", "go"], { env });
+  assert.deepEqual([allowed.code, allowed.stderr], [0, ""]);
+  const lines = parseLines(allowed.stdout);
+  // Env values of MCP servers are secrets: the model sees them redacted, but the server had the expansion.
+  assert.deepEqual(lines.filter((l) => l.kind === "tool-result").map((l) => [l.tool_call_id, l.result]), [["e", "[redacted]"], ["i", "(unset)"]]);
+  assert.doesNotMatch(JSON.stringify(server.requests) + allowed.stdout, /ghp_secret_value_123/);
 });
 
-test("--mcp-config adds servers for one run; a missing or invalid file is a usage error; sandbox: true without a sandbox is refused, not ignored", async () => {
-  const sb = makeSandbox(server.url);
+// A missing or invalid --mcp-config file and an invalid user config are usage errors: test/cli/mcp-commands.test.ts.
+test("--mcp-config adds servers for one run; sandbox: true without a sandbox is refused, not ignored", async () => {
+  const sb = mcpSandbox(server.url);
   const extra = join(sb.root, "extra.json");
   writeFileSync(extra, JSON.stringify({ mcpServers: { flagged: fakeServer(), boxed: fakeServer(undefined, { sandbox: true }) } }));
   server.enqueue({ text: "ok" });
@@ -112,21 +86,11 @@ test("--mcp-config adds servers for one run; a missing or invalid file is a usag
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(parseLines(r.stdout)[0]!.tools.filter((t: string) => t.startsWith("mcp__")), mcpNames("flagged"));
   assert.match(r.stderr, /^keen: mcp: server "boxed" failed to start: "sandbox": true, but the sandbox is off for this session \(--sandbox off or sandbox\.mode\); the server is not started unconfined/);
-
-  const missing = await sb.run(["run", "--headless", "--no-stdin", "--mcp-config", join(sb.root, "nope.json"), "go"]);
-  assert.deepEqual([missing.code, missing.stdout, missing.stderr], [2, "", `keen: --mcp-config ${join(sb.root, "nope.json")}: no such file\n`]);
-  writeFileSync(extra, JSON.stringify({ mcpServers: { bad: { args: [] } } }));
-  const invalid = await sb.run(["run", "--headless", "--no-stdin", "--mcp-config", extra, "go"]);
-  assert.deepEqual([invalid.code, invalid.stdout], [2, ""]);
-  assert.equal(invalid.stderr, `keen: --mcp-config ${extra}: mcpServers.bad: an MCP server needs "command" (stdio) or "url" (http, sse)\n`);
-  const badUser = makeSandbox(server.url, { mcpServers: { "bad name": fakeServer() } });
-  const user = await badUser.run(["mcp", "list"]);
-  assert.equal(user.code, 2);
-  assert.match(user.stderr, /^keen: .*config\.json: mcpServers\.bad name: server names use letters, digits, _ and - \(at most 40\)\n$/);
 });
 
+// keen mcp get of a server that is not configured: test/cli/mcp-commands.test.ts (in-process).
 test("keen mcp list and get: source, transport, status and tools of each server", async () => {
-  const sb = makeSandbox(server.url, { mcpServers: { fake: fakeServer(), broken: fakeServer("--exit-at-start") } });
+  const sb = mcpSandbox(server.url, { mcpServers: { fake: fakeServer(), broken: fakeServer("--exit-at-start") } });
   const list = await sb.run(["mcp", "list", "--json"]);
   assert.equal(list.code, 0, list.stderr);
   assert.deepEqual(JSON.parse(list.stdout), [
@@ -138,6 +102,4 @@ test("keen mcp list and get: source, transport, status and tools of each server"
   assert.equal(get.stdout, [
     "fake  (user, stdio)", "status: connected", `log: ${join(sb.home, "mcp-logs", "fake.log")}`, "tools (9):", ...mcpNames("fake").map((n) => `  ${n}`), "",
   ].join("\n"));
-  const unknown = await sb.run(["mcp", "get", "nope"]);
-  assert.deepEqual([unknown.code, unknown.stderr], [2, "keen: no MCP server \"nope\"; servers: fake, broken\n"]);
 });

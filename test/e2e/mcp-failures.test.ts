@@ -8,14 +8,14 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
-import { makeSandbox, parseLines, waitForStdout } from "./harness.js";
-import { alive, fakeServer, mcpNames, strip } from "./mcp-helpers.js";
+import { parseLines, waitForStdout } from "./harness.js";
+import { alive, fakeServer, mcpNames, strip, mcpSandbox } from "./mcp-helpers.js";
 
 const server = useMockLLMServer();
 
 
 test("a server that fails to start, one that is not found and one that hangs at connect: reported, and the run goes on with the others", async () => {
-  const sb = makeSandbox(server.url, {
+  const sb = mcpSandbox(server.url, {
     mcpServers: {
       broken: fakeServer("--exit-at-start"),
       missing: { command: "keen-no-such-mcp-server" },
@@ -51,7 +51,7 @@ test("a server that fails to start, one that is not found and one that hangs at 
 });
 
 test("a server that dies mid-session: that call fails, the next call reconnects once; when the restart fails, only its calls fail", async () => {
-  const sb = makeSandbox(server.url, { mcpServers: { fake: fakeServer() } });
+  const sb = mcpSandbox(server.url, { mcpServers: { fake: fakeServer() } });
   server.enqueue(
     { toolCalls: [{ id: "d", name: "mcp__fake__die", input: {} }] },
     { toolCalls: [{ id: "e", name: "mcp__fake__echo", input: { text: "back" } }] },
@@ -71,7 +71,7 @@ test("a server that dies mid-session: that call fails, the next call reconnects 
   // --once: the restart fails, so the tools go away and the run still ends normally.
   server.reset();
   const marker = join(sb.root, "started-once");
-  const sb2 = makeSandbox(server.url, { mcpServers: { fake: fakeServer("--once", { args: [fakeServer().args[0], "--once", marker] }) } });
+  const sb2 = mcpSandbox(server.url, { mcpServers: { fake: fakeServer("--once", { args: [fakeServer().args[0], "--once", marker] }) } });
   server.enqueue(
     { toolCalls: [{ id: "d", name: "mcp__fake__die", input: {} }] },
     { toolCalls: [{ id: "e", name: "mcp__fake__echo", input: { text: "back" } }] },
@@ -89,7 +89,7 @@ test("a server that dies mid-session: that call fails, the next call reconnects 
 });
 
 test("interrupt during a slow MCP call: the server is told (cancellation), the run ends interrupted", async () => {
-  const sb = makeSandbox(server.url, { mcpServers: { fake: fakeServer() } });
+  const sb = mcpSandbox(server.url, { mcpServers: { fake: fakeServer() } });
   const marks = join(sb.root, "marks");
   server.enqueue({ toolCalls: [{ id: "s", name: "mcp__fake__slow", input: { ms: 20000 } }] });
   const r = await sb.run(["run", "--headless", "--stream-deltas", "--no-stdin", "go"], {
@@ -105,7 +105,7 @@ test("interrupt during a slow MCP call: the server is told (cancellation), the r
 });
 
 test("a call longer than callTimeoutMs fails that call with a clear message and is cancelled", async () => {
-  const sb = makeSandbox(server.url, { mcp: { callTimeoutMs: 500 }, mcpServers: { fake: fakeServer() } });
+  const sb = mcpSandbox(server.url, { mcp: { callTimeoutMs: 500 }, mcpServers: { fake: fakeServer() } });
   const marks = join(sb.root, "marks");
   server.enqueue({ toolCalls: [{ id: "s", name: "mcp__fake__slow", input: { ms: 20000 } }] }, { text: "done" });
   const r = await sb.run(["run", "--headless", "--no-stdin", "go"], { env: { MCP_FAKE_MARKS: marks } });
@@ -118,7 +118,7 @@ test("a call longer than callTimeoutMs fails that call with a clear message and 
 });
 
 test("a stdio server's whole process group ends with the run (what the server started, too)", async () => {
-  const sb = makeSandbox(server.url, { mcpServers: { fake: fakeServer() } });
+  const sb = mcpSandbox(server.url, { mcpServers: { fake: fakeServer() } });
   server.enqueue({ toolCalls: [{ id: "p", name: "mcp__fake__spawn_child", input: {} }] }, { text: "done" });
   const r = await sb.run(["run", "--headless", "--no-stdin", "go"]);
   assert.equal(r.code, 0, r.stderr);
@@ -131,7 +131,7 @@ test("a stdio server's whole process group ends with the run (what the server st
 });
 
 test("Ctrl-C while a server hangs at connect: keen ends at once and takes the server's group with it", async () => {
-  const sb = makeSandbox(server.url, { mcpServers: { stuck: fakeServer("--hang", { connectTimeoutMs: 20_000 }) } });
+  const sb = mcpSandbox(server.url, { mcpServers: { stuck: fakeServer("--hang", { connectTimeoutMs: 20_000 }) } });
   const marks = join(sb.root, "marks");
   let pid = 0;
   const r = await sb.run(["run", "--headless", "--no-stdin", "go"], {

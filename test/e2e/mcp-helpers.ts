@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { makeSandbox } from "./harness.js";
 
 /** The fake MCP server (test/fakes/mcp-server.mjs) as a stdio server config; `mode` is one of its modes. */
 export const FAKE_MCP = resolve(import.meta.dirname, "../fakes/mcp-server.mjs");
@@ -26,3 +27,11 @@ export const strip = (line: Record<string, any>) => {
   const { conversation_id: _c, ts: _t, seq: _s, duration_ms: _d, ...rest } = line;
   return rest;
 };
+
+/**
+ * `makeSandbox` with `sandbox.mode: "off"` in the user config (a later `config` may set it again).
+ * The sandbox confines bash, and these tests never run bash: a stdio MCP server runs unconfined
+ * unless its config says `"sandbox": true` (test/e2e/mcp-sandbox.test.ts runs one inside). With the
+ * sandbox on, every turn would still warm it in the background (~0.25 s of CPU a turn) for nothing.
+ */
+export const mcpSandbox = (serverUrl: string, config: Record<string, unknown> = {}) => makeSandbox(serverUrl, { sandbox: { mode: "off" }, ...config });

@@ -7,13 +7,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { startHttpMcpServer } from "../fakes/mcp-server.mjs";
-import { makeSandbox, parseLines } from "./harness.js";
-import { mcpNames } from "./mcp-helpers.js";
+import { parseLines } from "./harness.js";
+import { mcpNames, mcpSandbox } from "./mcp-helpers.js";
 
 const server = useMockLLMServer();
 
 async function echoThrough(config: Record<string, unknown>, env: Record<string, string> = {}) {
-  const sb = makeSandbox(server.url, { mcpServers: { web: config } });
+  const sb = mcpSandbox(server.url, { mcpServers: { web: config } });
   server.enqueue({ toolCalls: [{ id: "e", name: "mcp__web__echo", input: { text: "over http" } }] }, { text: "done" });
   const r = await sb.run(["run", "--headless", "--no-stdin", "go"], { env });
   assert.equal(r.code, 0, r.stderr);

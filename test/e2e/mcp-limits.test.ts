@@ -10,9 +10,9 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
-import { makeSandbox, parseLines } from "./harness.js";
+import { parseLines } from "./harness.js";
 import { startStdio } from "./stdio-client.js";
-import { fakeServer } from "./mcp-helpers.js";
+import { fakeServer, mcpSandbox } from "./mcp-helpers.js";
 
 const server = useMockLLMServer();
 const MiB = 1024 * 1024;
@@ -21,7 +21,7 @@ const stress = () => fakeServer("--stress");
 const results = (lines: Record<string, any>[]) => lines.filter((l) => l.kind === "tool-result").map((l) => [l.tool_call_id, l.is_error, l.result]);
 
 test("a 16 MiB tool result arrives whole and goes to the model cut to 100,000 characters with a note", async () => {
-  const sb = makeSandbox(server.url, { mcpServers: { fake: stress() } });
+  const sb = mcpSandbox(server.url, { mcpServers: { fake: stress() } });
   server.enqueue({ toolCalls: [{ id: "b", name: "mcp__fake__big", input: { bytes: 16 * MiB } }] }, { text: "done" });
   const r = await sb.run(["run", "--headless", "--no-stdin", "go"], { timeoutMs: 120_000 });
   assert.equal(r.code, 0, r.stderr);
@@ -34,7 +34,7 @@ test("a 16 MiB tool result arrives whole and goes to the model cut to 100,000 ch
 });
 
 test("Ctrl-C in the middle of a large transfer ends the run as interrupted while the server is still sending", async () => {
-  const sb = makeSandbox(server.url, { mcpServers: { fake: stress() } });
+  const sb = mcpSandbox(server.url, { mcpServers: { fake: stress() } });
   const marks = join(sb.root, "marks");
   server.enqueue({ toolCalls: [{ id: "s", name: "mcp__fake__stream", input: { fast_bytes: 32 * MiB } }] });
   const r = await sb.run(["run", "--headless", "--no-stdin", "go"], {
@@ -57,7 +57,7 @@ test("Ctrl-C in the middle of a large transfer ends the run as interrupted while
 });
 
 test("keen stdio: `interrupt` in the middle of a large transfer ends the turn; the session goes on", async () => {
-  const sb = makeSandbox(server.url, { mcpServers: { fake: stress() } });
+  const sb = mcpSandbox(server.url, { mcpServers: { fake: stress() } });
   const marks = join(sb.root, "marks");
   const client = startStdio(["--permission-mode", "auto"], { ...sb.env, MCP_FAKE_MARKS: marks }, sb.workspace, 120_000);
   try {
@@ -87,7 +87,7 @@ test("keen stdio: `interrupt` in the middle of a large transfer ends the turn; t
 });
 
 test("a message over 64 MiB (a server that never sends a newline): that call fails saying so, the server is restarted, the next call works", async () => {
-  const sb = makeSandbox(server.url, { mcpServers: { fake: stress() } });
+  const sb = mcpSandbox(server.url, { mcpServers: { fake: stress() } });
   server.enqueue(
     { toolCalls: [{ id: "s", name: "mcp__fake__stream", input: { fast_bytes: 80 * MiB } }] },
     { toolCalls: [{ id: "e", name: "mcp__fake__echo", input: { text: "back" } }] },
@@ -109,7 +109,7 @@ test("a message over 64 MiB (a server that never sends a newline): that call fai
 });
 
 test("a flood of list_changed costs a few tools/list requests, not one each; the tool it added is offered; a flood that never stops does not hold the turn", async () => {
-  const sb = makeSandbox(server.url, { mcpServers: { fake: stress() } });
+  const sb = mcpSandbox(server.url, { mcpServers: { fake: stress() } });
   server.enqueue(
     { toolCalls: [{ id: "f", name: "mcp__fake__flood", input: { count: 5000, add: true } }] },
     { toolCalls: [{ id: "n", name: "mcp__fake__added", input: {} }, { id: "c", name: "mcp__fake__stats", input: {} }] },
@@ -127,7 +127,7 @@ test("a flood of list_changed costs a few tools/list requests, not one each; the
   assert.deepEqual(lines.filter((l) => l.kind === "mcp-server" && l.status === "tools-changed").length, 1);
 
   server.reset();
-  const sb2 = makeSandbox(server.url, { mcpServers: { fake: stress() } });
+  const sb2 = mcpSandbox(server.url, { mcpServers: { fake: stress() } });
   server.enqueue(
     { toolCalls: [{ id: "f", name: "mcp__fake__flood", input: { count: 0 } }] },
     { toolCalls: [{ id: "e", name: "mcp__fake__echo", input: { text: "still here" } }, { id: "c", name: "mcp__fake__stats", input: {} }] },
@@ -145,7 +145,7 @@ test("a flood of list_changed costs a few tools/list requests, not one each; the
 });
 
 test("a server's stderr log: its env values, provider keys and secret-looking variables redacted, control characters made visible", async () => {
-  const sb = makeSandbox(server.url, { mcpServers: { fake: fakeServer("--stress", { env: { SERVICE_PASSWORD: "pw-in-server-env-42" } }) } });
+  const sb = mcpSandbox(server.url, { mcpServers: { fake: fakeServer("--stress", { env: { SERVICE_PASSWORD: "pw-in-server-env-42" } }) } });
   const text = "env pw-in-server-env-42, key test-key, token ghp_from_keen_env_9\n\x1b]52;c;aGk=\x07\x1b[31mred\x1b[0m\n";
   server.enqueue({ toolCalls: [{ id: "l", name: "mcp__fake__stderr", input: { text } }] }, { text: "done" });
   const r = await sb.run(["run", "--headless", "--no-stdin", "go"], { env: { GITHUB_TOKEN: "ghp_from_keen_env_9" } });

@@ -9,14 +9,14 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type MockReplyStep } from "../fakes/mock-llm-server.js";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
-import { makeSandbox, parseLines } from "./harness.js";
+import { parseLines } from "./harness.js";
 import { startStdio } from "./stdio-client.js";
 import { PNG_BASE64 } from "../fakes/mcp-server.mjs";
-import { BUILTIN_TOOLS, fakeServer, mcpNames, strip } from "./mcp-helpers.js";
+import { BUILTIN_TOOLS, fakeServer, mcpNames, strip, mcpSandbox } from "./mcp-helpers.js";
 
 const server = useMockLLMServer();
 
-type Sandbox = ReturnType<typeof makeSandbox>;
+type Sandbox = ReturnType<typeof mcpSandbox>;
 
 async function run(sb: Sandbox, calls: NonNullable<MockReplyStep["toolCalls"]>, args: string[] = [], env: Record<string, string> = {}) {
   server.enqueue({ toolCalls: calls }, { text: "done" });
@@ -28,7 +28,7 @@ async function run(sb: Sandbox, calls: NonNullable<MockReplyStep["toolCalls"]>, 
 }
 
 test("a run calls MCP tools end to end: text, image, structured and error results, each as the model and the stream see it", async () => {
-  const sb = makeSandbox(server.url, { mcpServers: { fake: fakeServer() } });
+  const sb = mcpSandbox(server.url, { mcpServers: { fake: fakeServer() } });
   const { lines, stderr } = await run(sb, [
     { id: "c1", name: "mcp__fake__echo", input: { text: "hi" } },
     { id: "c2", name: "mcp__fake__image", input: {} },
@@ -69,7 +69,7 @@ test("a run calls MCP tools end to end: text, image, structured and error result
 });
 
 test("--allowed-tools and --disallowed-tools take mcp__ names and mcp__<server>__* patterns; a name no server offers is a warning", async () => {
-  const sb = makeSandbox(server.url, { mcpServers: { fake: fakeServer(), other: fakeServer() } });
+  const sb = mcpSandbox(server.url, { mcpServers: { fake: fakeServer(), other: fakeServer() } });
   const toolsOf = async (args: string[]) => {
     server.reset();
     server.enqueue({ text: "ok" });
@@ -79,17 +79,17 @@ test("--allowed-tools and --disallowed-tools take mcp__ names and mcp__<server>_
     assert.deepEqual(server.requests[0]!.body.tools.map((t: any) => t.name), lines[0]!.tools, "offered = announced");
     return { tools: lines[0]!.tools as string[], stderr: r.stderr, lines };
   };
-  assert.deepEqual((await toolsOf(["--allowed-tools", "read_file,mcp__fake__echo"])).tools, ["read_file", "mcp__fake__echo"]);
-  assert.deepEqual((await toolsOf(["--allowed-tools", "mcp__other__*"])).tools, mcpNames("other"));
-  assert.deepEqual((await toolsOf(["--disallowed-tools", "mcp__fake__*,bash"])).tools, [...BUILTIN_TOOLS.slice(1).filter((name) => !name.startsWith("job_")), ...mcpNames("other")]);
-  const missing = await toolsOf(["--allowed-tools", "read_file,mcp__fake__nope"]);
-  assert.deepEqual(missing.tools, ["read_file"]);
+  // The matching itself (exact names, * patterns, allow and deny together) is a table in test/mcp/config.test.ts;
+  // here each way in (--allowed-tools, --disallowed-tools, config) once, with a name no server offers.
+  const missing = await toolsOf(["--allowed-tools", "read_file,mcp__fake__echo,mcp__fake__nope"]);
+  assert.deepEqual(missing.tools, ["read_file", "mcp__fake__echo"]);
   assert.equal(missing.stderr, 'keen: mcp: no MCP server offers a tool named "mcp__fake__nope" (--allowed-tools, --disallowed-tools or config)\n');
   assert.deepEqual(missing.lines.filter((l) => l.kind === "mcp-server" && l.status === "warning").map(strip), [
     { kind: "mcp-server", server: "", status: "warning", tools: [], message: 'no MCP server offers a tool named "mcp__fake__nope" (--allowed-tools, --disallowed-tools or config)' },
   ]);
+  assert.deepEqual((await toolsOf(["--disallowed-tools", "mcp__fake__*,bash"])).tools, [...BUILTIN_TOOLS.slice(1).filter((name) => !name.startsWith("job_")), ...mcpNames("other")]);
   // Config patterns work like flags.
-  writeFileSync(join(sb.home, "config.json"), JSON.stringify({ stdinGraceMs: 300, mcpServers: { fake: fakeServer() }, tools: { allowed: ["mcp__fake__e*"] } }));
+  writeFileSync(join(sb.home, "config.json"), JSON.stringify({ stdinGraceMs: 300, sandbox: { mode: "off" }, mcpServers: { fake: fakeServer() }, tools: { allowed: ["mcp__fake__e*"] } }));
   assert.deepEqual((await toolsOf([])).tools, ["mcp__fake__echo", "mcp__fake__env"]);
   // A built-in name that does not exist stays a usage error.
   const bad = await sb.run(["run", "--headless", "--no-stdin", "--allowed-tools", "nope", "go"]);
@@ -98,7 +98,7 @@ test("--allowed-tools and --disallowed-tools take mcp__ names and mcp__<server>_
 });
 
 test("permission modes: a read-only MCP tool (readOnlyHint) runs in read-only mode, other MCP tools are refused or need approval", async () => {
-  const sb = makeSandbox(server.url, { mcpServers: { fake: fakeServer() } });
+  const sb = mcpSandbox(server.url, { mcpServers: { fake: fakeServer() } });
   const calls = [{ id: "r", name: "mcp__fake__echo", input: { text: "x" } }, { id: "w", name: "mcp__fake__env", input: { name: "HOME" } }];
   const results = async (mode: string) =>
     (await run(sb, calls, ["--permission-mode", mode])).lines.filter((l) => l.kind === "tool-result").map((l) => [l.tool_call_id, l.is_error, l.result]);
@@ -110,12 +110,11 @@ test("permission modes: a read-only MCP tool (readOnlyHint) runs in read-only mo
     ["r", false, "echo: x"],
     ["w", true, "Not executed: mcp__fake__env needs the user's approval in accept-edits mode, and this one-shot run has nobody to ask. Do without it."],
   ]);
-  const auto = await results("auto");
-  assert.deepEqual(auto.map(([id, error]) => [id, error]), [["r", false], ["w", false]]);
+  // auto, the default of `keen run`, runs both: the env tool runs in the secrets test below.
 });
 
 test("a tool that changes the tool list: the next request of the same turn offers the new tool, and an event says so", async () => {
-  const sb = makeSandbox(server.url, { mcpServers: { fake: fakeServer() } });
+  const sb = mcpSandbox(server.url, { mcpServers: { fake: fakeServer() } });
   server.enqueue({ toolCalls: [{ name: "mcp__fake__add_tool", input: {} }] }, { toolCalls: [{ id: "a", name: "mcp__fake__added", input: {} }] }, { text: "done" });
   const r = await sb.run(["run", "--headless", "--no-stdin", "go"]);
   assert.equal(r.code, 0, r.stderr);
@@ -130,7 +129,7 @@ test("a tool that changes the tool list: the next request of the same turn offer
 });
 
 test("env values and headers of MCP servers are secrets: a tool result that echoes one is redacted everywhere", async () => {
-  const sb = makeSandbox(server.url, { mcpServers: { fake: fakeServer(undefined, { env: { FAKE_SETTING: "value-of-${MY_SETTING}" } }) } });
+  const sb = mcpSandbox(server.url, { mcpServers: { fake: fakeServer(undefined, { env: { FAKE_SETTING: "value-of-${MY_SETTING}" } }) } });
   server.enqueue({ toolCalls: [{ id: "e", name: "mcp__fake__env", input: { name: "FAKE_SETTING" } }] }, { text: "done" });
   const r = await sb.run(["run", "--headless", "--no-stdin", "go"], { env: { MY_SETTING: "plain-but-configured" } });
   assert.equal(r.code, 0, r.stderr);
@@ -140,7 +139,7 @@ test("env values and headers of MCP servers are secrets: a tool result that echo
 });
 
 test("keen stdio in ask mode: a read-only MCP tool runs at once, any other asks first; the answer lets it run", async () => {
-  const sb = makeSandbox(server.url, { mcpServers: { fake: fakeServer() } });
+  const sb = mcpSandbox(server.url, { mcpServers: { fake: fakeServer() } });
   const client = startStdio([], sb.env, sb.workspace);
   try {
     server.enqueue(
@@ -163,7 +162,7 @@ test("keen stdio in ask mode: a read-only MCP tool runs at once, any other asks 
 });
 
 test("an OpenAI model gets the image described in the tool result's text (its tool messages take text only)", async () => {
-  const sb = makeSandbox(server.url, { mcpServers: { fake: fakeServer() } });
+  const sb = mcpSandbox(server.url, { mcpServers: { fake: fakeServer() } });
   const { lines } = await run(sb, [{ id: "i", name: "mcp__fake__image", input: {} }], ["--model", "openai/gpt-4.1"], { OPENAI_API_KEY: "test-key" });
   assert.equal(lines.find((l) => l.kind === "tool-result")!.result, "a picture:\n[image image/png, 72 bytes]");
   const tool = server.requests[1]!.body.messages.find((m: any) => m.role === "tool");
