@@ -105,6 +105,11 @@ export const UserConfigSchema = z.strictObject({
     /** One fetch, redirects and body included; default 30,000. */
     timeoutMs: z.number().int().positive().optional(),
   }).optional(),
+  /** grep and glob (docs/config.md "search"). User config only. */
+  search: z.strictObject({
+    /** One grep or glob call is stopped after this many milliseconds; default 10,000. */
+    budgetMs: z.number().int().positive().optional(),
+  }).optional(),
   /** The TUI's theme: dark, light, high-contrast, or a theme file (`--theme` wins). */
   theme: z.string().optional(),
   /** The TUI (docs/tui.md): mouse capture at start (Alt-M switches it) and terminal notifications. */
@@ -150,7 +155,7 @@ const ProjectConfigSchema = z.strictObject({
   hooks: HooksSchema.optional(),
 });
 type ProjectConfig = z.infer<typeof ProjectConfigSchema>;
-const PROJECT_FORBIDDEN = ["providers", "baseURL", "apiKeyEnv", "apiKey", "headers", "guard", "retry", "agents", "mcpServers", "mcpTrust", "mcp", "hooksTrust", "web"];
+const PROJECT_FORBIDDEN = ["providers", "baseURL", "apiKeyEnv", "apiKey", "headers", "guard", "retry", "agents", "mcpServers", "mcpTrust", "mcp", "hooksTrust", "web", "search"];
 
 /**
  * Runs zod's first parse of both config schemas on a config that uses every

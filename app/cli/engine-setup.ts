@@ -130,7 +130,7 @@ async function prepare(
     dataDir: paths.dataDir,
   });
   const jobs = jobsFor(redactor);
-  const builtin = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files, sandbox, skills, configDir: dirname(paths.configFile), web: webSettings(config), jobs });
+  const builtin = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files, sandbox, skills, configDir: dirname(paths.configFile), web: webSettings(config), jobs, ...(config.search?.budgetMs ? { searchBudgetMs: config.search.budgetMs } : {}) });
   if (settings.headless) reportSkipped(skills.current().skipped);
   const limits = limitsFor(
     config,

@@ -12,12 +12,12 @@ const schema = toolInput(z.object({
   path: z.string().optional().describe("Directory to search from (default: the working directory)."),
 }));
 
-const description = `Find files by name with a glob pattern (** crosses directories; "*.ts" matches only the top level, "**/*.ts" all levels).
+const description = (budgetMs: number) => `Find files by name with a glob pattern (** crosses directories; "*.ts" matches only the top level, "**/*.ts" all levels).
 Returns file paths relative to the working directory, most recently modified first, at most ${GLOB_MAX_RESULTS}.
 Skips gitignored files, node_modules, .git and secrets; names starting with a dot match only when the pattern spells the dot (".github/**").
-Each search may take ${SEARCH_BUDGET_MS / 1000}s at most; then it is stopped with an error.`;
+Each search may take ${budgetMs / 1000}s at most; then it is stopped with an error.`;
 
-/** Options for createGlobTool: `budgetMs` is each call's time budget (default SEARCH_BUDGET_MS). */
+/** Options for createGlobTool: `budgetMs` is each call's time budget (default: the context's `searchBudgetMs`, else SEARCH_BUDGET_MS). */
 export interface GlobToolOptions {
   budgetMs?: number;
 }
@@ -25,7 +25,8 @@ export interface GlobToolOptions {
 /** The `glob` tool. Ordered by mtime, newest first: under the cap, the files being worked on survive. */
 export function createGlobTool(ctx: ToolContext, options: GlobToolOptions = {}): Tool {
   const paths = pathHelpers(ctx);
-  return defineTool("glob", description, schema, async (input, call) => {
+  const budgetMs = options.budgetMs ?? ctx.searchBudgetMs ?? SEARCH_BUDGET_MS;
+  return defineTool("glob", description(budgetMs), schema, async (input, call) => {
     const decision = ctx.guard.checkRead(paths.resolve(input.path ?? "."));
     if (!decision.ok) return fail(decision.reason);
     const root = decision.path;
@@ -34,7 +35,6 @@ export function createGlobTool(ctx: ToolContext, options: GlobToolOptions = {}):
     if (!stat.isDirectory()) return fail(`${paths.show(root)} is not a directory; path must be a directory to search from.`);
 
     // In the search worker: the pattern becomes a backtracking regex that a crafted pattern and a long name can stall.
-    const budgetMs = options.budgetMs ?? SEARCH_BUDGET_MS;
     const walked = await runInSearchWorker(
       { type: "glob", pattern: input.pattern, cwd: root, dot: false, ignore: ["**/.git/**", "**/node_modules/**"] },
       { deadline: Date.now() + budgetMs, signal: call.signal },

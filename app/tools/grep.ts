@@ -198,14 +198,14 @@ const schema = toolInput(z.object({
   max_results: z.number().int().min(1).max(2000).optional().describe(`Maximum matching lines (default ${DEFAULT_MAX_RESULTS}, max 2000).`),
 }));
 
-const description = `Search file contents with a regular expression (ripgrep syntax; escape literal ( ) [ ] { } . * + ?).
+const description = (budgetMs: number) => `Search file contents with a regular expression (ripgrep syntax; escape literal ( ) [ ] { } . * + ?).
 Returns matching lines as path:line:text, paths relative to the working directory; lines over ${MAX_LINE_CHARS} characters are shortened.
 glob filters file paths relative to path ("*.ts" at any depth, "src/**/*.py" from path). Dotfiles are searched; gitignored files, binary files, .git and secrets are skipped. At most max_results lines (default ${DEFAULT_MAX_RESULTS}).
-Each search may take ${SEARCH_BUDGET_MS / 1000}s at most; then it is stopped with an error.`;
+Each search may take ${budgetMs / 1000}s at most; then it is stopped with an error.`;
 
 /**
  * Options for createGrepTool; `ripgrep: false` forces the JS fallback, a string names the rg binary;
- * `budgetMs` is each call's time budget (default SEARCH_BUDGET_MS).
+ * `budgetMs` is each call's time budget (default: the context's `searchBudgetMs`, else SEARCH_BUDGET_MS).
  */
 export interface GrepToolOptions {
   ripgrep?: string | false;
@@ -216,14 +216,15 @@ export interface GrepToolOptions {
 export function createGrepTool(ctx: ToolContext, options: GrepToolOptions = {}): Tool {
   const paths = pathHelpers(ctx);
   const rg = options.ripgrep === false ? undefined : (options.ripgrep ?? findRipgrep(ctx.env.PATH));
-  return defineTool("grep", description, schema, async (input, call) => {
+  const budgetMs = options.budgetMs ?? ctx.searchBudgetMs ?? SEARCH_BUDGET_MS;
+  return defineTool("grep", description(budgetMs), schema, async (input, call) => {
     const decision = ctx.guard.checkRead(paths.resolve(input.path ?? "."));
     if (!decision.ok) return fail(decision.reason);
     if (!statSync(decision.path, { throwIfNoEntry: false })) return fail(`Path not found: ${paths.show(decision.path)}`);
     const search: GrepSearch = {
       pattern: input.pattern, root: decision.path, caseInsensitive: input.case_insensitive ?? false,
       maxResults: input.max_results ?? DEFAULT_MAX_RESULTS, guard: ctx.guard, signal: call.signal,
-      budgetMs: options.budgetMs ?? SEARCH_BUDGET_MS, ...(input.glob ? { glob: input.glob } : {}),
+      budgetMs, ...(input.glob ? { glob: input.glob } : {}),
     };
     const outcome = rg ? await grepWithRipgrep(rg, search, ctx.env) : await grepFallback(search);
     const details = { pattern: input.pattern, matches: outcome.matches.length, truncated: outcome.more, engine: rg ? "rg" : "js" };

@@ -45,6 +45,8 @@ export interface ToolContext {
   configDir?: string;
   /** web_fetch's host lists and timeout (user config `web`, with `sandbox.network.allowedDomains` allowed too). */
   web?: WebSettings;
+  /** Each grep and glob call's time budget (user config `search.budgetMs`); absent: SEARCH_BUDGET_MS. */
+  searchBudgetMs?: number;
   /** The session engine's background jobs (bash `background: true`, job_output, job_kill); absent: none can start. */
   jobs?: JobRegistry;
 }

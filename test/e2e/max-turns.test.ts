@@ -70,9 +70,10 @@ for (const vendor of ["anthropic", "openai"] as Vendor[]) {
     assert.match(firstOfTurn2, /Best guess: 7\./);
     assert.match(lastUserText(bodies[3]), /Step budget: 2 steps remain/, "the flag is honoured after resume");
     assert.equal(toolChoiceOf(vendor, bodies[4]), "none");
-    const show = await runKeen(["sessions", "show", result.session_id, "--json"], { env: sb.env });
-    assert.doesNotMatch(JSON.stringify(JSON.parse(show.stdout).events.filter((e: any) => e.kind !== "prompt-injection")), /FINAL STEP|Step budget/);
-    const users = JSON.parse(show.stdout).events.filter((e: any) => e.kind === "user-message");
+    // The store read in this process (what `keen sessions show --json` prints, without a Keen start).
+    const { events } = await sb.show(result.session_id);
+    assert.doesNotMatch(JSON.stringify(events.filter((e) => e.kind !== "prompt-injection")), /FINAL STEP|Step budget/);
+    const users = events.filter((e) => e.kind === "user-message");
     assert.deepEqual(users.map((e: any) => e.message.headless), [true, true]);
   });
 

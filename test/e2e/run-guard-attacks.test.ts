@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { startMockLLMServer, type MockLLMServer, type MockReplyStep } from "../fakes/mock-llm-server.js";
 import { startFlipper, type PathFlipper } from "../fakes/path-flipper.js";
 import { makeSandbox, parseLines, type SpawnOptions } from "./harness.js";
+import { startStdio } from "./stdio-client.js";
 
 // The model's hands attack Keen's trust boundary (issue 10, items 2, 3, 4 and 7): scripted
 // tool calls through the real CLI, against Keen's own files, other agents' credentials,
@@ -139,6 +140,12 @@ test("hard links in the workspace to a key, to Keen's config and to .env are ref
   neverSent("PRIVATE KEY MATERIAL", "hunter2-hunter2", "baseDelayMs");
 });
 
+/** Calls in one turn of the race, and the most turns it may take to see the race live enough. */
+const RACE_ROUNDS = 20;
+const RACE_TURNS = 12;
+/** Contested calls that must have seen each side of each flipping path before the race counts as live. */
+const RACE_EVIDENCE = 5;
+
 test("a symlink swap race during many tool calls never reads or writes a protected file", async () => {
   const sb = sandbox();
   const keys = join(sb.env.HOME!, ".ssh");
@@ -148,28 +155,54 @@ test("a symlink swap race during many tool calls never reads or writes a protect
   const before = { listing: readdirSync(keys), mtimes: ["id_rsa", "f.txt"].map((f) => statSync(join(keys, f)).mtimeMs) };
   flippers.push(await startFlipper("file", join(sb.workspace, "target.txt"), join(keys, "id_rsa"), "inside\n"));
   flippers.push(await startFlipper("dir", join(sb.workspace, "d"), keys, "inside\n"));
-  const calls: Calls = [];
-  // 500 calls in one turn: the unit race test (guarded-open-race) runs the tools 3,000 times; this one
-  // shows the same holds through the whole CLI, and a third of the old count keeps the e2e suite quick.
-  for (let i = 0; i < 100; i++) {
-    calls.push(
-      { name: "read_file", input: { path: "target.txt" } },
-      { name: "write_file", input: { path: "target.txt", content: "written by keen\n" } },
-      { name: "read_file", input: { path: "d/f.txt" } },
-      { name: "write_file", input: { path: `d/new-${i}.txt`, content: "written by keen\n" } },
-      { name: "edit_file", input: { path: "d/f.txt", old_string: "inside", new_string: "edited" } },
-    );
+  // The unit race test (guarded-open-race) runs the tools 3,000 times; this one shows the same
+  // holds through a whole Keen process. Its power is counted, not assumed from a call count: turns
+  // of 100 calls in one `keen stdio` process go on until every flipping path was seen both as the
+  // workspace entry (a call succeeded) and as the symlink (a call was refused) RACE_EVIDENCE times
+  // (RACE_TURNS caps it at 1,200 calls, over twice the 500 this test made before it counted),
+  // so a loaded machine, where the flippers get less of the CPU, runs more turns, a quiet one fewer.
+  // auto: the permission mode of `keen run`, so every call runs unasked and only the guard decides.
+  const client = startStdio(["--permission-mode", "auto"], sb.env, sb.workspace, 240_000);
+  const seen = { file: { ok: 0, refused: 0 }, dir: { ok: 0, refused: 0 } };
+  const live = () => Object.values(seen).every((s) => s.ok >= RACE_EVIDENCE && s.refused >= RACE_EVIDENCE);
+  const results: { is_error: boolean; result: string }[] = [];
+  let turns = 0;
+  for (; turns < RACE_TURNS && !live(); turns++) {
+    const calls: Calls = [];
+    for (let i = 0; i < RACE_ROUNDS; i++) {
+      const n = turns * RACE_ROUNDS + i;
+      calls.push(
+        { name: "read_file", input: { path: "target.txt" } },
+        { name: "write_file", input: { path: "target.txt", content: "written by keen\n" } },
+        { name: "read_file", input: { path: "d/f.txt" } },
+        { name: "write_file", input: { path: `d/new-${n}.txt`, content: "written by keen\n" } },
+        { name: "edit_file", input: { path: "d/f.txt", old_string: "inside", new_string: "edited" } },
+      );
+    }
+    server.enqueue({ toolCalls: calls, chunkSize: 4096 }, { text: "done" });
+    const from = client.lines.length;
+    client.send({ kind: "prompt", id: `race-${turns}`, text: "go" });
+    assert.equal((await client.next((l) => l.kind === "result", from)).status, "success");
+    const turn = client.lines.slice(from).filter((l) => l.kind === "tool-result");
+    assert.equal(turn.length, calls.length);
+    turn.forEach((l, k) => {
+      results.push({ is_error: l.is_error, result: l.result });
+      const side = (calls[k]!.input as { path: string }).path === "target.txt" ? seen.file : seen.dir;
+      if (!l.is_error) side.ok++;
+      // Refused by the guard's check, or by the open itself when the path turned into a symlink after it.
+      else if (/^(Refused:|Cannot open) /.test(l.result)) side.refused++;
+    });
   }
-  // Two busy flippers: a minute or more on a loaded machine, so a wider hang guard than the default.
-  const results = await toolResults(sb, calls, { timeoutMs: 240_000 });
+  const { code, stderr } = await client.end();
+  assert.equal(code, 0, stderr);
   const flips = await Promise.all(flippers.splice(0).map((f) => f.stop()));
   for (const r of results) assert.doesNotMatch(r.result, /PRIVATE KEY|ALSO SECRET/);
   neverSent("PRIVATE KEY MATERIAL", "ALSO SECRET");
   assert.deepEqual(readdirSync(keys), before.listing);
   assert.deepEqual(["id_rsa", "f.txt"].map((f) => statSync(join(keys, f)).mtimeMs), before.mtimes);
   assert.equal(readFileSync(join(keys, "id_rsa"), "utf8"), "PRIVATE KEY MATERIAL\n");
-  assert.ok(flips.every((n) => n > 100), `flips: ${flips}`);
-  assert.ok(results.some((r) => r.is_error) && results.some((r) => !r.is_error), "the race was live");
+  assert.deepEqual([server.unexpected, server.rejected], [[], []]);
+  assert.ok(live(), `the race was not live in ${turns} turns: ${JSON.stringify(seen)}, flips ${flips}`);
 });
 
 test("edits keep the bytes they did not touch: Latin-1, CRLF, no final newline", async () => {

@@ -18,18 +18,33 @@ function sandbox() {
   return sb;
 }
 
-/** Every place a secret could show: the run's stdout and stderr, every stored view, what the model received. */
-async function everything(sb: ReturnType<typeof sandbox>, run: { stdout: string; stderr: string }) {
-  const views = [run.stdout, run.stderr, JSON.stringify(server.requests.map((r) => r.body))];
-  for (const { id } of await sb.sessions()) {
-    for (const flags of [[], ["--json"], ["--jsonl"]]) {
-      const shown = await sb.run(["sessions", "show", id, ...flags]);
-      assert.equal(shown.code, 0, shown.stderr);
-      views.push(shown.stdout, shown.stderr);
+/** What a run showed: its stdout and stderr, and what the model received (read before the next server.reset()). */
+function shown(run: { stdout: string; stderr: string }) {
+  return [run.stdout, run.stderr, JSON.stringify(server.requests.map((r) => r.body))].join("\n");
+}
+
+const SHOW_FORMATS = [[], ["--json"], ["--jsonl"]];
+
+/**
+ * Every stored view: every session and its events as stored (read in this process), and what
+ * `keen sessions list` (both formats) and `keen sessions show` print. Each show format is spawned
+ * once, each session shown at least once (a spawn costs ~0.5 s of CPU; the store read covers every
+ * session in full): session i in format i, the last session also in the formats left over.
+ */
+async function storedViews(sb: ReturnType<typeof sandbox>) {
+  const sessions = await sb.sessions();
+  const views = [JSON.stringify(sessions)];
+  for (const [i, { id }] of sessions.entries()) {
+    views.push(JSON.stringify(await sb.show(id)));
+    const formats = i === sessions.length - 1 ? SHOW_FORMATS.slice(Math.min(i, SHOW_FORMATS.length - 1)) : SHOW_FORMATS.slice(i, i + 1);
+    for (const flags of formats) {
+      const out = await sb.run(["sessions", "show", id, ...flags]);
+      assert.equal(out.code, 0, out.stderr);
+      views.push(out.stdout, out.stderr);
     }
   }
   const list = await sb.run(["sessions", "list"]);
-  views.push(list.stdout, (await sb.run(["sessions", "list", "--json"])).stdout);
+  views.push(list.stdout, list.stderr, (await sb.run(["sessions", "list", "--json"])).stdout);
   return views.join("\n");
 }
 
@@ -46,13 +61,14 @@ test("a tool that prints the key (from Keen's /proc environ or a file) never sho
     { name: "read_file", input: { path: "notes.txt" } },
     { name: "grep", input: { pattern: "sk-ant" } },
   ];
+  const seen: string[] = [];
   for (const args of [["--headless"], ["--format", "json"]]) {
     server.reset();
     server.enqueue({ toolCalls: calls }, { text: `The key is ${KEY} and the token ${GH}.` });
     // --sandbox off: the redactor is tested where bash can read Keen's environment at all (sandboxed it cannot).
     const r = await sb.run(["run", ...args, "--no-stdin", "--sandbox", "off", "print the key"]);
     assert.equal(r.code, 0, r.stderr);
-    assertNoSecret(await everything(sb, r));
+    seen.push(shown(r));
     const results = server.requests[1]!.body.messages.at(-1).content.filter((b: { type: string }) => b.type === "tool_result");
     const texts = results.map((b: any) => (typeof b.content === "string" ? b.content : b.content.map((c: any) => c.text).join("")));
     assert.match(texts[0], /ANTHROPIC_API_KEY=\[redacted\]/, "the tool really read Keen's environment");
@@ -61,11 +77,14 @@ test("a tool that prints the key (from Keen's /proc environ or a file) never sho
     assert.match(texts[2], /key \[redacted\]/);
     const answer = args[0] === "--headless" ? parseLines(r.stdout).at(-1)!.text : JSON.parse(r.stdout).text;
     assert.equal(answer, "The key is [redacted] and the token [redacted].");
-    await sb.run(["sessions", "rm", (await sb.sessions())[0]!.id]);
   }
+  server.reset();
   server.enqueue({ text: `The key is ${KEY}` });
   const text = await sb.run(["run", "--no-stdin", "hi"]);
   assert.deepEqual([text.code, text.stdout], [0, "The key is [redacted]\n"]);
+  seen.push(shown(text), await storedViews(sb));
+  assert.equal((await sb.sessions()).length, 3);
+  assertNoSecret(seen.join("\n"));
   rmSync(sb.root, { recursive: true, force: true });
 });
 
@@ -80,7 +99,7 @@ test("a 401 whose message quotes the key and a header shows neither, on stderr, 
   assert.match(r.stderr, /invalid x-api-key: \[redacted\]/);
   assert.equal(server.requests[0]!.headers["x-api-key"], KEY, "the real key was sent");
   assert.equal(server.requests[0]!.headers["x-gateway-auth"], HEADER);
-  assertNoSecret(await everything(sb, r));
+  assertNoSecret(`${shown(r)}\n${await storedViews(sb)}`);
   rmSync(sb.root, { recursive: true, force: true });
 });
 
@@ -92,13 +111,13 @@ test("a key with a newline in it: neither the whole key nor a line of it is show
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /invalid header value/);
   assert.match(bad.stderr, /\[redacted\]/);
-  let seen = await everything(sb, bad);
+  let seen = shown(bad);
   // Another secret with a newline, printed by a tool from Keen's own environment.
   server.enqueue({ toolCalls: [{ name: "bash", input: { command: "tr '\\0' '\\n' < /proc/$PPID/environ" } }] }, { text: "done" });
   const printed = await sb.run(["run", "--headless", "--no-stdin", "--sandbox", "off", "hi"], { env: { MY_SERVICE_TOKEN: `  ${second}\nthird-line-of-the-token-5555\n` } });
   assert.equal(printed.code, 0, printed.stderr);
   assert.match(JSON.stringify(server.requests[1]!.body), /MY_SERVICE_TOKEN=\[redacted\]/);
-  seen += await everything(sb, printed);
+  seen += shown(printed) + (await storedViews(sb));
   assertNoSecret(seen);
   for (const piece of [second, "third-line-of-the-token"]) assert.ok(!seen.includes(piece), piece);
   rmSync(sb.root, { recursive: true, force: true });
