@@ -15,9 +15,15 @@ export async function stdioFromRun(message: string[], flags: RunFlags & { inputF
 }
 
 /** `keen stdio [flags]` */
-export async function stdioFromFlags(flags: Omit<RunFlags, "stdin"> & { stdin?: boolean }, formatGiven = false): Promise<number> {
+export async function stdioFromFlags(flags: Omit<RunFlags, "stdin"> & { stdin?: boolean }, formatGiven = false, io?: StdioStreams): Promise<number> {
   const settings = validateRunFlags({ ...flags, stdin: true, headless: true, streamDeltas: true }, formatGiven);
-  return stdioCommand(settings);
+  return stdioCommand(settings, io);
+}
+
+/** Where `keen stdio` reads commands and writes events: the process's own, or a test's streams (test/headless/stdio-eof.test.ts runs it in-process). */
+export interface StdioStreams {
+  stdin: NodeJS.ReadableStream & { destroy(): void };
+  stdout: NodeJS.WritableStream;
 }
 
 /**
@@ -32,7 +38,7 @@ export async function stdioFromFlags(flags: Omit<RunFlags, "stdin"> & { stdin?: 
  * `set-permission-mode` never goes wider than `--permission-mode`, else the
  * user config's mode (an unset mode leaves the client free, as the TUI is).
  */
-export async function stdioCommand(settings: RunSettings): Promise<number> {
+export async function stdioCommand(settings: RunSettings, io: StdioStreams = { stdin: process.stdin, stdout: process.stdout }): Promise<number> {
   const host = await openHost("stdio", { ...settings, turnTimeoutMs: settings.timeoutMs });
   // Usage errors (no provider, bad config, unknown tools) end the process before it reads a command.
   const session = await host.open(await host.start({ session: settings.session, continue: settings.continueLast }));
@@ -42,10 +48,10 @@ export async function stdioCommand(settings: RunSettings): Promise<number> {
     engine.stop(reason);
     void engine.close();
   });
-  const sink = createStreamSink(process.stdout, () => stops.stop("epipe"));
+  const sink = createStreamSink(io.stdout, () => stops.stop("epipe"));
   engine.subscribe(createStderrReporter());
   engine.subscribe(createJsonlWriter(sink, { deltas: true, control: true }));
-  readCommands(process.stdin, {
+  readCommands(io.stdin, {
     command: (command) => engine.send(command),
     invalid: (message, id) => engine.reject(message, id),
     end: () => void engine.close(),
@@ -55,7 +61,7 @@ export async function stdioCommand(settings: RunSettings): Promise<number> {
     await sink.flush();
   } finally {
     stops.dispose();
-    process.stdin.destroy();
+    io.stdin.destroy();
     await session.close();
   }
   return stops.exitCode();

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, parseLines } from "./harness.js";
-import { startStdio } from "./stdio-client.js";
+import { runScript, startStdio } from "./stdio-client.js";
 
 const server = useMockLLMServer();
 
@@ -22,13 +22,18 @@ function textOf(message: any): string {
   return (message.content ?? []).map((b: any) => (b.type === "text" ? b.text : "")).join("");
 }
 const isSummaryRequest = (r: { body: any }) => JSON.stringify(r.body.system ?? r.body.messages?.[0] ?? "").includes("You summarise");
+/**
+ * Every turn here only talks: --sandbox off, since no tool runs and a turn with bash available
+ * warms the sandbox in the background (CPU the 30-turn session would pay on every turn).
+ */
+const OFF = ["--sandbox", "off"];
 const mainRequests = () => server.requests.filter((r) => r.path.endsWith("/messages") && !isSummaryRequest(r));
 
 test("a 30-turn stdio session on a tiny window compacts; later requests carry summary, memory and recent turns; resume sends the same; headless survives", async () => {
   const sb = makeSandbox(server.url, config(9_000));
   // Replies serve turns and summaries alike (the order of requests depends on the compaction points).
   for (let i = 1; i <= 40; i++) server.enqueue({ text: `reply ${i}: ${"done. ".repeat(40)}<keen_memory>fact-${i}</keen_memory>` });
-  const client = startStdio(["--model", "anthropic/claude-test"], sb.env, sb.workspace, 120_000);
+  const client = startStdio(["--model", "anthropic/claude-test", ...OFF], sb.env, sb.workspace, 120_000);
   for (let i = 1; i <= 30; i++) {
     client.send({ kind: "prompt", id: `p${i}`, text: long(`prompt-${i}`) });
     const r = await client.response(`p${i}`);
@@ -65,7 +70,7 @@ test("a 30-turn stdio session on a tiny window compacts; later requests carry su
   // Resume with --session: the request starts from the same summary and recent turns.
   server.reset();
   server.enqueue({ text: "resumed" });
-  const resumed = await sb.run(["run", "--model", "anthropic/claude-test", "--session", id, "--format", "json", "one more"]);
+  const resumed = await sb.run(["run", "--model", "anthropic/claude-test", ...OFF, "--session", id, "--format", "json", "one more"]);
   assert.equal(resumed.code, 0, resumed.stderr);
   const sent = server.requests[0]!.body.messages;
   assert.equal(textOf(sent[0]), textOf(replacement.messages[0]));
@@ -89,15 +94,16 @@ const overflows = [
 for (const p of overflows) {
   test(`${p.name}: a context-overflow error triggers one compaction and the turn then succeeds`, async () => {
     const sb = makeSandbox(server.url, config(200_000));
-    const run = (args: string[]) => sb.run(["run", "--model", p.model, "--format", "json", ...args], { env: p.env });
-    server.enqueue({ text: "one" });
-    const first = await run([long("prompt-1")]);
-    assert.equal(first.code, 0, first.stderr);
-    const id = JSON.parse(first.stdout).session_id;
-    server.enqueue({ text: "two" });
-    assert.equal((await run(["--session", id, long("prompt-2")])).code, 0);
+    // Two turns of history, from one keen stdio process.
+    server.enqueue({ text: "one" }, { text: "two" });
+    const history = await runScript((args, options) => sb.run(args, { ...options, env: p.env }), ["--model", p.model, ...OFF], [
+      { kind: "prompt", id: 1, text: long("prompt-1") }, { kind: "prompt", id: 2, text: long("prompt-2") },
+    ]);
+    assert.equal(history.code, 0, history.stderr);
+    assert.deepEqual([history.response(1).data.status, history.response(2).data.status], ["success", "success"]);
+    const id = history.response(2).data.session_id;
     server.enqueue({ kind: "http-error", status: 400, body: p.body }, { text: "THE SUMMARY" }, { text: "fits now" });
-    const third = await sb.run(["run", "--model", p.model, "--session", id, "--headless", "three"], { env: p.env });
+    const third = await sb.run(["run", "--model", p.model, ...OFF, "--session", id, "--headless", "three"], { env: p.env });
     assert.equal(third.code, 0, third.stderr);
     const lines = parseLines(third.stdout);
     assert.deepEqual(lines.filter((l) => l.kind === "compaction").map((l) => [l.phase, l.trigger]), [["start", "overflow"], ["end", "overflow"]]);
@@ -111,11 +117,14 @@ for (const p of overflows) {
 
 test("sessions compact: works on an idle session, a failed one changes nothing, a busy one is refused", async () => {
   const sb = makeSandbox(server.url, { ...config(200_000), compaction: { keepTokens: 10 } });
-  const run = (args: string[]) => sb.run(["run", "--model", "anthropic/claude-test", "--format", "json", ...args]);
-  server.enqueue({ text: "one <keen_memory>kept-fact</keen_memory>" });
-  const id = JSON.parse((await run([long("prompt-1")])).stdout).session_id;
-  server.enqueue({ text: "two" });
-  await run(["--session", id, long("prompt-2")]);
+  const run = (args: string[]) => sb.run(["run", "--model", "anthropic/claude-test", ...OFF, "--format", "json", ...args]);
+  // Two turns of history, from one keen stdio process.
+  server.enqueue({ text: "one <keen_memory>kept-fact</keen_memory>" }, { text: "two" });
+  const history = await runScript(sb.run, ["--model", "anthropic/claude-test", ...OFF], [
+    { kind: "prompt", id: 1, text: long("prompt-1") }, { kind: "prompt", id: 2, text: long("prompt-2") },
+  ]);
+  assert.equal(history.code, 0, history.stderr);
+  const id = history.response(2).data.session_id;
 
   // A failing summary request: exit 1, nothing replaced.
   server.enqueue({ kind: "http-error", status: 400 });
@@ -137,7 +146,7 @@ test("sessions compact: works on an idle session, a failed one changes nothing, 
 
   // Busy: another process is in a turn on it.
   server.enqueue({ text: "slow reply that never ends", stallAfterChunks: 5 });
-  const client = startStdio(["--session", id], sb.env, sb.workspace);
+  const client = startStdio(["--session", id, ...OFF], sb.env, sb.workspace);
   client.send({ kind: "prompt", id: "p", text: "hang" });
   await client.next((l) => l.kind === "text" && l.role === "user");
   // The turn holds the session's claim from before its user text until its result: no wait needed.

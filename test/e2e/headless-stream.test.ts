@@ -101,7 +101,8 @@ test("5,000 deltas arrive complete and in order", async () => {
   const deltas = Array.from({ length: 5000 }, (_, i) => `d${i} `);
   server.enqueue({ deltas });
   const sb = makeSandbox(server.url);
-  const r = await sb.run(["run", "--headless", "--stream-deltas", "--model", MODEL, "count"], { timeoutMs: 60_000 });
+  // --sandbox off here and below: these turns only talk; a turn with bash available warms the sandbox.
+  const r = await sb.run(["run", "--headless", "--stream-deltas", "--model", MODEL, "--sandbox", "off", "count"], { timeoutMs: 60_000 });
   assert.equal(r.code, 0, r.stderr);
   const lines = parseLines(r.stdout);
   const result = assertProtocolStream(lines, { deltas: true });
@@ -115,7 +116,7 @@ test("a consumer that stops reading for a while loses nothing", async () => {
   server.enqueue({ deltas });
   const sb = makeSandbox(server.url);
   let pauses = 0;
-  const r = await sb.run(["run", "--headless", "--stream-deltas", "--model", MODEL, "count"], {
+  const r = await sb.run(["run", "--headless", "--stream-deltas", "--model", MODEL, "--sandbox", "off", "count"], {
     timeoutMs: 60_000,
     onSpawn: (child) => {
       // Stop reading far beyond the pipe's buffer (~850 KB of lines), three times.
@@ -141,7 +142,7 @@ test("a reader that leaves after the first line (| head -1): quiet exit 141, ses
   server.enqueue({ text: "word ".repeat(200), delayMs: 10 });
   const sb = makeSandbox(server.url);
   let first = "";
-  const r = await sb.run(["run", "--headless", "--stream-deltas", "--model", MODEL, "talk"], {
+  const r = await sb.run(["run", "--headless", "--stream-deltas", "--model", MODEL, "--sandbox", "off", "talk"], {
     onSpawn: (child) => {
       let seen = "";
       const onData = (d: string) => {

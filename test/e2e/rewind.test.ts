@@ -88,7 +88,8 @@ test("rewind two levels with the files, then once without them; the next request
 
   // Another process resumes it: replay and the model's history are the rewound state; the log keeps every turn.
   server.enqueue({ text: "resumed" });
-  const resumed = await runScript(sb.run, ["--model", MODEL], [
+  // --sandbox off for the other processes: their turns only talk (a turn with bash available warms the sandbox).
+  const resumed = await runScript(sb.run, ["--model", MODEL, "--sandbox", "off"], [
     { kind: "resume-session", id: "rs", session, replay: true },
     { kind: "prompt", id: "q", text: "after resume" },
   ]);
@@ -169,13 +170,14 @@ test("fork at a point, continue both branches, and resume each from another proc
 
   // The original continues where it was, in another process.
   server.enqueue({ text: "original again" });
-  const orig = await runScript(sb.run, ["--model", MODEL, "--session", original], [{ kind: "prompt", id: "q", text: "original branch" }]);
+  // --sandbox off here and below: these turns only talk (a turn with bash available warms the sandbox).
+  const orig = await runScript(sb.run, ["--model", MODEL, "--sandbox", "off", "--session", original], [{ kind: "prompt", id: "q", text: "original branch" }]);
   assert.equal(orig.code, 0, orig.stderr);
   assert.deepEqual(userTexts(lastRequest()), ["first", "second", "original branch"]);
 
   // The fork resumed from another process holds its own history.
   server.enqueue({ text: "fork again" });
-  const again = await runScript(sb.run, ["--model", MODEL], [{ kind: "resume-session", id: "r", session: fork }, { kind: "prompt", id: "q", text: "fork continues" }]);
+  const again = await runScript(sb.run, ["--model", MODEL, "--sandbox", "off"], [{ kind: "resume-session", id: "r", session: fork }, { kind: "prompt", id: "q", text: "fork continues" }]);
   assert.equal(again.code, 0, again.stderr);
   assert.deepEqual(userTexts(lastRequest()), ["first", "fork branch", "fork continues"]);
 

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, existsSync } from "node:fs";
+import { readFileSync, existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, parseLines } from "./harness.js";
@@ -16,6 +16,12 @@ function open(args: string[] = [], config: Record<string, unknown> = {}) {
   return { sb, client };
 }
 
+/**
+ * `open` for tests whose turns only talk (no tool runs): the sandbox plays no role there, and
+ * with bash available every turn would warm it in the background (~0.25 s of CPU each).
+ */
+const talk = () => open(["--sandbox", "off"]);
+
 /** Texts of the messages the model saw in request `i`, one string per message. */
 function seen(i: number): string[] {
   const body = server.requests[i]!.body as { messages: { role: string; content: string | { type: string; text?: string; content?: unknown }[] }[] };
@@ -27,7 +33,7 @@ function assertContiguous(lines: Record<string, any>[]) {
 }
 
 test("multi-turn: a follow-up sees the first exchange, a prompt sent during a turn is queued, shutdown exits 0", async () => {
-  const { client } = open();
+  const { client } = talk();
   server.enqueue({ text: "First answer.", delayMs: 20, chunkSize: 3 }, { text: "Second answer." }, { text: "Third answer." });
   client.send({ kind: "prompt", id: "p1", text: "first question" });
   await client.next((l) => l.kind === "text-delta");
@@ -57,7 +63,7 @@ test("multi-turn: a follow-up sees the first exchange, a prompt sent during a tu
 });
 
 test("interrupt mid-stream ends the turn as interrupted within 3 s; the next prompt works and sees the partial text", async () => {
-  const { client } = open();
+  const { client } = talk();
   server.enqueue({ text: "word ".repeat(400), delayMs: 25, chunkSize: 5 }, { text: "Fresh answer." });
   client.send({ kind: "prompt", id: "p1", text: "talk a lot" });
   await client.next((l) => l.kind === "text-delta");
@@ -122,19 +128,25 @@ test("permission modes: accept-edits writes without asking and asks for bash; re
     { toolCalls: [{ id: "w", name: "write_file", input: { path: "a.txt", content: "hello\n" } }, { id: "b", name: "bash", input: { command: "echo hi" } }] },
     { text: "ok" },
   );
+  // One process, the mode set by the client before each prompt (no --permission-mode: nothing caps it).
+  // --sandbox off: sandboxed, accept-edits runs bash unasked (test/e2e/sandbox.test.ts).
+  const { client, sb } = open(["--sandbox", "off"]);
   const run = async (mode: string, answer?: string) => {
-    // --sandbox off: sandboxed, accept-edits runs bash unasked (test/e2e/sandbox.test.ts).
-    const { client, sb } = open(["--permission-mode", mode, "--sandbox", "off"]);
+    rmSync(join(sb.workspace, "a.txt"), { force: true });
+    const from = client.lines.length;
     script();
-    client.send({ kind: "prompt", id: "p", text: "go" });
-    for (;;) {
-      const line = await client.next((l) => l.kind === "permission-request" || (l.kind === "response" && l.id === "p"));
+    client.send({ kind: "set-permission-mode", id: `m-${mode}`, mode });
+    client.send({ kind: "prompt", id: `p-${mode}`, text: "go" });
+    for (let at = from; ;) {
+      const line = await client.next((l) => l.kind === "permission-request" || (l.kind === "response" && l.id === `p-${mode}`), at);
+      at = client.lines.indexOf(line) + 1;
       if (line.kind === "response") break;
       client.send({ kind: "permission-response", request_id: line.request_id, decision: answer ?? "deny" });
     }
-    await client.end();
-    const asked = client.lines.filter((l) => l.kind === "permission-request").map((l) => l.tool_name);
-    const results = client.lines.filter((l) => l.kind === "tool-result").map((l) => [l.tool_name, l.is_error]);
+    assert.equal((await client.response(`m-${mode}`)).ok, true);
+    const lines = client.lines.slice(from);
+    const asked = lines.filter((l) => l.kind === "permission-request").map((l) => l.tool_name);
+    const results = lines.filter((l) => l.kind === "tool-result").map((l) => [l.tool_name, l.is_error]);
     return { asked, results, wrote: existsSync(join(sb.workspace, "a.txt")) };
   };
   assert.deepEqual(await run("accept-edits", "allow-once"), { asked: ["bash"], results: [["write_file", false], ["bash", false]], wrote: true });
@@ -142,6 +154,7 @@ test("permission modes: accept-edits writes without asking and asks for bash; re
   assert.deepEqual(await run("auto"), { asked: [], results: [["write_file", false], ["bash", false]], wrote: true });
   const ask = await run("ask", "allow-always");
   assert.deepEqual(ask.asked, ["write_file", "bash"]);
+  assert.equal((await client.end()).code, 0);
 });
 
 test("an edit's permission request carries the diff it would make", async () => {
@@ -157,7 +170,7 @@ test("an edit's permission request carries the diff it would make", async () => 
 });
 
 test("session switch and resume, list-sessions, and a second process continuing between two turns", async () => {
-  const { client, sb } = open();
+  const { client, sb } = talk();
   server.enqueue({ text: "A1" });
   client.send({ kind: "prompt", id: "a", text: "in session A" });
   await client.response("a");
@@ -165,7 +178,7 @@ test("session switch and resume, list-sessions, and a second process continuing 
 
   // Another process continues session A between this process's turns.
   server.enqueue({ text: "from the other process" });
-  const other = await sb.run(["run", "--session", a, "--model", MODEL, "--no-stdin", "other turn"]);
+  const other = await sb.run(["run", "--session", a, "--model", MODEL, "--sandbox", "off", "--no-stdin", "other turn"]);
   assert.equal(other.code, 0, other.stderr);
 
   server.enqueue({ text: "A2" });
@@ -209,7 +222,7 @@ test("session switch and resume, list-sessions, and a second process continuing 
 });
 
 test("framing: malformed, unknown, ill-fitting and oversized lines get error responses and the process reads on", async () => {
-  const { client } = open();
+  const { client } = talk();
   client.send("this is not json");
   client.send({ kind: "fly", id: "u" });
   client.send({ kind: "prompt", id: "bad" });
@@ -233,7 +246,7 @@ test("framing: malformed, unknown, ill-fitting and oversized lines get error res
 });
 
 test("EOF in the middle of a turn: the turn ends, its result is written, exit 0", async () => {
-  const { client, sb } = open();
+  const { client, sb } = talk();
   server.enqueue({ text: "a slow but complete answer", delayMs: 30, chunkSize: 4 });
   client.send({ kind: "prompt", id: "p", text: "go" });
   await client.next((l) => l.kind === "text-delta");
@@ -248,7 +261,7 @@ test("EOF in the middle of a turn: the turn ends, its result is written, exit 0"
 test("keen run --headless --input-format jsonl is keen stdio; keen protocol schema --commands prints the command schema", async () => {
   const sb = makeSandbox(server.url);
   server.enqueue({ text: "hi there" });
-  const r = await sb.run(["run", "--headless", "--input-format", "jsonl", "--model", MODEL], {
+  const r = await sb.run(["run", "--headless", "--input-format", "jsonl", "--model", MODEL, "--sandbox", "off"], {
     stdin: `${JSON.stringify({ kind: "prompt", id: "1", text: "hello" })}\n`,
   });
   assert.equal(r.code, 0, r.stderr);
