@@ -53,11 +53,11 @@ function startWorker() {
   workers++;
   const child = spawn(process.execPath, [
     "--import", "tsx", ...flags,
-    "--test-reporter=spec", "--test-reporter-destination=stdout",
-    `--test-reporter=${join(root, "scripts/test-events.mjs")}`, "--test-reporter-destination=stderr",
+    `--test-reporter=${join(root, "scripts/test-events.mjs")}`, "--test-reporter-destination=stdout",
     join(root, "scripts/run-shard.mjs"),
   ], { cwd: root, env, stdio: ["ignore", "pipe", "pipe", "ipc"] });
-  // Whole lines only, so two workers' reports never mix within a line.
+  // The report of each file comes whole over IPC (test-events.mjs); here only what tests print
+  // themselves, in whole lines.
   createInterface({ input: child.stdout }).on("line", (line) => process.stdout.write(`${line}\n`));
   createInterface({ input: child.stderr }).on("line", (line) => process.stderr.write(`${line}\n`));
   let current;
@@ -72,6 +72,7 @@ function startWorker() {
       if (m.outcome === "failed") failedFiles.add(current);
       if (!m.suite) counts[m.outcome]++;
     }
+    if (m.output) process.stdout.write(m.output);
     if (m.fileDone) waiting?.resolve();
   });
   const exited = new Promise((resolve) => child.on("close", (code, signal) => {
