@@ -147,6 +147,7 @@ rmSync(tmp, { recursive: true, force: true });
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
 console.log(`\ntest:e2e: ${files.length} files in ${workers} processes (${jobs} at a time), ${seconds} s: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped${counts.todo ? `, ${counts.todo} todo` : ""}`);
 if (failedFiles.size) console.error(`test:e2e: failed in ${[...failedFiles].join(", ")}:\n  ${failures.join("\n  ")}`);
+if (!failedFiles.size && codes.some(Boolean)) console.error("test:e2e: a worker process failed after its files' tests passed (see its last words above: something left running?)");
 if (survivors.length) console.error(`test:e2e: processes of the run still alive (killed now):\n  ${survivors.join("\n  ")}`);
 if (left.length) console.error(`test:e2e: the run left files in its temp directory:\n  ${left.slice(0, 50).join("\n  ")}`);
 const failed = failedFiles.size || codes.some(Boolean) || survivors.length || left.length;
