@@ -1,25 +1,135 @@
-// Runs the end-to-end suite (test/e2e, test/build) as `npm run test:e2e`, with one clean-up check
-// over all of it, in seconds: the run gets a temp directory of its own (TMPDIR) and a marker in
-// its environment. Afterwards the directory must be empty and no process carrying the marker may
-// be alive: whatever a test, Keen, the sandbox or an MCP server left behind fails the suite,
-// named. Arguments are passed to `node --test` (e.g. a file list to run only those).
+// Runs the end-to-end suite (test/e2e, test/build) as `npm run test:e2e`; arguments: test files to
+// run (default: all) and node:test flags such as --test-name-pattern=…, e.g.
+// `node scripts/test-e2e.mjs test/e2e/help.test.ts`.
+//
+// Files share processes. Node plus tsx cost ~0.6 s of CPU to start and each process compiles the
+// helpers again; one process per file (`node --test`) spent a minute of CPU on that alone. Here
+// KEEN_E2E_JOBS (default 2, the cores this suite is sized for) worker processes
+// (run-shard.mjs) each take the next file from one queue, slowest known first, and run it inside a
+// suite of its own, so its top-level hooks stay its own. Files in SOLO get a fresh process each.
+// A worker that dies mid-file fails that file, and a new worker takes the rest of the queue.
+// tsx keeps its compile cache (in the usual temp directory, across runs): workers start with that
+// TMPDIR and switch to the run's once tsx is loaded.
+//
+// One clean-up check over all of it: the run gets a temp directory of its own (TMPDIR) and a
+// marker in its environment. Afterwards the directory must be empty and no process carrying the
+// marker may be alive: whatever a test, Keen, the sandbox or an MCP server left behind fails the
+// suite, named. Failed tests are listed at the end with their files.
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
+import { createInterface } from "node:readline";
+
+/**
+ * Files that need a process of their own, file → why. None today: no e2e or build file changes
+ * process.env, the working directory, or other state of its process, and the tmux tests use a
+ * socket per test (pid and a counter). A file that must (or that leaves its process unusable)
+ * goes here, with the reason.
+ */
+const SOLO = new Map([
+  // ["test/e2e/example.test.ts", "sets process.env.X for the modules it imports"],
+]);
+/** Files known to take longest: started first, so the run does not end waiting on one of them. */
+const SLOW = ["test/build/package.test.ts", "test/build/launcher.test.ts"];
 
 const root = new URL("..", import.meta.url).pathname;
-const files = (dir) => readdirSync(join(root, dir), { recursive: true }).filter((f) => f.endsWith(".test.ts")).map((f) => join(dir, f)).sort();
+const find = (dir) => readdirSync(join(root, dir), { recursive: true }).filter((f) => f.endsWith(".test.ts")).map((f) => join(dir, f));
 const args = process.argv.slice(2);
-const targets = args.some((a) => !a.startsWith("-")) ? args : [...args, ...files("test/e2e"), ...files("test/build")];
+const flags = args.filter((a) => a.startsWith("-"));
+const named = args.filter((a) => !a.startsWith("-")).map((f) => relative(root, resolve(f)));
+const files = named.length ? named : [...find("test/e2e"), ...find("test/build")];
+// Then the biggest files: size stands in for run time.
+const rank = (f) => (SLOW.includes(f) ? SLOW.indexOf(f) - SLOW.length - 1e12 : -statSync(join(root, f)).size);
+const queue = [...files].sort((a, b) => rank(a) - rank(b));
+const jobs = Math.max(1, Math.min(files.length, Number(process.env.KEEN_E2E_JOBS) || 2));
 
 const tmp = mkdtempSync(join(tmpdir(), "keen-e2e-run-"));
 const marker = randomUUID();
-// tsx keeps a compile cache in the temp directory: not a trace of the suite, so it is off here.
-const env = { ...process.env, TMPDIR: tmp, TSX_DISABLE_CACHE: "1", KEEN_E2E_RUN: marker };
-const child = spawn(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...targets], { cwd: root, env, stdio: "inherit" });
-const code = await new Promise((done) => child.on("close", (c, signal) => done(c ?? (signal ? 1 : 0))));
+const env = { ...process.env, KEEN_E2E_TMPDIR: tmp, KEEN_E2E_RUN: marker };
+delete env.TSX_DISABLE_CACHE;
+
+const counts = { passed: 0, failed: 0, skipped: 0, todo: 0 };
+const failures = []; // "file: test name"
+const failedFiles = new Set();
+let workers = 0;
+
+/** A worker process; `run(file)` resolves when the file is done (or the worker died: then rejects). */
+function startWorker() {
+  workers++;
+  const child = spawn(process.execPath, [
+    "--import", "tsx", ...flags,
+    `--test-reporter=${join(root, "scripts/test-events.mjs")}`, "--test-reporter-destination=stdout",
+    join(root, "scripts/run-shard.mjs"),
+  ], { cwd: root, env, stdio: ["ignore", "pipe", "pipe", "ipc"] });
+  // The report of each file comes whole over IPC (test-events.mjs); here only what tests print
+  // themselves, in whole lines.
+  createInterface({ input: child.stdout }).on("line", (line) => process.stdout.write(`${line}\n`));
+  createInterface({ input: child.stderr }).on("line", (line) => process.stderr.write(`${line}\n`));
+  let current;
+  let waiting;
+  const ready = new Promise((resolve) => child.once("message", resolve));
+  child.on("message", (m) => {
+    if (m.outcome && current) {
+      if (m.outcome === "failed" && !m.suite) failures.push(`${current}: ${m.name}`);
+      if (m.outcome === "failed" && m.fileDone && !failedFiles.has(current)) {
+        failures.push(`${current}: failed outside its tests (its import or a top-level hook; see its report above)`);
+      }
+      if (m.outcome === "failed") failedFiles.add(current);
+      if (!m.suite) counts[m.outcome]++;
+    }
+    if (m.output) process.stdout.write(m.output);
+    if (m.fileDone) waiting?.resolve();
+  });
+  const exited = new Promise((resolve) => child.on("close", (code, signal) => {
+    if (current) {
+      failedFiles.add(current);
+      failures.push(`${current}: its process exited (${signal ?? `code ${code}`}) before the file's tests ended`);
+      waiting?.reject();
+    }
+    resolve(code ?? 1);
+  }));
+  return {
+    async run(file) {
+      await ready;
+      current = file;
+      await new Promise((resolve, reject) => {
+        waiting = { resolve, reject };
+        child.send({ file });
+      });
+      current = undefined;
+    },
+    async end() {
+      if (child.connected) child.send({ end: true });
+      return exited;
+    },
+  };
+}
+
+async function slot() {
+  let shared;
+  let code = 0;
+  for (let file; (file = queue.shift()); ) {
+    try {
+      if (SOLO.has(file)) {
+        const solo = startWorker();
+        await solo.run(file);
+        code ||= await solo.end();
+      } else {
+        shared ??= startWorker();
+        await shared.run(file);
+      }
+    } catch {
+      shared = undefined; // it died; the next file gets a new one
+      code = 1;
+    }
+  }
+  return (await shared?.end()) || code;
+}
+
+const started = Date.now();
+const codes = await Promise.all(Array.from({ length: jobs }, slot));
 
 const survivors = [];
 for (const pid of (process.platform === "linux" ? readdirSync("/proc") : []).filter((name) => /^\d+$/.test(name))) {
@@ -34,6 +144,11 @@ for (const pid of (process.platform === "linux" ? readdirSync("/proc") : []).fil
 }
 const left = readdirSync(tmp, { recursive: true }).map((f) => relative(tmp, join(tmp, f)));
 rmSync(tmp, { recursive: true, force: true });
+const seconds = ((Date.now() - started) / 1000).toFixed(1);
+console.log(`\ntest:e2e: ${files.length} files in ${workers} processes (${jobs} at a time), ${seconds} s: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped${counts.todo ? `, ${counts.todo} todo` : ""}`);
+if (failedFiles.size) console.error(`test:e2e: failed in ${[...failedFiles].join(", ")}:\n  ${failures.join("\n  ")}`);
+if (!failedFiles.size && codes.some(Boolean)) console.error("test:e2e: a worker process failed after its files' tests passed (see its last words above: something left running?)");
 if (survivors.length) console.error(`test:e2e: processes of the run still alive (killed now):\n  ${survivors.join("\n  ")}`);
 if (left.length) console.error(`test:e2e: the run left files in its temp directory:\n  ${left.slice(0, 50).join("\n  ")}`);
-process.exit(code || (survivors.length || left.length ? 1 : 0));
+const failed = failedFiles.size || codes.some(Boolean) || survivors.length || left.length;
+process.exit(failed ? 1 : 0);

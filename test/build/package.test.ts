@@ -46,6 +46,8 @@ const env = {
   npm_config_audit: "false",
   npm_config_fund: "false",
   npm_config_update_notifier: "false",
+  // The launcher's first-run measurement times one start each way: what is checked is that a decision is made and kept.
+  KEEN_SNAPSHOT_RUNS: "1",
   ANTHROPIC_API_KEY: undefined,
   OPENAI_API_KEY: undefined,
 };
