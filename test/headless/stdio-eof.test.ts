@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { CommandSchema, type Command } from "../../protocol/commands.js";
 import { ErrorCodeSchema, RESPONSE_DATA } from "../../protocol/responses.js";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
-import { makeSandbox } from "../e2e/harness.js";
+import { makeInProcessSandbox } from "../cli/in-process.js";
 import { kindSequence } from "../e2e/protocol-check.js";
 import { stdioInProcess, type InProcessRun } from "./stdio-in-process.js";
 
@@ -22,7 +22,7 @@ const KINDS = CommandSchema.options.map((o) => o.shape.kind.value);
 
 test("every command kind, followed at once by EOF, is answered before keen stdio ends (a prompt with its whole turn)", async () => {
   // The sandbox plays no role in what is answered: off, so no sandbox starts in this process.
-  const sb = makeSandbox(server.url);
+  const sb = makeInProcessSandbox(server);
   const stdio = (flags: { session?: string; permissionMode?: string }, commands: Record<string, unknown>[]) =>
     stdioInProcess({ model: MODEL, sandbox: "off", ...flags }, sb.env, sb.workspace, commands);
   // A stored session whose one turn wrote a.txt: something to undo, rewind, fork and compact.
