@@ -26,8 +26,12 @@ if (process.send) {
   process.env.TMPDIR = process.env.KEEN_E2E_TMPDIR;
   process.env.TSX_DISABLE_CACHE = "1";
   delete process.env.KEEN_E2E_TMPDIR;
+  // The no-trace check (test/e2e/harness.ts) lets a run leave a file that a mock reply named: those
+  // replies are the current file's alone, not every earlier file's of this worker.
+  const mock = await import(new URL("../test/fakes/mock-llm-server.ts", import.meta.url).href);
   process.on("message", async (message) => {
     if (message.file) {
+      mock.forgetServedSteps();
       // test-events.mjs tells the runner when this suite has ended.
       describe(message.file, () => load(message.file));
     } else {

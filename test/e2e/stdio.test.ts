@@ -62,15 +62,15 @@ test("multi-turn: a follow-up sees the first exchange, a prompt sent during a tu
   assertContiguous(client.lines);
 });
 
-test("interrupt mid-stream ends the turn as interrupted within 3 s; the next prompt works and sees the partial text", async () => {
+test("interrupt mid-stream ends the turn as interrupted; the next prompt works and sees the partial text", async () => {
   const { client } = talk();
-  server.enqueue({ text: "word ".repeat(400), delayMs: 25, chunkSize: 5 }, { text: "Fresh answer." });
+  // The answer stalls after a few chunks and would never end on its own: only the interrupt can end the turn
+  // (no wall-clock bound, which a loaded machine breaks).
+  server.enqueue({ text: "word ".repeat(400), delayMs: 25, chunkSize: 5, stallAfterChunks: 8 }, { text: "Fresh answer." });
   client.send({ kind: "prompt", id: "p1", text: "talk a lot" });
   await client.next((l) => l.kind === "text-delta");
-  const at = Date.now();
   client.send({ kind: "interrupt", id: "stop" });
   const result = await client.next((l) => l.kind === "result");
-  assert.ok(Date.now() - at < 3000, `interrupted after ${Date.now() - at} ms`);
   assert.equal(result.status, "interrupted");
   assert.equal((await client.response("stop")).ok, true);
   client.send({ kind: "prompt", id: "p2", text: "again" });

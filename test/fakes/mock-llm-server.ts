@@ -166,6 +166,11 @@ export function servedSteps(): readonly string[] {
   return served;
 }
 
+/** Forgets the steps served so far: the e2e runner calls it before each file that shares this process, so one file's replies never name what another file's run left behind. */
+export function forgetServedSteps(): void {
+  served.length = 0;
+}
+
 export async function startMockLLMServer(options: MockLLMServerOptions = {}): Promise<MockLLMServer> {
   const queue: MockStep[] = [];
   const requests: MockRequest[] = [];
