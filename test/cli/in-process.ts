@@ -55,7 +55,8 @@ export function makeInProcessSandbox(server: MockLLMServer, config: Record<strin
 /** Serialises the commands: each one owns the process's env, cwd, stdout and stderr while it runs. */
 let queue: Promise<unknown> = Promise.resolve();
 
-function inProcess(args: string[], env: Record<string, string | undefined>, cwd: string): Promise<InProcessRun> {
+/** main(args) in this process with `env` merged into process.env (undefined deletes) and `cwd` as the working directory; stdout and stderr captured; all restored after. */
+export function inProcess(args: string[], env: Record<string, string | undefined>, cwd: string): Promise<InProcessRun> {
   const next = queue.then(() => captured(args, env, cwd));
   queue = next.catch(() => {});
   return next;

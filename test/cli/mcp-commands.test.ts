@@ -2,10 +2,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { main } from "../../app/cli/main.js";
 import { collectMcpServers } from "../../app/mcp/sources.js";
 import { isSecretEnvName } from "../../app/tools/index.js";
 import { makeTempDir } from "../temp.js";
+import { inProcess } from "./in-process.js";
 
 // `keen mcp add/remove/trust` and `--mcp-config` usage errors through the same main() the bundle
 // runs, in this process: each case costs milliseconds instead of a Keen start. The spawned side
@@ -28,33 +28,9 @@ function sandbox(config: Record<string, unknown> = {}) {
 }
 type Sandbox = ReturnType<typeof sandbox>;
 
-/**
- * main(args) with the sandbox's env and `--cwd <workspace>` after the command's name; stdout and
- * stderr captured; restores both and the env. Not chdir: a unit shard imports its next file while
- * this test awaits, by a path relative to the process's directory (scripts/run-shard.mjs).
- */
-async function keen(sb: Sandbox, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const saved = Object.fromEntries(Object.keys(sb.env).map((k) => [k, process.env[k]]));
-  const at = args[0] === "mcp" ? 2 : 1;
-  const argv = [...args.slice(0, at), "--cwd", sb.workspace, ...args.slice(at)];
-  const writes = { out: process.stdout.write, err: process.stderr.write };
-  let stdout = "";
-  let stderr = "";
-  for (const [k, v] of Object.entries(sb.env)) (v === undefined ? delete process.env[k] : (process.env[k] = v));
-  // node:test's reporter also writes to stdout, piped from its stream, while a test awaits: what
-  // Keen writes comes straight from its code, never through a pipe.
-  process.stdout.write = ((chunk: string | Uint8Array) => {
-    if (!/\bat \S+\.ondata \(node:internal\/streams\//.test(new Error().stack!)) stdout += String(chunk);
-    return true;
-  }) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => ((stderr += String(chunk)), true)) as typeof process.stderr.write;
-  try {
-    return { code: await main(argv), stdout, stderr };
-  } finally {
-    process.stdout.write = writes.out;
-    process.stderr.write = writes.err;
-    for (const [k, v] of Object.entries(saved)) (v === undefined ? delete process.env[k] : (process.env[k] = v));
-  }
+/** main(args) with the sandbox's env and the workspace as cwd, in this process (test/cli/in-process.ts). */
+function keen(sb: Sandbox, args: string[]) {
+  return inProcess(args, sb.env, sb.workspace);
 }
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8"));

@@ -2,10 +2,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { main } from "../../app/cli/main.js";
 import { openStore } from "../../storage/level-store.js";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeTempDir } from "../temp.js";
+import { inProcess } from "./in-process.js";
 
 // `keen run` usage errors, through the same main() the bundle runs, in this process: each case
 // costs milliseconds instead of a Keen start. test/e2e/run-usage-errors.test.ts keeps one spawned
@@ -29,23 +29,9 @@ function sandbox(config: Record<string, unknown> = {}) {
 }
 type Sandbox = ReturnType<typeof sandbox>;
 
-/** main(args) with the sandbox's env and the workspace as cwd; stderr captured. Restores all three. */
-async function keen(sb: Sandbox, args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number; stderr: string }> {
-  const merged = { ...sb.env, ...env };
-  const saved = Object.fromEntries(Object.keys(merged).map((k) => [k, process.env[k]]));
-  const cwd = process.cwd();
-  const write = process.stderr.write;
-  let stderr = "";
-  for (const [k, v] of Object.entries(merged)) (v === undefined ? delete process.env[k] : (process.env[k] = v));
-  process.chdir(sb.workspace);
-  process.stderr.write = ((chunk: string | Uint8Array) => ((stderr += String(chunk)), true)) as typeof process.stderr.write;
-  try {
-    return { code: await main(args), stderr };
-  } finally {
-    process.stderr.write = write;
-    process.chdir(cwd);
-    for (const [k, v] of Object.entries(saved)) (v === undefined ? delete process.env[k] : (process.env[k] = v));
-  }
+/** main(args) with the sandbox's env and the workspace as cwd, in this process (test/cli/in-process.ts). */
+function keen(sb: Sandbox, args: string[], env: Record<string, string | undefined> = {}) {
+  return inProcess(args, { ...sb.env, ...env }, sb.workspace);
 }
 
 /** Exit 2, one line on stderr matching `line`, no session, no request. */

@@ -2,9 +2,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { main } from "../../app/cli/main.js";
 import { openStore } from "../../storage/level-store.js";
 import { makeTempDir } from "../temp.js";
+import { inProcess } from "../cli/in-process.js";
 
 // keen run's --record/--replay flag errors, through the same main() the bundle runs, in this
 // process (a spawned Keen per case cost ~0.4 s of CPU). test/e2e/record-replay.test.ts keeps a
@@ -25,22 +25,9 @@ function sandbox() {
   return { home, workspace, env };
 }
 
-/** main(args) with the sandbox's env and the workspace as cwd; stderr captured. Restores all three. */
-async function keen(sb: ReturnType<typeof sandbox>, args: string[]): Promise<{ code: number; stderr: string }> {
-  const saved = Object.fromEntries(Object.keys(sb.env).map((k) => [k, process.env[k]]));
-  const cwd = process.cwd();
-  const write = process.stderr.write;
-  let stderr = "";
-  for (const [k, v] of Object.entries(sb.env)) (v === undefined ? delete process.env[k] : (process.env[k] = v));
-  process.chdir(sb.workspace);
-  process.stderr.write = ((chunk: string | Uint8Array) => ((stderr += String(chunk)), true)) as typeof process.stderr.write;
-  try {
-    return { code: await main(args), stderr };
-  } finally {
-    process.stderr.write = write;
-    process.chdir(cwd);
-    for (const [k, v] of Object.entries(saved)) (v === undefined ? delete process.env[k] : (process.env[k] = v));
-  }
+/** main(args) with the sandbox's env and the workspace as cwd, in this process (test/cli/in-process.ts). */
+function keen(sb: ReturnType<typeof sandbox>, args: string[]) {
+  return inProcess(args, sb.env, sb.workspace);
 }
 
 const cases: [string[], RegExp][] = [
