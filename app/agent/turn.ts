@@ -98,12 +98,12 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
         await emit({ kind: "prompt-injection", turn_id: options.turnId, step, name: plan.inject.name, text: plan.inject.text });
         messages[messages.length - 1] = withText(messages[messages.length - 1]!, plan.inject.text);
       }
-      // Once the turn's first request is on its way, tools set up what their first call needs (the sandbox) meanwhile.
-      if (step === 1) setImmediate(() => tools.forEach((t) => t.warm?.()));
+      const warm = step === 1 ? warmWhileWaiting(tools) : undefined;
       return runStep({
         provider: options.provider,
         request: { system: options.system, messages, tools: definitions, toolChoice: plan.toolChoice, sessionId: options.sessionId },
-        retry: options.retry, signal: options.signal, emit, sleep: options.sleep, firstAttempt: attempt,
+        retry: options.retry, signal: options.signal, sleep: options.sleep, firstAttempt: attempt,
+        emit: warm ? async (event) => { await emit(event); warm(); } : emit,
         describe: (name, input) => {
           const tool = tools.find((t) => t.definition.name === name);
           return tool ? callView(tool, input) : undefined;
@@ -180,4 +180,25 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
 
 function withText(message: Message, text: string): Message {
   return { ...message, content: [...message.content, { type: "text", text }] };
+}
+
+/**
+ * Once a turn's first request is on its way, tools set up what their first call needs (the sandbox)
+ * meanwhile (Tool.warm). Not at once: loading the sandbox library is ~90 ms of synchronous work, which
+ * held the first delta back by ~100 ms on loopback. It starts after the answer's first event has gone
+ * out, or once the answer has kept us waiting WARM_AFTER_MS, as a real provider's does (time to first
+ * token is hundreds of ms), whichever comes first. Returns the call that the step's events make.
+ */
+const WARM_AFTER_MS = 150;
+function warmWhileWaiting(tools: readonly Tool[]): () => void {
+  let started = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    clearTimeout(timer);
+    setImmediate(() => tools.forEach((t) => t.warm?.()));
+  };
+  // Unref: a run that ends sooner must not wait for it.
+  const timer = setTimeout(start, WARM_AFTER_MS).unref();
+  return start;
 }

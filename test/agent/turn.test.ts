@@ -161,3 +161,32 @@ test("a tool result says how long the tool ran, from its tool-start (a permissio
   assert.ok(ran!.duration_ms! <= at.get(ran!)! - at.get(start)!, "measured between tool-start and the result");
   assert.equal(unknown!.duration_ms, undefined);
 });
+
+test("tools warm once a turn, after the answer's first event has gone out, never ahead of it", async () => {
+  let kindsAtWarm: string[] | undefined;
+  let warms = 0;
+  const events: EventDraft[] = [];
+  const warming: Tool = { ...echoTool, warm: () => { warms++; kindsAtWarm = events.map((e) => e.kind); } };
+  // The answer's first event waits for the test: the warm-up must not start while the request is answered.
+  let release!: () => void;
+  const answered = new Promise<void>((done) => (release = done));
+  const fake = new FakeProvider([{ toolCalls: [{ id: "a", name: "echo", input: {} }] }, { deltas: ["Hel", "lo"] }]);
+  const provider = { ...fake, providerId: fake.providerId, model: fake.model, async *stream(request: any, signal: AbortSignal) {
+    await answered;
+    yield* fake.stream(request, signal);
+  } } as unknown as FakeProvider;
+  const turning = runTurn({
+    sessionId: "s1", turnId: "t1", provider, tools: [warming], system: "sys", history: [],
+    user: { role: "user", content: [{ type: "text", text: "hi" }], headless: true },
+    emit: async (e) => void events.push(e), requester: approveAll,
+    retry: { maxRetries: 2, maxWaitMs: 1000, idleTimeoutMs: 60_000, baseDelayMs: 1 },
+    signal: new AbortController().signal, sleep: async () => {},
+  });
+  for (let i = 0; i < 5; i++) await new Promise((done) => setImmediate(done));
+  assert.equal(warms, 0, "nothing warms while the first request waits for its answer's first event");
+  release();
+  await turning;
+  await new Promise((done) => setImmediate(done));
+  assert.equal(warms, 1, "once for the turn, not per step");
+  assert.ok(kindsAtWarm!.includes("tool-use"), `warmed after the answer's first event: ${kindsAtWarm}`);
+});
