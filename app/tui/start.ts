@@ -54,6 +54,8 @@ export interface StartTuiOptions {
   handleSignals?: boolean;
   /** Measurement hook (npm run bench): milliseconds each frame took to compose and hand to the terminal. */
   onFrame?: (ms: number) => void;
+  /** The clock timers and "ago"s are shown against (tests fix it, so a loaded machine cannot age a screen). */
+  now?: () => number;
   /** The file that remembers the side panes shown (ui-prefs.ts `uiPrefsPathFor`). */
   uiPrefsFile?: string;
   /** The config's `tui` settings: mouse capture at start, notifications. */
@@ -129,7 +131,7 @@ export async function startTui(options: StartTuiOptions): Promise<string | undef
   };
 
   const controller: TuiController = new TuiController({
-    client, theme, initial: options.initial,
+    client, theme, initial: options.initial, now: options.now,
     history: loadHistory(options.historyFile),
     saveHistory: (prompt) => appendHistory(options.historyFile, prompt),
     copy: (text) => stdout.write(osc52(text)),

@@ -6,10 +6,12 @@ import { TuiHarness } from "./harness.js";
 const SESSION = "0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee";
 const FORK = "0199ffff-0000-7000-8000-000000000001";
 const diffOf = (path: string, from: string, to: string) => `--- a/${path}\n+++ b/${path}\n@@ -1 +1 @@\n-${from}\n+${to}\n`;
-const CHECKPOINTS = [
-  { index: 1, text: "first prompt", ts: Date.now() - 3_600_000, files: [] },
-  { index: 2, text: "second prompt", ts: Date.now() - 120_000, files: ["/work/proj/a.ts"] },
-  { index: 3, text: "third prompt", ts: Date.now() - 5_000, files: [] },
+// Times relative to the moment the picker asks (not to the module's import, which in a shard of
+// many files can be minutes earlier): "2m ago" is any age from 90 to 149 s.
+const checkpoints = (now = Date.now()) => [
+  { index: 1, text: "first prompt", ts: now - 3_600_000, files: [] },
+  { index: 2, text: "second prompt", ts: now - 120_000, files: ["/work/proj/a.ts"] },
+  { index: 3, text: "third prompt", ts: now - 5_000, files: [] },
 ];
 
 async function quit(h: TuiHarness): Promise<void> {
@@ -37,7 +39,7 @@ async function threeTurns(): Promise<TuiHarness> {
   h.engine.emit(d.text("answer three"));
   h.engine.emit(d.result());
   await h.waitFor("answer three");
-  h.engine.answers["list-checkpoints"] = { ok: true, data: { session_id: SESSION, checkpoints: CHECKPOINTS } };
+  h.engine.answers["list-checkpoints"] = { ok: true, data: { session_id: SESSION, checkpoints: checkpoints() } };
   return h;
 }
 

@@ -23,7 +23,10 @@ async function quit(h: TuiHarness): Promise<string | undefined> {
 }
 
 test("120x40: a streamed answer, a tool call in the tool panel, its diff in the diff pane, the status bar", async () => {
-  const h = await started(120, 40);
+  // The clock stays at the test's start: on a loaded machine the frame with the delta can come more
+  // than 10 s after it, and the status bar would rightly say "no data for 10s" instead of "streaming".
+  const start = Date.now();
+  const h = await started(120, 40, { now: () => start });
   h.engine.emit(d.sessionStart());
   await h.keys("fix the bug\r");
   assert.deepEqual(h.engine.commands("prompt").map((c) => c.text), ["fix the bug"]);
