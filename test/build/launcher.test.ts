@@ -5,6 +5,10 @@
  * that a decision only meets the node binary it was made for. Each case runs a
  * copy of bin/ and dist/ (node_modules linked) so it can change files without
  * touching the checkout; `node` on PATH is the node running the tests.
+ * Which way bin/keen starts for each state of dist/ (another node's decision, an
+ * upgrade in place, no decision, symlinks, no bundle, no node) is
+ * test/cli/launcher.test.ts's, with a stand-in node; here the real node starts
+ * from a real snapshot, and the background measurement really decides.
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -18,6 +22,7 @@ import { makeTempDir } from "../temp.js";
 const ROOT = resolve(import.meta.dirname, "../..");
 const DIST = join(ROOT, "dist");
 const PATH = [dirname(process.execPath), process.env.PATH].join(delimiter);
+const VERSION = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version;
 
 let server: MockLLMServer;
 before(async () => {
@@ -49,8 +54,7 @@ async function decision(dist: string): Promise<Record<string, unknown>> {
   const end = Date.now() + 300_000;
   const recorded = () => {
     try {
-      return statSync(join(dist, "startup-node")).ino === statSync(process.execPath).ino
-        && !readFileSync(join(dist, "startup-node.mtime"), "utf8").includes("touched now");
+      return statSync(join(dist, "startup-node")).ino === statSync(process.execPath).ino;
     } catch {
       return false;
     }
@@ -114,48 +118,21 @@ test("with a snapshot decision for this node, bin/keen starts from the snapshot;
   const broken = await runKeen(["--version"], { bin: copy.bin, env: { PATH } });
   assert.notEqual(broken.code, 0);
   assert.equal(broken.stdout, "");
-  // …unless the user turns snapshots off.
-  const off = await answer(copy.bin, { KEEN_SNAPSHOT: "off" });
+  // …unless the user turns snapshots off (a turn of the plain bundle is every other e2e test's, and code-cache.test.ts's).
+  const off = await runKeen(["--version"], { bin: copy.bin, env: { PATH, KEEN_SNAPSHOT: "off" } });
   assert.equal(off.code, 0, off.stderr);
-  assert.equal(off.stdout, "Hello from the mock.\n");
-});
-
-test("with a plain decision for this node, bin/keen runs the bundle as a plain script and measures nothing more", async () => {
-  const copy = copyCheckout();
-  decide(copy.dist, "off");
-  const before = readFileSync(join(copy.dist, "startup.json"), "utf8");
-  const run = await answer(copy.bin);
-  assert.equal(run.code, 0, run.stderr);
-  assert.equal(run.stdout, "Hello from the mock.\n");
-  assert.equal(readFileSync(join(copy.dist, "startup.json"), "utf8"), before);
-  assert.ok(!existsSync(join(copy.dist, "snapshot.lock")));
-});
-
-test("a decision for another node binary that still exists is not used, and kept: the bundle runs as a plain script", async () => {
-  const copy = copyCheckout();
-  decide(copy.dist, "on");
-  writeFileSync(join(copy.dist, "keen.blob"), "not a snapshot");
-  rmSync(join(copy.dist, "startup-node"));
-  symlinkSync("/bin/sh", join(copy.dist, "startup-node"));
-  const before = readFileSync(join(copy.dist, "startup.json"), "utf8");
-  const run = await answer(copy.bin);
-  assert.equal(run.code, 0, run.stderr);
-  assert.equal(run.stdout, "Hello from the mock.\n");
-  // Two nodes taking turns on one dist/ would otherwise re-measure at every turn.
-  assert.equal(readFileSync(join(copy.dist, "startup.json"), "utf8"), before);
-  assert.ok(!existsSync(join(copy.dist, "snapshot.lock")));
-  assert.equal(statSync(join(copy.dist, "startup-node")).ino, statSync("/bin/sh").ino, "the decision still names the other node");
+  assert.equal(off.stdout, `${VERSION}\n`);
 });
 
 test("a decision for a node binary that is gone is not used: the bundle runs as a plain script and a new decision is made in the background", async () => {
+  // The build's decision, re-pointed at a node that is gone, with a blob that would fail to load.
   const copy = copyCheckout();
-  decide(copy.dist, "on");
   writeFileSync(join(copy.dist, "keen.blob"), "not a snapshot");
   rmSync(join(copy.dist, "startup-node"));
   symlinkSync(join(copy.dist, "uninstalled-node"), join(copy.dist, "startup-node"));
-  const run = await answer(copy.bin);
+  const run = await runKeen(["--version"], { bin: copy.bin, env: { PATH, KEEN_SNAPSHOT_RUNS: "1" } });
   assert.equal(run.code, 0, run.stderr);
-  assert.equal(run.stdout, "Hello from the mock.\n");
+  assert.equal(run.stdout, `${VERSION}\n`);
   const made = await decision(copy.dist);
   assert.equal(made.version, process.version);
   assert.equal(made.runs, 1, "measured with the runs the environment asked for");
@@ -163,45 +140,4 @@ test("a decision for a node binary that is gone is not used: the bundle runs as 
   const next = await answer(copy.bin);
   assert.equal(next.code, 0, next.stderr);
   assert.equal(next.stdout, "Hello from the mock.\n");
-});
-
-test("a decision for the same path with another modification time (an upgrade in place) is not used", async () => {
-  const copy = copyCheckout();
-  decide(copy.dist, "on");
-  writeFileSync(join(copy.dist, "keen.blob"), "not a snapshot");
-  writeFileSync(join(copy.dist, "startup-node.mtime"), "touched now\n");
-  // KEEN_SNAPSHOT=off only keeps this case from measuring in the background; the case above covers that.
-  const run = await answer(copy.bin, { KEEN_SNAPSHOT: "off" });
-  assert.equal(run.code, 0, run.stderr);
-  assert.equal(run.stdout, "Hello from the mock.\n");
-  // Without it, the mismatch alone must also avoid the broken blob (and start a new decision).
-  const measured = await answer(copy.bin);
-  assert.equal(measured.code, 0, measured.stderr);
-  assert.equal(measured.stdout, "Hello from the mock.\n");
-  await decision(copy.dist);
-});
-
-test("without the bundle the launcher says how to build it", async () => {
-  const copy = copyCheckout();
-  rmSync(copy.dist, { recursive: true });
-  const missing = await runKeen(["--version"], { bin: copy.bin, env: { PATH } });
-  assert.equal(missing.code, 1);
-  assert.match(missing.stderr, /the bundle is missing; run `npm install` or `npm run build`/);
-  assert.equal(missing.stdout, "");
-});
-
-test("without node on PATH the launcher says so", async () => {
-  const run = await runKeen(["--version"], { env: { PATH: "/nonexistent" } });
-  assert.equal(run.code, 127);
-  assert.equal(run.stderr, "keen: node is not on PATH (Keen needs Node.js 22.12 or newer)\n");
-  assert.equal(run.stdout, "");
-});
-
-test("started through a symlink (as npm links bin/keen), the launcher finds dist/", async () => {
-  const copy = copyCheckout();
-  const link = join(makeTempDir("keen-link-"), "keen");
-  symlinkSync(copy.bin, link);
-  const run = await answer(link, { KEEN_SNAPSHOT: "off" });
-  assert.equal(run.code, 0, run.stderr);
-  assert.equal(run.stdout, "Hello from the mock.\n");
 });

@@ -3,10 +3,12 @@
  * checkout (its prepack step builds dist/), the tarball's contents, then one
  * `npm install -g` into a temporary prefix with npm's default settings (npm 11
  * runs no install scripts for it) and `npx --package <tarball>`, each run from
- * a directory outside the checkout. npm prefers its cache (which
- * `npm ci` filled with the dependencies); only what the cache lacks comes from the
- * registry, as for any user installing Keen.
- * One file, one install: installs are slow on a shared 2-core machine.
+ * a directory outside the checkout. npm works offline, from its cache (which
+ * `npm ci` filled with the dependencies): a test never reaches the network, and
+ * what is installed is what a user's npm resolves from the same cache.
+ * One file, one install each way: an install unpacks every dependency (~150 MB,
+ * ~30 s of CPU), and the directory goes as soon as the test ends, not with the
+ * test process, which the e2e runner keeps for the files after this one.
  */
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
@@ -21,7 +23,7 @@ import { sandboxSupport } from "../../app/sandbox/deps.js";
 import { runKeen, type KeenRun } from "../e2e/harness.js";
 import { startMockLLMServer } from "../fakes/mock-llm-server.js";
 import { TMUX_MISSING, TmuxKeen } from "../e2e/tmux.js";
-import { makeTempDir } from "../temp.js";
+import { makeTempDir, removeTempDir } from "../temp.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
@@ -42,7 +44,7 @@ const env = {
   KEEN_HOME: join(root, "keen-home"),
   TMPDIR: join(root, "tmp"),
   npm_config_cache: npmCache,
-  npm_config_prefer_offline: "true",
+  npm_config_offline: "true",
   npm_config_audit: "false",
   npm_config_fund: "false",
   npm_config_update_notifier: "false",
@@ -53,7 +55,10 @@ const env = {
 };
 mkdirSync(env.TMPDIR);
 const tmux: TmuxKeen[] = [];
-after(() => tmux.forEach((t) => t.kill()));
+after(() => {
+  tmux.forEach((t) => t.kill());
+  removeTempDir(root);
+});
 
 async function npm(args: string[], cwd: string, extra: Record<string, string> = {}): Promise<string> {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...extra };
@@ -71,7 +76,10 @@ async function npm(args: string[], cwd: string, extra: Record<string, string> = 
   child.stdout.setEncoding("utf8").on("data", (d) => (stdout += d));
   child.stderr.setEncoding("utf8").on("data", (d) => (stderr += d));
   const [code] = (await once(child, "close")) as [number | null];
-  if (code !== 0) throw new Error(`npm ${args.join(" ")} failed (${code}):\n${stdout}\n${stderr}`);
+  if (code !== 0) {
+    const hint = /ENOTCACHED/.test(stderr) ? "\n(npm's cache lacks a dependency, and this test stays offline: `npm ci` fills the cache)" : "";
+    throw new Error(`npm ${args.join(" ")} failed (${code}):\n${stdout}\n${stderr}${hint}`);
+  }
   return stdout;
 }
 
