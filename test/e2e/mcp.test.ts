@@ -11,7 +11,7 @@ import { type MockReplyStep } from "../fakes/mock-llm-server.js";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { parseLines } from "./harness.js";
 import { startStdio } from "./stdio-client.js";
-import { PNG_BASE64 } from "../fakes/mcp-server.mjs";
+import { PNG_BASE64 } from "../fakes/mcp-tools.mjs";
 import { BUILTIN_TOOLS, fakeServer, mcpNames, strip, mcpSandbox } from "./mcp-helpers.js";
 
 const server = useMockLLMServer();
