@@ -13,8 +13,6 @@
  * every MCP test, and loading the SDK from its many small modules cost more than the rest.
  */
 import { appendFileSync, existsSync, writeFileSync } from "node:fs";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { createFakeServer, createStressTools } from "./mcp-tools.mjs";
 
 const mode = process.argv[2];
 if (mode === "--exit-at-start") {
@@ -30,6 +28,10 @@ if (mode === "--exit-at-start") {
   setInterval(() => {}, 1 << 30);
 } else {
   if (mode === "--once") writeFileSync(process.argv[3], "started\n");
+  // Loaded only to serve: the modes above start and fail (or hang) without running the SDK's modules.
+  const [{ StdioServerTransport }, { createFakeServer, createStressTools }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/server/stdio.js"), import("./mcp-tools.mjs"),
+  ]);
   const server = createFakeServer();
   const counts = { list: 0 };
   if (mode === "--stress") createStressTools(server, counts);
