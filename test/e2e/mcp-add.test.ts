@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
-import { startHttpMcpServer } from "../fakes/mcp-server.mjs";
+import { startHttpMcpServer } from "../fakes/mcp-http-server.mjs";
 import { parseLines } from "./harness.js";
 import { FAKE_MCP, mcpNames, mcpSandbox } from "./mcp-helpers.js";
 

@@ -1,8 +1,23 @@
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
+import { buildSync } from "esbuild";
+import { makeTempDir } from "../temp.js";
 import { makeSandbox } from "./harness.js";
 
-/** The fake MCP server (test/fakes/mcp-server.mjs) as a stdio server config; `mode` is one of its modes. */
-export const FAKE_MCP = resolve(import.meta.dirname, "../fakes/mcp-server.mjs");
+/**
+ * The fake MCP server (test/fakes/mcp-server.mjs), bundled once per test process into one file
+ * of the same name (esbuild, as test/e2e/store-multi-process.test.ts bundles its worker): nearly
+ * every MCP test starts it, and from the SDK's and zod's many small modules each start cost
+ * ~0.5 s of CPU, bundled ~0.3 s. ESM for the program's top-level await; the SDK's CommonJS
+ * dependencies get a `require`.
+ */
+export const FAKE_MCP = join(makeTempDir("keen-fake-mcp-"), "mcp-server.mjs");
+buildSync({
+  entryPoints: [resolve(import.meta.dirname, "../fakes/mcp-server.mjs")], outfile: FAKE_MCP,
+  bundle: true, platform: "node", format: "esm", target: "node20", logLevel: "error",
+  banner: { js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);' },
+});
+
+/** The fake MCP server as a stdio server config; `mode` is one of its modes. */
 export function fakeServer(mode?: string, extra: Record<string, unknown> = {}) {
   return { command: process.execPath, args: mode ? [FAKE_MCP, mode] : [FAKE_MCP], ...extra };
 }

@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
-import { startHttpMcpServer } from "../fakes/mcp-server.mjs";
+import { startHttpMcpServer } from "../fakes/mcp-http-server.mjs";
 import { parseLines } from "./harness.js";
 import { mcpNames, mcpSandbox } from "./mcp-helpers.js";
 

@@ -1,9 +1,15 @@
 /**
  * MCP servers that push the stdio transport's limits, end to end through
  * `bin/keen run --headless` (the fake server's --stress tools): a large result
- * (framed in linear time, cut for the model), Ctrl-C in the middle of a
- * transfer, a message past the 64 MiB cap (the call fails, the server is
- * restarted), a flood of list_changed, and what a server's stderr log keeps.
+ * (cut for the model), Ctrl-C in the middle of a transfer, a message past the
+ * 64 MiB cap (the call fails, the server is restarted), a flood of
+ * list_changed, and what a server's stderr log keeps.
+ *
+ * Sizes: each MiB through the pipe costs both processes CPU, so each transfer is as large as what
+ * it proves needs. A result many pipe reads long and ten times the cut (that 16 MiB are joined in
+ * linear time: test/mcp/line-framer.test.ts, in-process); an interrupt once megabytes of an
+ * endless message are in (the server goes on sending; how much is in makes no difference to
+ * Keen); one 64 KiB chunk past the cap.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -16,32 +22,39 @@ import { fakeServer, mcpSandbox } from "./mcp-helpers.js";
 
 const server = useMockLLMServer();
 const MiB = 1024 * 1024;
+/** A result of this many characters: 10 × the cut at 100,000, 16 reads of a 64 KiB pipe. */
+const BIG = MiB;
+/** How much of an endless message the server has sent before the interrupt. */
+const SENT = 2 * MiB;
+/** Keen's cap on one message (MAX_MESSAGE_BYTES in app/mcp/line-framer.ts), and one chunk of the stream past it. */
+const CAP = 64 * MiB;
+const PAST_CAP = CAP + 64 * 1024;
 const stress = () => fakeServer("--stress");
 
 const results = (lines: Record<string, any>[]) => lines.filter((l) => l.kind === "tool-result").map((l) => [l.tool_call_id, l.is_error, l.result]);
 
-test("a 16 MiB tool result arrives whole and goes to the model cut to 100,000 characters with a note", async () => {
+test("a 1 MiB tool result arrives whole and goes to the model cut to 100,000 characters with a note", async () => {
   const sb = mcpSandbox(server.url, { mcpServers: { fake: stress() } });
-  server.enqueue({ toolCalls: [{ id: "b", name: "mcp__fake__big", input: { bytes: 16 * MiB } }] }, { text: "done" });
+  server.enqueue({ toolCalls: [{ id: "b", name: "mcp__fake__big", input: { bytes: BIG } }] }, { text: "done" });
   const r = await sb.run(["run", "--headless", "--no-stdin", "go"], { timeoutMs: 120_000 });
   assert.equal(r.code, 0, r.stderr);
   const lines = parseLines(r.stdout);
-  const note = `\n[cut: the result had ${16 * MiB} characters; the first 100000 are shown]`;
+  const note = `\n[cut: the result had ${BIG} characters; the first 100000 are shown]`;
   assert.deepEqual(results(lines), [["b", false, `${"x".repeat(100_000)}${note}`]]);
   const sent = server.requests[1]!.body.messages.at(-1).content[0];
-  assert.equal(sent.content, `${"x".repeat(100_000)}${note}`, "the model got the cut result, not 16 MiB");
+  assert.equal(sent.content, `${"x".repeat(100_000)}${note}`, "the model got the cut result, not 1 MiB");
   assert.equal(lines.at(-1)!.status, "success");
 });
 
 test("Ctrl-C in the middle of a large transfer ends the run as interrupted while the server is still sending", async () => {
   const sb = mcpSandbox(server.url, { mcpServers: { fake: stress() } });
   const marks = join(sb.root, "marks");
-  server.enqueue({ toolCalls: [{ id: "s", name: "mcp__fake__stream", input: { fast_bytes: 32 * MiB } }] });
+  server.enqueue({ toolCalls: [{ id: "s", name: "mcp__fake__stream", input: { fast_bytes: SENT } }] });
   const r = await sb.run(["run", "--headless", "--no-stdin", "go"], {
     env: { MCP_FAKE_MARKS: marks },
     timeoutMs: 120_000,
     onSpawn: (child) => {
-      // The server marks when Keen has taken 32 MiB of a message that never ends: interrupt then.
+      // The server marks when Keen has taken SENT bytes of a message that never ends: interrupt then.
       const poll = setInterval(() => {
         if (!existsSync(marks) || !readFileSync(marks, "utf8").includes("sent")) return;
         clearInterval(poll);
@@ -62,14 +75,14 @@ test("keen stdio: `interrupt` in the middle of a large transfer ends the turn; t
   const client = startStdio(["--permission-mode", "auto"], { ...sb.env, MCP_FAKE_MARKS: marks }, sb.workspace, 120_000);
   try {
     server.enqueue(
-      { toolCalls: [{ id: "s", name: "mcp__fake__stream", input: { fast_bytes: 32 * MiB } }] },
+      { toolCalls: [{ id: "s", name: "mcp__fake__stream", input: { fast_bytes: SENT } }] },
       { toolCalls: [{ id: "e", name: "mcp__fake__echo", input: { text: "after" } }] },
       { text: "done" },
     );
     client.send({ kind: "prompt", id: "1", text: "go" });
     await client.next((l) => l.kind === "tool-start");
     for (let waited = 0; !(existsSync(marks) && readFileSync(marks, "utf8").includes("sent")); waited += 20) {
-      assert.ok(waited < 100_000, "the server never sent 32 MiB");
+      assert.ok(waited < 100_000, `the server never sent ${SENT} bytes`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     client.send({ kind: "interrupt", id: "stop" });
@@ -89,7 +102,7 @@ test("keen stdio: `interrupt` in the middle of a large transfer ends the turn; t
 test("a message over 64 MiB (a server that never sends a newline): that call fails saying so, the server is restarted, the next call works", async () => {
   const sb = mcpSandbox(server.url, { mcpServers: { fake: stress() } });
   server.enqueue(
-    { toolCalls: [{ id: "s", name: "mcp__fake__stream", input: { fast_bytes: 80 * MiB } }] },
+    { toolCalls: [{ id: "s", name: "mcp__fake__stream", input: { fast_bytes: PAST_CAP } }] },
     { toolCalls: [{ id: "e", name: "mcp__fake__echo", input: { text: "back" } }] },
     { text: "done" },
   );

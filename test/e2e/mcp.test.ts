@@ -11,7 +11,7 @@ import { type MockReplyStep } from "../fakes/mock-llm-server.js";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { parseLines } from "./harness.js";
 import { startStdio } from "./stdio-client.js";
-import { PNG_BASE64 } from "../fakes/mcp-server.mjs";
+import { PNG_BASE64 } from "../fakes/mcp-tools.mjs";
 import { BUILTIN_TOOLS, fakeServer, mcpNames, strip, mcpSandbox } from "./mcp-helpers.js";
 
 const server = useMockLLMServer();
@@ -97,15 +97,12 @@ test("--allowed-tools and --disallowed-tools take mcp__ names and mcp__<server>_
   assert.match(bad.stderr, /^keen: unknown tool "nope"; tools: bash, /);
 });
 
-test("permission modes: a read-only MCP tool (readOnlyHint) runs in read-only mode, other MCP tools are refused or need approval", async () => {
+test("permission modes in keen run: accept-edits runs a read-only MCP tool (readOnlyHint); any other needs an approval a one-shot run cannot get", async () => {
   const sb = mcpSandbox(server.url, { mcpServers: { fake: fakeServer() } });
   const calls = [{ id: "r", name: "mcp__fake__echo", input: { text: "x" } }, { id: "w", name: "mcp__fake__env", input: { name: "HOME" } }];
   const results = async (mode: string) =>
     (await run(sb, calls, ["--permission-mode", mode])).lines.filter((l) => l.kind === "tool-result").map((l) => [l.tool_call_id, l.is_error, l.result]);
-  assert.deepEqual(await results("read-only"), [
-    ["r", false, "echo: x"],
-    ["w", true, "Not executed: the session is in read-only mode, so mcp__fake__env cannot run."],
-  ]);
+  // read-only: the keen stdio test below, in the same process as ask mode.
   assert.deepEqual(await results("accept-edits"), [
     ["r", false, "echo: x"],
     ["w", true, "Not executed: mcp__fake__env needs the user's approval in accept-edits mode, and this one-shot run has nobody to ask. Do without it."],
@@ -138,7 +135,7 @@ test("env values and headers of MCP servers are secrets: a tool result that echo
   assert.doesNotMatch(JSON.stringify(server.requests) + r.stdout + r.stderr, /plain-but-configured/);
 });
 
-test("keen stdio in ask mode: a read-only MCP tool runs at once, any other asks first; the answer lets it run", async () => {
+test("keen stdio in ask mode: a read-only MCP tool runs at once, any other asks first; the answer lets it run. In read-only mode only the read-only one runs", async () => {
   const sb = mcpSandbox(server.url, { mcpServers: { fake: fakeServer() } });
   const client = startStdio([], sb.env, sb.workspace);
   try {
@@ -155,6 +152,23 @@ test("keen stdio in ask mode: a read-only MCP tool runs at once, any other asks 
     assert.equal(lines.filter((l) => l.kind === "permission-request").length, 1, "echo never asked");
     assert.deepEqual(lines.filter((l) => l.kind === "tool-result").map((l) => [l.tool_call_id, l.is_error, l.result]), [["r", false, "echo: look"], ["w", false, "(unset)"]]);
     assert.deepEqual(lines.filter((l) => l.kind === "mcp-server").map((l) => l.status), ["connected"]);
+
+    // The same process, switched to read-only.
+    client.send({ kind: "set-permission-mode", id: "3", mode: "read-only" });
+    assert.equal((await client.response("3")).ok, true);
+    const from = client.lines.length;
+    server.enqueue(
+      { toolCalls: [{ id: "r2", name: "mcp__fake__echo", input: { text: "x" } }, { id: "w2", name: "mcp__fake__env", input: { name: "HOME" } }] },
+      { text: "done" },
+    );
+    client.send({ kind: "prompt", id: "4", text: "again" });
+    assert.equal((await client.response("4")).ok, true);
+    const later = client.lines.slice(from);
+    assert.equal(later.filter((l) => l.kind === "permission-request").length, 0, "read-only refuses without asking");
+    assert.deepEqual(later.filter((l) => l.kind === "tool-result").map((l) => [l.tool_call_id, l.is_error, l.result]), [
+      ["r2", false, "echo: x"],
+      ["w2", true, "Not executed: the session is in read-only mode, so mcp__fake__env cannot run."],
+    ]);
   } finally {
     const end = await client.end();
     assert.equal(end.code, 0, end.stderr);

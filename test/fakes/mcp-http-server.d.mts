@@ -1,6 +1,4 @@
-/** Types of test/fakes/mcp-server.mjs (see its header). */
-export const PNG_BASE64: string;
-export function createFakeServer(): unknown;
+/** Types of test/fakes/mcp-http-server.mjs (see its header). */
 export function startHttpMcpServer(options?: { legacySse?: boolean }): Promise<{
   url: string;
   requests: { method: string; url: string; headers: Record<string, string | string[] | undefined> }[];
