@@ -2,7 +2,7 @@
  * dist/start.cjs, bin/keen's way into the plain bundle with a V8 code cache
  * (dist/code-cache/<node version>-<arch>-<build id>.bin). Each case runs a
  * copy of bin/ and dist/ (node_modules linked) with KEEN_SNAPSHOT=off, so
- * bin/keen goes through start.cjs whatever the build decided (test/cli/launcher.test.ts).
+ * bin/keen goes through start.cjs whatever the build decided (test/build/launcher-decisions.test.ts).
  * Not a plain decision made with dist/snapshot.mjs: that warms a code cache too,
  * which each case would have to delete again.
  */

@@ -7,7 +7,7 @@
  * touching the checkout; `node` on PATH is the node running the tests.
  * Which way bin/keen starts for each state of dist/ (another node's decision, an
  * upgrade in place, no decision, symlinks, no bundle, no node) is
- * test/cli/launcher.test.ts's, with a stand-in node; here the real node starts
+ * test/build/launcher-decisions.test.ts's, with a stand-in node; here the real node starts
  * from a real snapshot, and the background measurement really decides.
  */
 import assert from "node:assert/strict";
