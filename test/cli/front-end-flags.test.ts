@@ -82,3 +82,17 @@ test("what the CLI runner cannot do is a usage error before any session: --outpu
   assert.equal(existsSync(log), false, "claude never ran");
   assert.deepEqual(await sb.sessions(), []);
 });
+
+test("without bash (--disallowed-tools bash) no job tool is offered: nothing could start a job", async () => {
+  const sb = makeInProcessSandbox(server);
+  server.enqueue({ text: "ok" });
+  // --sandbox off: a text-only turn, and a unit test must not warm the sandbox up.
+  const r = await sb.keen(["run", "--headless", "--no-stdin", "--sandbox", "off", "--disallowed-tools", "bash", "hi"]);
+  assert.equal(r.code, 0, r.stderr);
+  const start = JSON.parse(r.stdout.split("\n")[0]!);
+  assert.equal(start.kind, "session-start");
+  const tools = start.tools as string[];
+  assert.deepEqual(tools.filter((name) => name.startsWith("job_") || name === "bash"), []);
+  assert.ok(tools.includes("read_file"));
+  assert.deepEqual(server.requests[0]!.body.tools.map((t: { name: string }) => t.name).filter((name: string) => name.startsWith("job_") || name === "bash"), [], "nor sent to the model");
+});
