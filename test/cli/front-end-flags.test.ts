@@ -67,7 +67,7 @@ test("a project config cannot set the CLI runner (agents): a usage error naming 
   assert.deepEqual(server.requests, []);
 });
 
-test("what the CLI runner cannot do is a usage error before any session: --output-schema, --record", async () => {
+test("what the CLI runner cannot do is a usage error before any session: --output-schema, --record, ask in a one-shot run", async () => {
   const fake = resolve(import.meta.dirname, "../fakes/fake-claude.mjs");
   const sb = makeInProcessSandbox(server, { agents: { defaults: { cli: { path: fake } } } });
   const log = join(sb.root, "claude-runs.jsonl");
@@ -79,6 +79,10 @@ test("what the CLI runner cannot do is a usage error before any session: --outpu
   const record = await sb.keen(["run", "--no-stdin", "--runner", "cli", "--record", join(sb.root, "c.jsonl"), "hi"], { env });
   assert.equal(record.code, 2);
   assert.match(record.stderr, /cannot be used with --runner cli/);
+  // One-shot keen run has nobody to answer the CLI's asks.
+  const ask = await sb.keen(["run", "--no-stdin", "--runner", "cli", "--permission-mode", "ask", "run echo hi"], { env });
+  assert.equal(ask.code, 2);
+  assert.match(ask.stderr, /needs someone to answer/);
   assert.equal(existsSync(log), false, "claude never ran");
   assert.deepEqual(await sb.sessions(), []);
 });
