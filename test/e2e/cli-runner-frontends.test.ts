@@ -66,10 +66,8 @@ test("ask mode, deny: the CLI gets the user's reason as its denial, the call nev
   assert.equal(box.runs()[0]!.asks!.length, 1);
   assert.ok(!client.lines.some((l) => l.kind === "tool-start"), "a denied call never starts");
 
-  // As with the embedded loop: one-shot keen run has nobody to ask: ask is refused, accept-edits answers no with the reason.
-  const once = await box.run(["run", "--runner", "cli", "--permission-mode", "ask", "run echo hi"]);
-  assert.equal(once.code, 2);
-  assert.match(once.stderr, /needs someone to answer/);
+  // As with the embedded loop: one-shot keen run has nobody to ask: accept-edits answers no with the reason
+  // (ask is refused: a usage error, test/cli/front-end-flags.test.ts).
   const edits = await box.run(["run", "--runner", "cli", "--permission-mode", "accept-edits", "--format", "json", "run echo hi"]);
   assert.equal(edits.code, 0, edits.stderr);
   assert.equal(JSON.parse(edits.stdout).text, "I was not allowed to run it.");
@@ -128,18 +126,9 @@ test("keen stdio: resume-session into a CLI session runs the CLI (resumed), into
   }
 });
 
-test("what the runner cannot do is said: --output-schema and cassettes are usage errors, compaction is refused with the reason", async () => {
+// --output-schema and cassettes with the CLI runner are usage errors: test/cli/front-end-flags.test.ts, in process.
+test("what the runner cannot do is said: compaction is refused with the reason, live and offline", async () => {
   const box = sandbox("text-thinking");
-  writeFileSync(join(box.root, "schema.json"), JSON.stringify({ type: "object" }));
-  const schema = await box.run(["run", "--runner", "cli", "--output-schema", join(box.root, "schema.json"), "hi"]);
-  assert.equal(schema.code, 2);
-  assert.match(schema.stderr, /^keen: --output-schema is not supported with the CLI runner/);
-  const record = await box.run(["run", "--runner", "cli", "--record", join(box.root, "c.jsonl"), "hi"]);
-  assert.equal(record.code, 2);
-  assert.match(record.stderr, /cannot be used with --runner cli/);
-  assert.deepEqual(box.runs(), []);
-  assert.deepEqual(await box.sessions(), []);
-
   const client = startStdio(["--runner", "cli", "--permission-mode", "read-only"], box.env, box.workspace);
   client.send({ kind: "prompt", id: "p1", text: "say hi" });
   const { session_id: id } = await client.next((l) => l.kind === "result");

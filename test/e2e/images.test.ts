@@ -7,7 +7,7 @@ import { makePng, pngSize } from "../fakes/png.js";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox } from "./harness.js";
 import { removeSandboxes, replaySandbox } from "./replay-helpers.js";
-import { runScript } from "./stdio-client.js";
+import { startStdio, type StdioClient } from "./stdio-client.js";
 import { methods } from "@agentclientprotocol/sdk";
 import { openAcp } from "./acp-client.js";
 
@@ -17,8 +17,45 @@ import { openAcp } from "./acp-client.js";
  * the next request as an image; an image over the caps is downscaled; a cassette records and replays them.
  */
 const server = useMockLLMServer();
-after(() => removeSandboxes());
 const OPENAI_ENV = { OPENAI_API_KEY: "test-key" };
+
+/**
+ * One `keen stdio` for the tests about what the engine makes of images (a prompt's images, read_file on a png,
+ * the caps, a model without images): each test starts a new session on its model in it, instead of a Keen of
+ * its own (~0.5 s of CPU each). The recording, the replay and ACP keep their own processes. Its workspace
+ * holds each test's files under their own names; its config has a model without images.
+ */
+let shared: { sb: ReturnType<typeof makeSandbox>; client: StdioClient; tests: number } | undefined;
+after(async () => {
+  if (shared) {
+    const { code, stderr } = await shared.client.end();
+    assert.equal(code, 0, stderr);
+  }
+  removeSandboxes();
+});
+function sharedSession() {
+  if (!shared) {
+    const sb = makeSandbox(server.url, { providers: { anthropic: { models: { "claude-text": { images: false } } } } });
+    // It lives as long as the file runs (minutes on a loaded machine): killed only after 15 of them.
+    shared = { sb, client: startStdio(["--permission-mode", "auto"], { ...sb.env, ...OPENAI_ENV }, sb.workspace, 900_000), tests: 0 };
+  }
+  return shared;
+}
+
+/** A new session on `model` in the shared Keen, then `commands` one after another; their responses by the ids given. */
+async function inNewSession(model: string, commands: Record<string, unknown>[]) {
+  const { client } = sharedSession();
+  const tag = `t${++shared!.tests}`;
+  const ask = (command: Record<string, unknown>) => {
+    client.send({ ...command, id: `${tag}-${command.id}` });
+    return client.response(`${tag}-${command.id}`);
+  };
+  assert.equal((await ask({ kind: "new-session", id: "new" })).ok, true);
+  assert.equal((await ask({ kind: "set-model", id: "model", model })).ok, true);
+  const responses = new Map<string, Record<string, any>>();
+  for (const command of commands) responses.set(command.id as string, await ask(command));
+  return { response: (id: string) => responses.get(id)! };
+}
 
 function clean() {
   assert.deepEqual(server.unexpected, []);
@@ -29,17 +66,17 @@ function clean() {
 const b64 = (png: Buffer) => png.toString("base64");
 
 test("Anthropic: a stdio prompt's images (a file and base64 data) reach the request as image blocks, are stored, and go again with the next turn", async () => {
-  const sb = makeSandbox(server.url);
+  const { sb } = sharedSession();
   const shot = makePng(12, 8);
   const data = makePng(5, 5);
   writeFileSync(join(sb.workspace, "shot.png"), shot);
   server.enqueue({ text: "A gradient." }, { text: "Still a gradient." });
-  const run = await runScript(sb.run, ["--model", "anthropic/claude-test"], [
+  const run = await inNewSession("anthropic/claude-test", [
     { kind: "prompt", id: "p1", text: "what are these?", images: [{ path: "shot.png" }, { data: b64(data), media_type: "image/png" }] },
     { kind: "prompt", id: "p2", text: "and now?" },
   ]);
-  assert.equal(run.code, 0, run.stderr);
   assert.equal(run.response("p1").ok, true, run.response("p1").error);
+  assert.equal(run.response("p2").ok, true, run.response("p2").error);
   clean();
   const image = (png: Buffer) => ({ type: "image", source: { type: "base64", media_type: "image/png", data: b64(png) } });
   const [first, second] = server.requests.map((r) => r.body);
@@ -59,14 +96,14 @@ test("Anthropic: a stdio prompt's images (a file and base64 data) reach the requ
 });
 
 test("OpenAI: a stdio prompt's image reaches the chat request as an image_url data URL part", async () => {
-  const sb = makeSandbox(server.url);
+  const { sb } = sharedSession();
   const shot = makePng(9, 4);
-  writeFileSync(join(sb.workspace, "shot.png"), shot);
+  writeFileSync(join(sb.workspace, "shot-openai.png"), shot);
   server.enqueue({ text: "A gradient." });
-  const run = await runScript((args, o) => sb.run(args, { ...o, env: OPENAI_ENV }), ["--model", "openai/gpt-4.1"], [
-    { kind: "prompt", id: "p1", text: "what is this?", images: [{ path: "shot.png" }] },
+  const run = await inNewSession("openai/gpt-4.1", [
+    { kind: "prompt", id: "p1", text: "what is this?", images: [{ path: "shot-openai.png" }] },
   ]);
-  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.response("p1").ok, true, run.response("p1").error);
   clean();
   const user = server.requests[0]!.body.messages.find((m: any) => m.role === "user");
   assert.deepEqual(user, { role: "user", content: [{ type: "text", text: "what is this?" }, { type: "image_url", image_url: { url: `data:image/png;base64,${b64(shot)}` } }] });
@@ -74,16 +111,17 @@ test("OpenAI: a stdio prompt's image reaches the chat request as an image_url da
 
 for (const vendor of ["anthropic", "openai"] as const) {
   test(`${vendor}: read_file on a png reaches the next request as an image`, async () => {
-    const sb = makeSandbox(server.url);
+    const { sb } = sharedSession();
     const png = makePng(16, 16);
-    writeFileSync(join(sb.workspace, "logo.png"), png);
-    server.enqueue({ toolCalls: [{ id: "call_read", name: "read_file", input: { path: "logo.png" } }] }, { text: "A small gradient." });
+    const name = `logo-${vendor}.png`;
+    writeFileSync(join(sb.workspace, name), png);
+    server.enqueue({ toolCalls: [{ id: "call_read", name: "read_file", input: { path: name } }] }, { text: "A small gradient." });
     const model = vendor === "anthropic" ? "anthropic/claude-test" : "openai/gpt-4.1";
-    const r = await sb.run(["run", "--headless", "--model", model, "look at logo.png"], { env: vendor === "openai" ? OPENAI_ENV : {} });
-    assert.equal(r.code, 0, r.stderr);
+    const run = await inNewSession(model, [{ kind: "prompt", id: "p", text: `look at ${name}` }]);
+    assert.equal(run.response("p").ok, true, run.response("p").error);
     clean();
     const messages = server.requests[1]!.body.messages;
-    const note = `Image logo.png (png, 16x16, ${png.length} bytes), attached.`;
+    const note = `Image ${name} (png, 16x16, ${png.length} bytes), attached.`;
     if (vendor === "anthropic") {
       const { cache_control: _, ...result } = messages.at(-1).content[0];
       assert.deepEqual({ ...result, content: result.content.map(({ cache_control: _, ...b }: any) => b) }, {
@@ -100,18 +138,17 @@ for (const vendor of ["anthropic", "openai"] as const) {
 }
 
 test("an image over the caps is downscaled before it is sent; one Keen cannot send refuses the prompt with bad_image", async () => {
-  const sb = makeSandbox(server.url);
+  const { sb } = sharedSession();
   writeFileSync(join(sb.workspace, "wide.png"), makePng(MAX_IMAGE_EDGE + 432, 100));
   writeFileSync(join(sb.workspace, "fake.png"), "not an image\n");
   writeFileSync(join(sb.workspace, ".env"), "TOKEN=1\n");
   server.enqueue({ text: "Wide." });
-  const run = await runScript(sb.run, ["--model", "anthropic/claude-test"], [
+  const run = await inNewSession("anthropic/claude-test", [
     { kind: "prompt", id: "fake", text: "look", images: [{ path: "fake.png" }] },
     { kind: "prompt", id: "missing", text: "look", images: [{ path: "nowhere.png" }] },
     { kind: "prompt", id: "secret", text: "look", images: [{ path: ".env" }] },
     { kind: "prompt", id: "wide", text: "look", images: [{ path: "wide.png" }] },
   ]);
-  assert.equal(run.code, 0, run.stderr);
   clean();
   const refusal = (id: string) => [run.response(id).ok, run.response(id).error_code, run.response(id).error];
   assert.deepEqual(refusal("fake"), [false, "bad_image", "fake.png is not an image Keen can send (png, jpeg, gif or webp)"]);
@@ -126,11 +163,11 @@ test("an image over the caps is downscaled before it is sent; one Keen cannot se
 });
 
 test("a model configured without images gets a note in place of the image", async () => {
-  const sb = makeSandbox(server.url, { providers: { anthropic: { models: { "claude-text": { images: false } } } } });
+  // The shared Keen's config declares anthropic/claude-text without images.
   const png = makePng(4, 4);
   server.enqueue({ text: "I cannot see it." });
-  const run = await runScript(sb.run, ["--model", "anthropic/claude-text"], [{ kind: "prompt", id: "p", text: "look", images: [{ data: b64(png), media_type: "image/png" }] }]);
-  assert.equal(run.code, 0, run.stderr);
+  const run = await inNewSession("anthropic/claude-text", [{ kind: "prompt", id: "p", text: "look", images: [{ data: b64(png), media_type: "image/png" }] }]);
+  assert.equal(run.response("p").ok, true, run.response("p").error);
   clean();
   const content = server.requests[0]!.body.messages[0].content;
   assert.ok(!JSON.stringify(content).includes(b64(png)));

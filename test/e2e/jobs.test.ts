@@ -54,14 +54,17 @@ function devServer(marker: string): string {
   return `sleep 2 && exec node -e "${js}" ${marker}`;
 }
 
-test("a background dev server: started, its output read with job_output, killed with job_kill; nothing is left after", async () => {
+// The same run also leaves a second job running: `keen run` kills it when the run ends (one Keen for both).
+test("a background dev server: started, its output read with job_output, killed with job_kill; a job left running is killed when the run ends; nothing is left after", async () => {
   const { sb, git } = gitSandbox();
   const marker = newMarker();
+  const left = newMarker();
   server.enqueue(
     { toolCalls: [{ name: "bash", input: { command: devServer(marker), background: true } }] },
     { toolCalls: [{ name: "job_output", input: { id: "job-1", wait_seconds: 60 } }] },
     { toolCalls: [{ name: "job_kill", input: { id: "job-1" } }] },
     { toolCalls: [{ name: "job_output", input: { id: "job-1" } }] },
+    { toolCalls: [{ name: "bash", input: { command: `echo up; exec sleep 300.${left}`, background: true } }] },
     { text: "done" },
   );
   const r = await sb.run(["run", "--headless", "--no-stdin", "go"], { env: GIT_ENV });
@@ -79,38 +82,14 @@ test("a background dev server: started, its output read with job_output, killed 
   assert.equal(results[2]!.details.state, "killed");
   assert.match(results[3]!.result, /\[job-1 was killed\]$/);
   const jobs = lines.filter((l) => l.kind === "job");
-  assert.deepEqual(jobs.map((j) => [j.job_id, j.state]), [["job-1", "running"], ["job-1", "killed"]]);
+  assert.deepEqual(jobs.map((j) => [j.job_id, j.state]), [["job-1", "running"], ["job-1", "killed"], ["job-2", "running"], ["job-2", "killed"]]);
   assert.match(jobs[0]!.command, new RegExp(marker));
   assert.ok(gone(jobs[0]!.pid), "the job's process group leader is gone");
   assert.deepEqual(processesWith(marker), [], "no process of the job is left");
+  assert.match(jobs[2]!.command, new RegExp(left));
+  assert.ok(gone(jobs[2]!.pid), "the job left running is gone with the run");
+  assert.deepEqual(processesWith(left), [], "no process of the job left running is left");
   assert.equal(git("status", "--porcelain", "--untracked-files=all", "--ignored"), "");
-});
-
-test("keen run: a job left running is killed when the run ends", async () => {
-  const { sb } = gitSandbox();
-  const marker = newMarker();
-  server.enqueue({ toolCalls: [{ name: "bash", input: { command: `echo up; exec sleep 300.${marker}`, background: true } }] }, { text: "done" });
-  const r = await sb.run(["run", "--headless", "--no-stdin", "go"]);
-  assert.equal(r.code, 0, r.stderr);
-  const jobs = parseLines(r.stdout).filter((l) => l.kind === "job");
-  assert.deepEqual(jobs.map((j) => j.state), ["running", "killed"]);
-  assert.ok(gone(jobs[0]!.pid));
-  assert.deepEqual(processesWith(marker), []);
-});
-
-test("keen stdio: a job left running is killed at the end of input", async () => {
-  const { sb } = gitSandbox();
-  const marker = newMarker();
-  server.enqueue({ toolCalls: [{ name: "bash", input: { command: `exec sleep 300.${marker}`, background: true } }] }, { text: "done" });
-  const client = startStdio(["--permission-mode", "auto"], sb.env, sb.workspace, 60_000);
-  client.send({ kind: "prompt", id: "p1", text: "go" });
-  const started = await client.next((l) => l.kind === "job" && l.state === "running");
-  await client.next((l) => l.kind === "result");
-  assert.equal(processesWith(marker).length > 0, true, "the job runs after the turn");
-  const { code, stderr } = await client.end();
-  assert.equal(code, 0, stderr);
-  assert.ok(gone(started.pid));
-  assert.deepEqual(processesWith(marker), []);
 });
 
 test("SIGTERM to Keen while the model waits on job_output: the job ends with Keen", async () => {
@@ -132,29 +111,39 @@ test("SIGTERM to Keen while the model waits on job_output: the job ends with Kee
   assert.deepEqual(processesWith(marker), []);
 });
 
-test("without bash (--disallowed-tools bash) no job tool is offered: nothing could start a job", async () => {
-  const sb = makeSandbox(server.url);
-  server.enqueue({ text: "ok" });
-  const r = await sb.run(["run", "--headless", "--no-stdin", "--disallowed-tools", "bash", "hi"]);
-  assert.equal(r.code, 0, r.stderr);
-  const tools = parseLines(r.stdout).find((l) => l.kind === "session-start")!.tools as string[];
-  assert.deepEqual(tools.filter((name) => name.startsWith("job_") || name === "bash"), []);
-  assert.ok(tools.includes("read_file"));
-});
+// Without bash no job tool is offered (--disallowed-tools bash): a tool filter, checked in process in
+// test/cli/front-end-flags.test.ts.
 
-test("keen stdio in ask mode: a background bash call is asked about as bash is; denied, no job starts", async () => {
+// One `keen stdio` for both: in auto mode a job is left running after its turn; then, narrowed to ask
+// mode (a client may narrow, never widen), a background call is asked about and denied: no job starts.
+// At the end of input the job left running is killed.
+test("keen stdio: a job left running is killed at the end of input; in ask mode a background bash call is asked about as bash is, denied no job starts", async () => {
   const { sb } = gitSandbox();
   const marker = newMarker();
-  server.enqueue({ toolCalls: [{ name: "bash", input: { command: `exec sleep 300.${marker}`, background: true } }] }, { text: "done" });
-  const client = startStdio(["--permission-mode", "ask"], sb.env, sb.workspace, 60_000);
+  const denied = newMarker();
+  server.enqueue(
+    { toolCalls: [{ name: "bash", input: { command: `exec sleep 300.${marker}`, background: true } }] }, { text: "done" },
+    { toolCalls: [{ name: "bash", input: { command: `exec sleep 300.${denied}`, background: true } }] }, { text: "done" },
+  );
+  const client = startStdio(["--permission-mode", "auto"], sb.env, sb.workspace, 60_000);
   client.send({ kind: "prompt", id: "p1", text: "go" });
-  const asked = await client.next((l) => l.kind === "permission-request");
+  const started = await client.next((l) => l.kind === "job" && l.state === "running");
+  await client.next((l) => l.kind === "result");
+  assert.equal(processesWith(marker).length > 0, true, "the job runs after the turn");
+
+  client.send({ kind: "set-permission-mode", id: "m1", mode: "ask" });
+  assert.equal((await client.response("m1")).ok, true);
+  const from = client.lines.length;
+  client.send({ kind: "prompt", id: "p2", text: "go" });
+  const asked = await client.next((l) => l.kind === "permission-request", from);
   assert.equal(asked.tool_name, "bash");
   assert.match(asked.title, /\(background job\)$/);
   client.send({ kind: "permission-response", id: "r1", request_id: asked.request_id, decision: "deny" });
-  await client.next((l) => l.kind === "result");
+  await client.next((l) => l.kind === "result", from);
   const { code, stderr } = await client.end();
   assert.equal(code, 0, stderr);
-  assert.deepEqual(client.lines.filter((l) => l.kind === "job"), []);
+  assert.deepEqual(client.lines.slice(from).filter((l) => l.kind === "job" && l.pid !== started.pid), [], "the denied call started no job");
+  assert.deepEqual(processesWith(denied), []);
+  assert.ok(gone(started.pid));
   assert.deepEqual(processesWith(marker), []);
 });

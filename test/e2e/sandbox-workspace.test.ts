@@ -4,14 +4,15 @@
  * after it, on every ending), a protected path it creates is removed and the result says so,
  * and a stop gives the command the SIGTERM grace an unconfined one gets.
  */
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sandboxSupport } from "../../app/sandbox/deps.js";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, parseLines, waitForStdout, type KeenRun } from "./harness.js";
+import { startStdio, type StdioClient } from "./stdio-client.js";
 
 const support = sandboxSupport();
 const skip = support.ok ? false : `no sandbox on this machine: ${support.missing} (${support.install})`;
@@ -43,21 +44,75 @@ function result(r: KeenRun): string {
   return parseLines(r.stdout).find((l) => l.kind === "tool-result")!.result;
 }
 
+/**
+ * One `keen stdio --sandbox on` for the tests about the command, not about how Keen's process ends
+ * (a clean repository inside, a commit, the protected paths, the command's own timeout): each test
+ * runs its command in a new session in a git repository of its own, instead of a Keen of its own
+ * (~0.8 s of CPU each). The session's sandbox is made for its directory.
+ */
+let shared: { sb: ReturnType<typeof makeSandbox>; client: StdioClient; tests: number } | undefined;
+after(async () => {
+  if (shared) {
+    const { code, stderr } = await shared.client.end();
+    assert.equal(code, 0, stderr);
+  }
+});
+
+/** A new git repository with one commit and a new session in it in the shared Keen; `run` runs one bash call there. */
+async function repoSession() {
+  if (!shared) {
+    const sb = makeSandbox(server.url);
+    // It lives as long as the file runs (minutes on a loaded machine): killed only after 15 of them.
+    shared = { sb, client: startStdio(["--sandbox", "on", "--permission-mode", "auto"], { ...sb.env, ...GIT_ENV }, sb.workspace, 900_000), tests: 0 };
+  }
+  const { sb, client } = shared;
+  const tag = `t${++shared.tests}`;
+  const workspace = join(sb.root, `repo-${tag}`);
+  mkdirSync(workspace);
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: workspace, env: { ...process.env, ...GIT_ENV }, encoding: "utf8" });
+  git("init", "-q");
+  git("commit", "-q", "--allow-empty", "-m", "init");
+  client.send({ kind: "new-session", id: `${tag}-new`, cwd: workspace });
+  assert.equal((await client.response(`${tag}-new`)).ok, true);
+  /** One turn running `input` as a bash call; its lines. */
+  const run = async (input: Record<string, unknown>) => {
+    server.enqueue({ toolCalls: [{ name: "bash", input }] }, { text: "done" });
+    const from = client.lines.length;
+    client.send({ kind: "prompt", id: `${tag}-p`, text: "go" });
+    const response = await client.response(`${tag}-p`);
+    assert.equal(response.ok, true, JSON.stringify(response));
+    const lines = client.lines.slice(from);
+    const start = [...client.lines].reverse().find((l) => l.kind === "session-start");
+    assert.deepEqual([start?.cwd, start?.sandboxed], [workspace, true], "the turn ran in this repository's session, sandboxed");
+    return { lines, result: lines.find((l) => l.kind === "tool-result")!.result as string };
+  };
+  return { workspace, git, run };
+}
+
 test("inside a sandboxed command git sees a clean repository, git add -A && git commit work, and nothing is left after", { skip }, async () => {
-  const { sb, git } = gitSandbox();
-  const r = await runCommand(sb, { command: `${CHECK}; echo data > file.txt && git add -A && git commit -qm work && git status --porcelain && echo committed` });
-  assert.equal(r.code, 0, r.stderr);
-  assert.equal(result(r), "checked\ncommitted\n");
+  const { workspace, git, run } = await repoSession();
+  const r = await run({ command: `${CHECK}; echo data > file.txt && git add -A && git commit -qm work && git status --porcelain && echo committed` });
+  assert.equal(r.result, "checked\ncommitted\n");
   assert.equal(git("status", "--porcelain", "--untracked-files=all", "--ignored"), "");
-  assert.deepEqual(readdirSync(sb.workspace).sort(), [".git", "file.txt"]);
+  assert.deepEqual(readdirSync(workspace).sort(), [".git", "file.txt"]);
   assert.equal(git("log", "--format=%s"), "work\ninit\n");
 });
 
-for (const ending of ["timeout", "SIGINT", "SIGTERM", "SIGKILL"] as const) {
-  test(`a sandboxed command ended by ${ending === "timeout" ? "its timeout" : `${ending} to Keen`}: the repository is clean inside and after`, { skip }, async () => {
+test("a sandboxed command ended by its timeout: the repository is clean inside and after", { skip }, async () => {
+  const { workspace, git, run } = await repoSession();
+  const r = await run({ command: `${CHECK}; sleep 60`, timeout_ms: 5000 });
+  const updates = r.lines.filter((l) => l.kind === "tool-update");
+  assert.equal(updates[0]?.tail, "checked\n", `git saw nothing before "checked": ${JSON.stringify(r.lines)}`);
+  assert.match(r.result, /^checked\n(Terminated\n)?\n\n\[(timed out|aborted)/);
+  assert.equal(git("status", "--porcelain", "--untracked-files=all", "--ignored"), "");
+  assert.deepEqual(readdirSync(workspace), [".git"]);
+});
+
+// Endings of Keen's own process: a Keen each.
+for (const ending of ["SIGINT", "SIGTERM", "SIGKILL"] as const) {
+  test(`a sandboxed command ended by ${ending} to Keen: the repository is clean inside and after`, { skip }, async () => {
     const { sb, git } = gitSandbox();
-    const input = { command: `${CHECK}; sleep 60`, ...(ending === "timeout" ? { timeout_ms: 5000 } : {}) };
-    const r = await runCommand(sb, input, ending === "timeout" ? undefined : (child) => child.kill(ending));
+    const r = await runCommand(sb, { command: `${CHECK}; sleep 60` }, (child) => child.kill(ending));
     const updates = parseLines(r.stdout.split("\n").filter((l) => l.startsWith("{") && l.endsWith("}")).join("\n")).filter((l) => l.kind === "tool-update");
     assert.equal(updates[0]?.tail, "checked\n", `git saw nothing before "checked": ${r.stdout}`);
     if (ending === "SIGKILL") assert.equal(r.signal, "SIGKILL");
@@ -68,17 +123,16 @@ for (const ending of ["timeout", "SIGINT", "SIGTERM", "SIGKILL"] as const) {
 }
 
 test("a protected path the command creates is removed after it and the result says so; existing ones stay read-only", { skip }, async () => {
-  const { sb, git } = gitSandbox();
-  const r = await runCommand(sb, {
+  const { workspace, git, run } = await repoSession();
+  const r = await run({
     command: `${CHECK}; echo '{}' > .mcp.json; mkdir -p .vscode .claude/commands && echo x > .vscode/settings.json && echo y > .claude/commands/c.md; echo hook > .git/hooks/post-checkout; echo ok > kept.txt; ls -A`,
   });
-  assert.equal(r.code, 0, r.stderr);
-  const text = result(r);
+  const text = r.result;
   assert.match(text, /^checked\n.*Read-only file system\n/s, "the repository's hooks stay read-only");
   assert.match(text, /\.mcp\.json\n/, "the command saw what it made while it ran");
   assert.match(text, /<sandbox_removed>\.mcp\.json, \.vscode, \.claude\/commands: sandboxed commands may not create these/);
-  assert.deepEqual(readdirSync(sb.workspace).sort(), [".git", "kept.txt"]);
-  assert.equal(existsSync(join(sb.workspace, ".git", "hooks", "post-checkout")), false);
+  assert.deepEqual(readdirSync(workspace).sort(), [".git", "kept.txt"]);
+  assert.equal(existsSync(join(workspace, ".git", "hooks", "post-checkout")), false);
   assert.equal(git("status", "--porcelain"), "?? kept.txt\n");
 });
 

@@ -9,7 +9,7 @@ import { sandboxSupport } from "../../app/sandbox/deps.js";
 import { startMockLLMServer, type MockLLMServer, type MockReplyStep } from "../fakes/mock-llm-server.js";
 import { makeTempDir } from "../temp.js";
 import { makeSandbox, parseLines, waitForStdout } from "./harness.js";
-import { startStdio } from "./stdio-client.js";
+import { startStdio, type StdioClient } from "./stdio-client.js";
 
 // Needs bwrap, socat and rg, and a kernel that lets bwrap make namespaces (.ci/run installs them).
 const support = sandboxSupport();
@@ -30,6 +30,10 @@ before(async () => {
   webPort = (web.address() as AddressInfo).port;
 });
 after(async () => {
+  if (shared) {
+    const { code, stderr } = await shared.client.end();
+    assert.equal(code, 0, stderr);
+  }
   await server.close();
   await new Promise((done) => web.close(done));
 });
@@ -52,12 +56,44 @@ async function bashRun(sb: Sandbox, commands: string[], flags: string[] = [], en
   return { lines, results, stderr: r.stderr, start: lines.find((l) => l.kind === "session-start")! };
 }
 
+/**
+ * One `keen stdio --sandbox on --permission-mode accept-edits` in one sandbox, shared by the tests about
+ * what a confined command can and cannot do (not about Keen's process, which the tests with `keen run`
+ * cover): each of their turns is a prompt to it instead of a Keen of its own (a sandboxed `keen run` with
+ * bash costs ~0.8 s of CPU). accept-edits: with the sandbox on, bash runs unasked; an unknown host is
+ * asked about. Started by the first test that needs it, ended (exit 0) after the file.
+ */
+let shared: { sb: Sandbox; client: StdioClient; prompts: number } | undefined;
+function sharedSession() {
+  if (!shared) {
+    const sb = makeSandbox(server.url);
+    // It lives as long as the file runs (minutes on a loaded machine): killed only after 15 of them.
+    const client = startStdio(["--sandbox", "on", "--permission-mode", "accept-edits"], { ...sb.env, ANTHROPIC_API_KEY: KEY }, sb.workspace, 900_000);
+    shared = { sb, client, prompts: 0 };
+  }
+  return shared;
+}
+
+/** One turn of the shared session running `commands` as bash calls; like bashRun, with this turn's lines only. */
+async function confinedRun(commands: string[]) {
+  const { sb, client } = sharedSession();
+  server.enqueue({ toolCalls: commands.map((command) => ({ name: "bash", input: { command } })) }, { text: "done" });
+  const id = `p${++shared!.prompts}`;
+  const from = client.lines.length;
+  client.send({ kind: "prompt", id, text: "go" });
+  const response = await client.response(id);
+  assert.equal(response.ok, true, JSON.stringify(response));
+  const lines = client.lines.slice(from);
+  const results = lines.filter((l) => l.kind === "tool-result").map((l) => ({ is_error: l.is_error as boolean, result: l.result as string }));
+  return { sb, lines, results, start: client.lines.find((l) => l.kind === "session-start")! };
+}
+
 test("sandbox on: writes land only in the workspace; exit codes and output pass through unchanged", { skip }, async () => {
-  const sb = makeSandbox(server.url);
+  const { sb } = sharedSession();
   const outside = join(sb.root, "outside");
   mkdirSync(outside);
   const commands = [`echo escaped > ${outside}/x.txt`, "echo inside > made.txt && cat made.txt", "printf 'a\\nb\\n'; echo err >&2; exit 7", "echo tmp > \"$TMPDIR/t\" && cat \"$TMPDIR/t\""];
-  const on = await bashRun(sb, commands, ["--sandbox", "on"]);
+  const on = await confinedRun(commands);
   assert.equal(on.start.sandboxed, true);
   assert.equal(on.results[0]!.is_error, true);
   assert.match(on.results[0]!.result, /Read-only file system/);
@@ -76,18 +112,18 @@ test("sandbox on: writes land only in the workspace; exit codes and output pass 
 });
 
 test("sandbox on: credentials, Keen's config and the provider key are unreadable (env and /proc of every visible process)", { skip }, async () => {
-  const sb = makeSandbox(server.url);
+  const { sb } = sharedSession();
   const home = sb.env.HOME!;
   mkdirSync(join(home, ".ssh"), { recursive: true });
   writeFileSync(join(home, ".ssh", "id_rsa"), "PRIVATE-KEY-MATERIAL");
   writeFileSync(join(sb.workspace, ".env"), "DB_PASSWORD=dotenv-secret");
   // Written to workspace files and read here, past Keen's redactor: withheld, not redacted afterwards.
-  const { results } = await bashRun(sb, [
+  const { results } = await confinedRun([
     `cat ${home}/.ssh/id_rsa > ssh.txt 2>&1; cat ~/.ssh/id_rsa >> ssh.txt 2>&1; true`,
     `cat "$KEEN_HOME/config.json" > config.txt 2>&1; ls "$KEEN_HOME" >> config.txt 2>&1; true`,
     "env > env.txt; for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; done > proc.txt 2>&1; echo $PPID > ppid.txt",
     "cat .env > dotenv.txt 2>&1; true",
-  ], ["--sandbox", "on"]);
+  ]);
   assert.ok(results.every((r) => !r.is_error), JSON.stringify(results));
   const read = (name: string) => readFileSync(join(sb.workspace, name), "utf8");
   assert.doesNotMatch(read("ssh.txt"), /PRIVATE-KEY-MATERIAL/);
@@ -115,45 +151,44 @@ test("sandbox on: a host outside the allowlist is unreachable and the result say
 });
 
 test("keen stdio: an unknown host is a permission request; allow-always reaches it and holds for the session", { skip }, async () => {
-  const sb = makeSandbox(server.url);
+  const { client } = sharedSession();
   const curl = `curl -sS -m 20 --noproxy '' -o /dev/null -w 'status %{http_code}\\n' http://127.0.0.1:${webPort}/`;
   server.enqueue({ toolCalls: [{ name: "bash", input: { command: curl } }] }, { text: "one" }, { toolCalls: [{ name: "bash", input: { command: curl } }] }, { text: "two" });
-  // accept-edits: with the sandbox on, bash itself runs unasked; only the host is asked about.
-  const client = startStdio(["--sandbox", "on", "--permission-mode", "accept-edits"], { ...sb.env, ANTHROPIC_API_KEY: KEY }, sb.workspace);
-  client.send({ kind: "prompt", id: "1", text: "fetch" });
-  const ask = await client.next((l) => l.kind === "permission-request");
+  // The shared session (accept-edits): with the sandbox on, bash itself runs unasked; only the host is asked about.
+  const from = client.lines.length;
+  client.send({ kind: "prompt", id: "net-1", text: "fetch" });
+  const ask = await client.next((l) => l.kind === "permission-request", from);
   assert.equal(ask.tool_name, `network:127.0.0.1:${webPort}`);
   assert.deepEqual(JSON.parse(ask.input), { host: "127.0.0.1", port: webPort, call: "bash" });
   assert.equal(webHits, 0, "nothing reaches the host before the answer");
-  client.send({ kind: "permission-response", id: "2", request_id: ask.request_id, decision: "allow-always" });
-  await client.response("1");
-  client.send({ kind: "prompt", id: "3", text: "again" });
-  await client.response("3");
-  const { code, stderr } = await client.end();
-  assert.equal(code, 0, stderr);
-  const results = client.lines.filter((l) => l.kind === "tool-result").map((l) => l.result);
+  client.send({ kind: "permission-response", id: "net-2", request_id: ask.request_id, decision: "allow-always" });
+  await client.response("net-1");
+  client.send({ kind: "prompt", id: "net-3", text: "again" });
+  await client.response("net-3");
+  const lines = client.lines.slice(from);
+  const results = lines.filter((l) => l.kind === "tool-result").map((l) => l.result);
   assert.deepEqual(results, ["status 200\n", "status 200\n"]);
-  assert.equal(client.lines.filter((l) => l.kind === "permission-request").length, 1, "asked once for the session");
+  assert.equal(lines.filter((l) => l.kind === "permission-request").length, 1, "asked once for the session");
   assert.equal(webHits, 2);
 });
 
 test("sandbox on: a setsid daemon is gone when the command ends", { skip }, async () => {
-  const sb = makeSandbox(server.url);
   const marker = `${process.pid}.${Date.now() % 100000}`;
-  const { results } = await bashRun(sb, [`setsid sleep ${marker} > /dev/null 2>&1 < /dev/null & echo started`], ["--sandbox", "on"]);
+  // In the shared session: the daemon must be gone while Keen still runs, not only once it has exited.
+  const { results } = await confinedRun([`setsid sleep ${marker} > /dev/null 2>&1 < /dev/null & echo started`]);
   assert.deepEqual(results[0], { is_error: false, result: "started\n" });
   assert.deepEqual(processesWith(marker), [], "no process of the command outlives it");
 });
 
 test("sandbox on: no command can open a unix socket (the library's seccomp helper, found from Keen's side bundle); off, it connects", { skip }, async () => {
-  const sb = makeSandbox(server.url);
+  const { sb } = sharedSession();
   // A host service on a unix socket the sandbox can see (the workspace is bound in): seccomp, not the path, must stop it.
   const path = join(sb.workspace, "s.sock");
   const host = createSocketServer((socket) => socket.end());
   await new Promise<void>((done) => host.listen(path, done));
   try {
     const probe = `${process.execPath} -e "require('net').connect(process.argv[1]).on('connect', () => console.log('connected')).on('error', (e) => console.log(e.code))" ${path}`;
-    const on = await bashRun(sb, [probe], ["--sandbox", "on"]);
+    const on = await confinedRun([probe]);
     assert.deepEqual(on.results[0], { is_error: false, result: "EPERM\n" });
     const off = await bashRun(sb, [probe], ["--sandbox", "off"]);
     assert.deepEqual(off.results[0], { is_error: false, result: "connected\n" });
@@ -163,8 +198,9 @@ test("sandbox on: no command can open a unix socket (the library's seccomp helpe
 });
 
 test("accept-edits runs bash without asking when the sandbox is on; off, or acceptEditsRunsBash false, it asks (refused here)", { skip }, async () => {
-  const sb = makeSandbox(server.url);
-  const confined = await bashRun(sb, ["echo ran"], ["--sandbox", "on", "--permission-mode", "accept-edits"]);
+  // The shared session runs with --sandbox on --permission-mode accept-edits.
+  const { sb } = sharedSession();
+  const confined = await confinedRun(["echo ran"]);
   assert.deepEqual(confined.results[0], { is_error: false, result: "ran\n" });
   const unconfined = await bashRun(sb, ["echo ran"], ["--sandbox", "off", "--permission-mode", "accept-edits"]);
   assert.match(unconfined.results[0]!.result, /needs the user's approval in accept-edits mode/);
@@ -206,9 +242,7 @@ test("without bwrap, socat and rg on PATH: auto runs unconfined and says so once
   assert.equal(on.code, 2);
   assert.equal(on.stdout, "");
   assert.equal(on.stderr, "keen: sandbox mode is on, but the sandbox needs bwrap (bubblewrap), socat, rg (ripgrep); install: apt-get install bubblewrap socat ripgrep (Debian/Ubuntu)\n");
-  const bad = await sb.run(["run", "--sandbox", "maybe", "go"]);
-  assert.equal(bad.code, 2);
-  assert.equal(bad.stderr, 'keen: --sandbox must be on, off or auto, not "maybe"\n');
+  // A bad --sandbox value is a usage error of every front end: test/cli/front-end-flags.test.ts, in process.
 });
 
 /** A PATH of symlinks to everything on this PATH except `hidden`. */
