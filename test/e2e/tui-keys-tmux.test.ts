@@ -93,7 +93,7 @@ test("Ctrl-Z suspends to the shell and fg brings the whole screen back, the type
   await t.waitFor(/Resume it with: keen --resume \S+\n+shell\$/);
 });
 
-// The default config's quiet bell is checked in this session too: a Keen start in tmux is ~1.8 s of CPU.
+// The default config's quiet bell is checked in this session too: a Keen TUI in tmux costs ~2 s of CPU.
 test("/export writes the same transcript `keen sessions show` prints, as markdown, into the workspace; by default a finished turn rings no bell while focused", { skip }, async () => {
   const { sb, t } = keen();
   server.enqueue({ text: "The **answer**, with a list:\n\n- one\n- two" });

@@ -34,36 +34,30 @@ function keen(args: string[] = [], size?: { cols: number; rows: number }) {
   return { sb, t };
 }
 
-test("a prompt and its streamed answer, a tool call in the tool panel; /exit prints how to resume", { skip }, async () => {
+// Sequential steps of one user's session in one TUI (a Keen TUI in tmux costs ~2 s of CPU): a first
+// prompt, @ completion, an edit approved, a bash command denied, /exit. Each step is a subtest, so a
+// failure names it.
+test("one session in the default ask mode: a streamed answer and a tool, @ completion, an approved edit, a denied bash command, /exit", { skip }, async (st) => {
   const { sb, t } = keen();
   writeFileSync(join(sb.workspace, "README.md"), "# Demo\n");
-  server.enqueue({ toolCalls: [{ name: "list", input: { path: "." } }] }, { text: "The workspace has a **README**. 中文 ✅ 😀 ok", chunkSize: 4, delayMs: 5 });
-  await t.waitFor("Type a prompt");
-  t.type("what is here?");
-  t.keys(["Enter"]);
-  await t.waitFor("The workspace has a README.");
-  const screen = await t.waitFor(/ idle +anthropic\/claude-test/);
-  assert.match(screen, /Tools 1/);
-  assert.match(screen, /✓ List \. +ok/);
-  // CJK and emoji take two cells in blessed's model as in the terminal: every bordered row ends in column 120.
-  const rows = screen.split("\n").filter((row) => row.endsWith("│"));
-  assert.ok(rows.some((row) => row.includes("中文 ✅ 😀")));
-  assert.deepEqual([...new Set(rows.map((row) => textWidth(row)))], [120]);
-  t.type("/exit");
-  t.keys(["Enter"]);
-  const end = await t.waitFor("[exit 0]");
-  const [session] = await sb.sessions();
-  assert.match(end, new RegExp(`Resume it with: keen --resume ${session!.id}`));
-});
-
-// Sequential steps of one user's session in one TUI (a Keen start in tmux is ~1.8 s of CPU): @
-// completion, an edit approved, a bash command denied. Each step is a subtest, so a failure names it.
-test("one session in the default ask mode: @ completion, an approved edit, a denied bash command", { skip }, async (st) => {
-  const { sb, t } = keen();
   for (const [path, text] of [["notes-app.md", "n\n"], [".env", "TOKEN=1\n"], ["app.key", "k\n"], [".gitignore", "app.log\n"], ["app.log", "l\n"]]) {
     writeFileSync(join(sb.workspace, path!), text!);
   }
   await t.waitFor("Type a prompt");
+
+  await st.test("a prompt and its streamed answer, a tool call in the tool panel", async () => {
+    server.enqueue({ toolCalls: [{ name: "list", input: { path: "." } }] }, { text: "The workspace has a **README**. 中文 ✅ 😀 ok", chunkSize: 4, delayMs: 5 });
+    t.type("what is here?");
+    t.keys(["Enter"]);
+    await t.waitFor("The workspace has a README.");
+    const screen = await t.waitFor(/ idle +anthropic\/claude-test/);
+    assert.match(screen, /Tools 1/);
+    assert.match(screen, /✓ List \. +ok/);
+    // CJK and emoji take two cells in blessed's model as in the terminal: every bordered row ends in column 120.
+    const rows = screen.split("\n").filter((row) => row.endsWith("│"));
+    assert.ok(rows.some((row) => row.includes("中文 ✅ 😀")));
+    assert.deepEqual([...new Set(rows.map((row) => textWidth(row)))], [120]);
+  });
 
   await st.test("@ completes workspace paths the engine lists: a .env, a key file and a gitignored file are never offered; Tab takes a path", async () => {
     t.type("look at @app");
@@ -109,8 +103,13 @@ test("one session in the default ask mode: @ completion, an approved edit, a den
     assert.match(JSON.stringify(server.requests.at(-1)!.body.messages.at(-1)), /denied/i);
   });
 
-  t.keys(["C-d"]);
-  await t.waitFor("[exit 0]");
+  await st.test("/exit prints how to resume", async () => {
+    t.type("/exit");
+    t.keys(["Enter"]);
+    const end = await t.waitFor("[exit 0]");
+    const [session] = await sb.sessions();
+    assert.match(end, new RegExp(`Resume it with: keen --resume ${session!.id}`));
+  });
 });
 
 test("--resume shows the stored history and the session continues; --continue opens it again", { skip }, async () => {
@@ -164,7 +163,7 @@ test("keen --replay demo: the recorded prompt is typed in; Enter replays the who
   await t.waitFor("[exit 0]");
 });
 
-// Sequential steps of one session in one TUI (a Keen start in tmux is ~1.8 s of CPU), in auto mode so
+// Sequential steps of one session in one TUI (a Keen TUI in tmux costs ~2 s of CPU), in auto mode so
 // bash runs unasked. Each step is a subtest, so a failure names it.
 test("one session in auto mode: Esc and resizing mid-turn, bash output streaming and folding, !command", { skip }, async (st) => {
   const { sb, t } = keen(["--permission-mode", "auto"]);
