@@ -58,7 +58,8 @@ function mountTmpfs(sb: Sandbox, size: string): string | undefined {
 
 async function firstSession(sb: Sandbox, env: Record<string, string>, text = "stored answer"): Promise<string> {
   server.enqueue({ text });
-  const r = await sb.run(["run", "--format", "json", "--no-stdin", "first"], { env });
+  // --sandbox off: a text answer, no tool runs; what the tests look at is the store.
+  const r = await sb.run(["run", "--format", "json", "--no-stdin", "--sandbox", "off", "first"], { env });
   assert.equal(r.code, 0, r.stderr);
   return JSON.parse(r.stdout).session_id;
 }
@@ -155,7 +156,8 @@ test("a store that fills up mid-run: the turn ends at once with an error result,
   assert.deepEqual(parseLines(replay.stdout).map((l) => l.kind), ["text", "text", "tool-use"], "what was stored before the failure is intact");
   server.reset();
   server.enqueue({ text: "room again" });
-  const resumed = await sb.run(["run", "--session", id, "--no-stdin", "more"], { env });
+  // --sandbox off: a text answer, no tool runs; what is checked is the stored session.
+  const resumed = await sb.run(["run", "--session", id, "--no-stdin", "--sandbox", "off", "more"], { env });
   assert.deepEqual([resumed.code, resumed.stdout], [0, "room again\n"], resumed.stderr);
 });
 

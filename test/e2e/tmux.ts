@@ -1,4 +1,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
+import { statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { makeTempDir, removeTempDir } from "../temp.js";
 import { KEEN_BIN } from "./harness.js";
 
 /** Why tmux tests cannot run here, or undefined when they can. */
@@ -14,6 +17,9 @@ let count = 0;
 export class TmuxKeen {
   readonly socket = `keen-test-${process.pid}-${++count}`;
   readonly name = "keen";
+  /** Everything the pane prints, appended by tmux (pipe-pane): waitFor reads the screen again only once it grew. */
+  private readonly dir = makeTempDir("keen-tmux-");
+  private readonly output = join(this.dir, "pane.out");
 
   constructor(args: string[], env: Record<string, string | undefined>, cwd: string, size = { cols: 120, rows: 40 }, bin = KEEN_BIN) {
     const all = Object.entries({ ...env, NCURSES_NO_UTF8_ACS: "1", TERM: "xterm-256color" });
@@ -25,6 +31,8 @@ export class TmuxKeen {
     // The pane outlives keen so its exit status and last words can be read.
     const command = `cd ${shellQuote(cwd)} && env ${vars} ${shellQuote(bin)} ${args.map(shellQuote).join(" ")}; echo "[exit $?]"; sleep 600`;
     this.tmux("new-session", "-d", "-s", this.name, "-x", String(size.cols), "-y", String(size.rows), command);
+    writeFileSync(this.output, "");
+    this.tmux("pipe-pane", "-t", this.name, `cat >> ${shellQuote(this.output)}`);
   }
 
   tmux(...args: string[]): string {
@@ -48,13 +56,31 @@ export class TmuxKeen {
     this.tmux("resize-window", "-t", this.name, "-x", String(cols), "-y", String(rows));
   }
 
+  /**
+   * The screen once it shows `pattern`. A capture-pane is a tmux client process (~20 ms of CPU with
+   * the spawn): the screen is read again only after the pane printed more (its output file grew,
+   * looked at every 100 ms, a stat), or after a second without output, for a change tmux makes on
+   * its own. The size is taken before each capture, so output during one is never missed.
+   */
   async waitFor(pattern: string | RegExp, timeoutMs = 10_000): Promise<string> {
     const end = Date.now() + timeoutMs;
     for (;;) {
+      const printed = this.printed();
       const screen = this.screen();
       if (typeof pattern === "string" ? screen.includes(pattern) : pattern.test(screen)) return screen;
       if (Date.now() > end) throw new Error(`tmux screen never showed ${String(pattern)}:\n${screen}`);
-      await new Promise((r) => setTimeout(r, 100));
+      const quiet = Math.min(Date.now() + 1000, end + 1);
+      do await new Promise((r) => setTimeout(r, 100));
+      while (this.printed() === printed && Date.now() < quiet);
+    }
+  }
+
+  /** Bytes the pane printed so far. */
+  private printed(): number {
+    try {
+      return statSync(this.output).size;
+    } catch {
+      return -1;
     }
   }
 
@@ -64,6 +90,7 @@ export class TmuxKeen {
     } catch {
       // already gone
     }
+    removeTempDir(this.dir);
   }
 }
 
