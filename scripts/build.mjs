@@ -159,7 +159,8 @@ var __keenSandboxUrl = (() => {
   return require("node:url").pathToFileURL(join(dir, "sandbox-manager.js")).href;
 })();
 `;
-const common = { bundle: true, format: "cjs", platform: "node", target: "node20", minify: true, logLevel: "warning" };
+// KEEN_BUILD_MINIFY=0 keeps names and lines, for reading a CPU profile of a run (docs/performance.md).
+const common = { bundle: true, format: "cjs", platform: "node", target: "node20", minify: process.env.KEEN_BUILD_MINIFY !== "0", logLevel: "warning" };
 
 // Built aside and swapped in, so a keen started meanwhile (tests, another build) never finds dist/ half-written.
 const dist = new URL("../dist", import.meta.url);

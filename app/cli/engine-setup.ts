@@ -27,7 +27,7 @@ import type { PermissionMode } from "../../protocol/commands.js";
 import type { Redactor } from "../permissions/redact.js";
 import type { McpServerConfig } from "../mcp/config.js";
 import type { CassetteSetup } from "./cassette-setup.js";
-import { limitsFor, loadConfig, type KeenPaths, type ResolvedConfig, type SandboxMode } from "./config.js";
+import { limitsFor, loadConfig, sandboxModeFor, type KeenPaths, type ResolvedConfig, type SandboxMode } from "./config.js";
 import { chooseSandbox, mcpConfinement } from "./sandbox-setup.js";
 import { secretsRedactor } from "./secrets.js";
 import { UsageError } from "./errors.js";
@@ -68,6 +68,10 @@ export interface FrontEndSettings {
   mcp?: boolean;
   /** `--sandbox` */
   sandbox?: SandboxMode;
+  /** Opens the provider's connection early (default app/providers/preconnect.ts's; false: it did not); tests inject their own. */
+  preconnect?: (baseURL: string, env: NodeJS.ProcessEnv) => boolean | void;
+  /** Told each set-up step as it starts ("preconnect", "sandbox", "tools", "mcp", "provider"): tests read the order. */
+  trace?: (step: string) => void;
 }
 
 /** A session's setup and the config it came from (front ends read e.g. `stdinGraceMs`). */
@@ -103,6 +107,26 @@ async function prepare(
     throw new UsageError("--record / --replay (or KEEN_RECORD) cannot be used with --runner cli: a cassette holds provider traffic, and the CLI's never passes through Keen");
   }
   const configDir = dirname(paths.configFile);
+  const runner = replay ? "embedded" : chooseRunner(settings.runner, await settings.runnerOf?.(session.id), config);
+  // The request's handshake starts as soon as its host is known and no usage error can follow, before the tools,
+  // the sandbox probes, MCP servers, the SDK and the store's first write (app/providers/preconnect.ts).
+  const choice = runner === "cli" ? undefined : replay ? replay.choose(session.model, config) : chooseModel(session.model, config, env);
+  const limits = limitsFor(
+    config,
+    { allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, permissionMode: settings.permissionMode },
+    settings.defaultMode,
+  );
+  const sources = settings.mcp === false ? undefined : mcpSources(paths, config, workspace, settings.mcpConfig, env, settings.mcpServers);
+  // Usage errors still ahead wait for their checks first: tool lists against the built tools, `sandbox on` against the platform.
+  const early = !(limits.allowedTools?.length || limits.disallowedTools?.length) && sandboxModeFor(config, settings.sandbox) !== "on";
+  const connect = async () => {
+    if (!choice || settings.cassette) return;
+    const connected = (settings.preconnect ?? preconnect)(choice.baseURL ?? DEFAULT_BASE_URLS[choice.preset.kind], env);
+    settings.trace?.("preconnect");
+    // One turn of the event loop sends the TLS ClientHello now; the rest of set-up below is synchronous work the reply arrives during.
+    if (connected !== false) await new Promise((resolve) => setImmediate(resolve));
+  };
+  if (early) await connect();
   // A SKILL.md reached through a symlink is read only where read_file could read it (the guard is made next: it needs the skills' folders).
   const skills = createSkillCatalog({ configDir, workspace, home: homedir(), canRead: (path) => {
     const decision = guard.checkRead(path);
@@ -113,37 +137,33 @@ async function prepare(
     workspace, protectedPaths: [configDir, paths.dataDir], allowProjectConfigEdits: config.guard?.allowProjectConfigEdits,
     readableDirs: skills.readable,
   });
-  const sources = settings.mcp === false ? undefined : mcpSources(paths, config, workspace, settings.mcpConfig, env, settings.mcpServers);
   // Hides known secrets from the model (tool output) and from every output (the engine redacts events with it).
   const redactor = secretsRedactor(env, config.providers, mcpSecrets(sources?.servers ?? []));
   // The CLI runs its own tools (its bash, its MCP servers): neither Keen's sandbox nor its MCP servers start for it.
-  if (!replay && chooseRunner(settings.runner, await settings.runnerOf?.(session.id), config) === "cli") {
+  if (runner === "cli") {
     const previewTools = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files });
     return {
       ...prepareCli(config, settings, env, session, { redactor, allTools: previewTools }), listFiles: createFileLister(guard, cwd).list,
       hooks: sessionHooks(paths, config, workspace, env, { headless: settings.headless, claude: false }),
     };
   }
-  const choice = replay ? replay.choose(session.model, config) : chooseModel(session.model, config, env);
+  if (!choice) throw new Error("unreachable: the embedded runner has a model choice");
+  settings.trace?.("sandbox");
   const { sandbox, fallback } = chooseSandbox(config, settings.sandbox, env, {
     workspace, protectedPaths: [dirname(paths.configFile), paths.dataDir], allowProjectConfigEdits: config.guard?.allowProjectConfigEdits,
     dataDir: paths.dataDir,
   });
   const jobs = jobsFor(redactor);
+  settings.trace?.("tools");
   const builtin = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files, sandbox, skills, configDir: dirname(paths.configFile), web: webSettings(config), jobs, ...(config.search?.budgetMs ? { searchBudgetMs: config.search.budgetMs } : {}) });
   if (settings.headless) reportSkipped(skills.current().skipped);
-  const limits = limitsFor(
-    config,
-    { allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, permissionMode: settings.permissionMode },
-    settings.defaultMode,
-  );
   const builtinNames = builtin.map((t) => t.definition.name);
   const { unknown } = checkToolNames(builtinNames, limits.allowedTools, limits.disallowedTools);
   if (unknown.some((entry) => !entry.startsWith("mcp__"))) {
     throw new UsageError(`unknown tool "${unknown.find((e) => !e.startsWith("mcp__"))}"; tools: ${builtinNames.join(", ")}`);
   }
-  // Usage errors are behind us, so a request will follow: its handshake runs while MCP servers start (app/providers/preconnect.ts).
-  if (!settings.cassette) preconnect(choice.baseURL ?? DEFAULT_BASE_URLS[choice.preset.kind], env);
+  if (!early) await connect();
+  settings.trace?.("mcp");
   // Servers connect (each within its timeout) before the first request, so `mcp__` names are checked against what they offer.
   const mcp = sources ? await openMcp(paths, config, sources, cwd, env, mcpConfinement(sandbox, fallback)) : undefined;
   const mcpTools = () => (mcp?.handle?.tools() ?? []).map((tool) => (redactor.active ? withRedaction(tool, redactor) : tool));
@@ -157,6 +177,7 @@ async function prepare(
   const mcpWarnings = mcpUnknown.map((entry) => `no MCP server offers a tool named "${entry}" (--allowed-tools, --disallowed-tools or config)`);
   const schema = settings.outputSchema;
   const maxTurns = limits.maxTurns;
+  settings.trace?.("provider");
   const provider = await createProvider(choice, session.id, undefined, settings.cassette?.fetchFor(session.id, choice, redactor));
   const instructions = schema ? createStructuredOutput(schema.schema, schema.check).instructions : undefined;
   const info = modelInfo(choice.preset, choice.model);

@@ -76,6 +76,8 @@ export interface HostSettings extends SessionSettings {
   startedAt?: number;
   /** A line for a person about the host's own failures; default `keen: …` on stderr. */
   log?: (line: string) => void;
+  /** Replaces the early connection to the provider (FrontEndSettings.preconnect): keen run defers it until its prompt is known. */
+  preconnect?: (baseURL: string, env: NodeJS.ProcessEnv) => boolean | void;
 }
 
 /** Which stored session a front end starts in: `--session`/`--resume` (an id or prefix) or `--continue`. */
@@ -155,7 +157,7 @@ export async function openHost(frontEnd: FrontEnd, settings: HostSettings): Prom
       allowedTools: settings.allowedTools, disallowedTools: settings.disallowedTools, maxTurns: settings.maxTurns, outputSchema,
       headless: profile.headless, permissionMode: settings.permissionMode ?? replayMode, defaultMode: profile.defaultMode, cassette,
       runner: settings.runner, runnerOf: (id) => storedRunner(store, id), mcpConfig: settings.mcpConfig, sandbox: settings.sandbox,
-      mcp: profile.mcp, files: request.files?.(id), mcpServers: request.mcpServers,
+      mcp: profile.mcp, files: request.files?.(id), mcpServers: request.mcpServers, preconnect: settings.preconnect,
     });
     // The engine keeps the one cache of setups; the host only notes the last one built, for its config.
     let prepared: PreparedSetup | undefined;

@@ -81,10 +81,13 @@ function open(t: Target): { socket: Socket; ready: Promise<Socket> } {
   return { socket, ready };
 }
 
-/** Starts the handshake to `baseURL`'s host unless a proxy applies or one is already under way. Never throws, never holds the process open. */
-export function preconnect(baseURL: string, env: NodeJS.ProcessEnv = process.env): void {
+/**
+ * Starts the handshake to `baseURL`'s host unless a proxy applies or one is already under way; true when it
+ * started one. Never throws, never holds the process open.
+ */
+export function preconnect(baseURL: string, env: NodeJS.ProcessEnv = process.env): boolean {
   const target = targetOf(baseURL);
-  if (!target || warm || proxied(target, env) || env.KEEN_PRECONNECT === "off") return;
+  if (!target || warm || proxied(target, env) || env.KEEN_PRECONNECT === "off") return false;
   const { socket, ready } = open(target);
   // An idle early socket must not keep a finished process alive; undici refs it while a request uses it.
   socket.unref();
@@ -97,6 +100,7 @@ export function preconnect(baseURL: string, env: NodeJS.ProcessEnv = process.env
     ),
     at: Date.now(),
   };
+  return true;
 }
 
 /** Whether an early socket was started in this process (the fetch then routes through `warmDispatcher`). */

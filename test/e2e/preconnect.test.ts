@@ -34,7 +34,7 @@ test("the provider's connection is open while an MCP server starts, and the firs
   }
 });
 
-test("nothing connects when no request will be made: replay, usage errors, --version, sessions", async () => {
+test("nothing connects when no request will be made: replay, usage errors, an empty prompt, --version, sessions", async () => {
   const server = await startMockLLMServer();
   try {
     const sb = makeSandbox(server.url);
@@ -42,6 +42,10 @@ test("nothing connects when no request will be made: replay, usage errors, --ver
     assert.equal(replay.code, 0, replay.stderr);
     const usage = await sb.run(["run", "--allowed-tools", "no_such_tool", "hello"]);
     assert.equal(usage.code, 2, usage.stderr);
+    // The prompt on stdin alone turns out empty: the connection waited for it.
+    const empty = await sb.run(["run"], { stdin: "  \n" });
+    assert.equal(empty.code, 2, empty.stderr);
+    assert.match(empty.stderr, /empty prompt/);
     assert.equal((await sb.run(["--version"])).code, 0);
     assert.equal((await sb.run(["sessions", "list"])).code, 0);
     assert.equal(server.connections(), 0);
