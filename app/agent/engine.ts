@@ -5,7 +5,6 @@ import { createRecorder, type Recorder } from "../../storage/recorder.js";
 import { CodedError, errorCodeOf, type ErrorCode } from "../../protocol/responses.js";
 import { SessionBusyError, UnknownSessionError, type SessionMeta, type SessionStatus } from "../../storage/store.js";
 import { stricterMode } from "../permissions/policy.js";
-import { compactConversation, messageTokens } from "./compaction.js";
 import { countStored, historyEvents, loadSession, titleOf, type CurrentSession } from "./engine-session.js";
 import { createCommandOrder } from "./command-order.js";
 import { attachNews, createSetups, listSessionModels } from "./engine-setups.js";
@@ -16,7 +15,9 @@ import { buildResult } from "./turn-result.js";
 import { runUndo } from "./undo.js";
 import { listCheckpoints } from "./checkpoints.js";
 import { forkSession, rewindContext, runRewind } from "./rewind.js";
-import { runUserShell, shellContext } from "./user-shell.js";
+import { shellContext } from "./user-shell.js";
+import type { EngineContext } from "./engine-context.js";
+import { compact, shell } from "./held-commands.js";
 import type { StopReason } from "./verdict.js";
 import type { Tool } from "../tools/tool.js";
 import { promptImageBlocks } from "../tools/prompt-images.js";
@@ -95,6 +96,14 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   const refuseError = (command: { kind: string; id?: CommandId }, error: unknown, fallback?: ErrorCode) =>
     refuse(command, errorCodeOf(error, fallback), messageOf(error));
   const gate = createPermissionGate({ mode: options.permissionMode, interactive: options.interactive, emit, newId: options.newId });
+  /** What the command handlers outside this file see of the engine (engine-context.ts). */
+  const ctx: EngineContext = {
+    store, options, gate, emit, respond, refuse, active, setupFor, holdSession,
+    get session() {
+      return session;
+    },
+    flush: () => recorder?.flush(),
+  };
 
   function send(command: Command): void {
     if (command.kind === "prompt" && closeRequested) return void answerSafely(command, () => refuse(command, "shutting_down", "the engine is shutting down"));
@@ -187,11 +196,11 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       case "list-skills":
         return fromSetup(command, (p) => p.listSkills?.(), "this session's runner has no skills");
       case "compact":
-        return compact(command);
+        return compact(ctx, command);
       case "undo":
         return undo(command);
       case "shell":
-        return shell(command);
+        return shell(ctx, command);
       case "list-checkpoints": {
         const checkpoints = session.meta ? listCheckpoints(await store.load(session.id)) : [];
         return respond(command, true, { data: { session_id: session.id, checkpoints } });
@@ -286,50 +295,6 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     const data = serve(await setupFor(session));
     if (data === undefined) return refuse(command, "failed", missing);
     return respond(command, true, { data: await data });
-  }
-
-  /**
-   * Manual compaction of the idle session: claims it like a turn (so a session
-   * another process is running is refused), compacts its conversation and
-   * stores the replacement. A failure leaves the conversation as it was.
-   */
-  async function compact(command: CommandOf<"compact">): Promise<void> {
-    if (active()) return refuse(command, "busy", "a turn is running: wait for it or interrupt it first");
-    const current = session;
-    if (!current.meta) return refuse(command, "nothing_to_compact", "the session has no conversation to compact yet");
-    await holdSession(current, "", async (prepared) => {
-      if (prepared.provider) return true;
-      await refuse(command, "compaction_failed", "compaction failed: not available with the CLI runner (the CLI keeps its own context)");
-      return false;
-    }, async (prepared, loaded, signal) => {
-      const tokensBefore = messageTokens(loaded.history);
-      const result = await compactConversation({
-        provider: prepared.provider!, messages: loaded.history, keepTokens: prepared.compaction?.keepTokens ?? 0, trigger: "manual",
-        instructions: command.instructions, tokensBefore, signal, retry: { ...options.retry, ...prepared.retry },
-        emit: prepared.hooks?.forTurn({
-          sessionId: current.id, cwd: current.cwd, model: prepared.modelRef, mode: () => gate.mode, emit, gate, interactive: false, instructions: command.instructions, signal,
-        }).emit ?? emit,
-      });
-      await recorder!.flush();
-      if (!result.ok) return await refuse(command, "compaction_failed", `compaction failed: ${result.error}`);
-      await respond(command, true, { data: { session_id: current.id, tokens_before: tokensBefore, tokens_after: result.tokensAfter } });
-    });
-  }
-
-  /**
-   * The user's own command (`shell`, the TUI's `!command`): holds and claims the session like a turn (created
-   * by it when new), runs through the session's bash without the permission gate, and stores its `shell`
-   * event, which the next prompt carries to the model. `interrupt` kills it.
-   */
-  async function shell(command: CommandOf<"shell">): Promise<void> {
-    if (active()) return refuse(command, "busy", "a turn is running: wait for it or interrupt it first");
-    if (!command.command.trim()) return refuse(command, "empty_prompt", "empty command");
-    const current = session;
-    await holdSession(current, `!${command.command}`, async () => true, async (prepared, _loaded, signal) => {
-      const outcome = await runUserShell({ tools: prepared.tools, command: command.command, shellId: options.newId(), emit, signal });
-      await recorder!.flush();
-      await respond(command, true, { data: { session_id: current.id, ...outcome } });
-    });
   }
 
   /**

@@ -1,0 +1,43 @@
+import type { CommandId } from "../../protocol/commands.js";
+import type { EventDraft } from "../../protocol/events.js";
+import type { ErrorCode } from "../../protocol/responses.js";
+import type { SessionStore } from "../../storage/store.js";
+import type { CurrentSession, LoadedSession } from "./engine-session.js";
+import type { EngineOptions, EngineSetup } from "./engine-types.js";
+import type { PermissionGate } from "./permission-gate.js";
+
+/* What the engine's command handlers (held-commands.ts, …) see of it: not the engine, only this. */
+
+/** A command as a response names it. */
+export type CommandRef = { kind: string; id?: CommandId };
+
+/** Work that holds the idle session like a turn (see `holdSession`). */
+export type HeldWork = (prepared: EngineSetup, loaded: LoadedSession, signal: AbortSignal) => Promise<void>;
+
+/**
+ * The engine as a command handler sees it. Contract: `emit` stores before it prints (storage first), so
+ * a handler awaits each emit, `respond` and `refuse` in the order the engine itself would.
+ */
+export interface EngineContext {
+  readonly store: SessionStore;
+  readonly options: Pick<EngineOptions, "newId" | "retry" | "checkModel" | "listModels" | "modeCeiling">;
+  readonly gate: PermissionGate;
+  /** The session commands act on now (switched by new-session, resume-session and fork-session). */
+  readonly session: CurrentSession;
+  emit(draft: EventDraft): Promise<void>;
+  respond(command: CommandRef, ok: boolean, extra?: { error?: string; error_code?: ErrorCode; data?: unknown }): Promise<void>;
+  /** A failed answer: the text for people, the code for programs (protocol/responses.ts). */
+  refuse(command: CommandRef, code: ErrorCode, error: string, data?: unknown): Promise<void>;
+  /** A turn is starting, running or waiting, or other work holds the session: nothing may switch or rewrite it now. */
+  active(): boolean;
+  /** The session's setup (prepared once per session and model). */
+  setupFor(current: CurrentSession): Promise<EngineSetup>;
+  /**
+   * Runs `body` with the idle session held like a turn: prompts wait for it, the session is claimed
+   * (created when new, titled by `label`), what `body` emits is stored, and the session is released
+   * with the status its last turn left. `admit` may refuse (answering its command) before anything is claimed.
+   */
+  holdSession(current: CurrentSession, label: string, admit: (prepared: EngineSetup) => Promise<boolean>, body: HeldWork): Promise<void>;
+  /** Waits until what was emitted while the session is held is stored (nothing to wait for otherwise). */
+  flush(): Promise<void> | undefined;
+}
