@@ -12,12 +12,11 @@ import type { EngineOptions, EngineSetup, SessionEngine } from "./engine-types.j
 import { createPermissionGate } from "./permission-gate.js";
 import { embeddedBackend } from "./backend.js";
 import { buildResult } from "./turn-result.js";
-import { runUndo } from "./undo.js";
 import { listCheckpoints } from "./checkpoints.js";
-import { forkSession, rewindContext, runRewind } from "./rewind.js";
+import { forkSession, rewindContext } from "./rewind.js";
 import { shellContext } from "./user-shell.js";
 import type { EngineContext } from "./engine-context.js";
-import { compact, shell } from "./held-commands.js";
+import { compact, rewind, shell, undo } from "./held-commands.js";
 import type { StopReason } from "./verdict.js";
 import type { Tool } from "../tools/tool.js";
 import { promptImageBlocks } from "../tools/prompt-images.js";
@@ -198,7 +197,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       case "compact":
         return compact(ctx, command);
       case "undo":
-        return undo(command);
+        return undo(ctx, command);
       case "shell":
         return shell(ctx, command);
       case "list-checkpoints": {
@@ -206,7 +205,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         return respond(command, true, { data: { session_id: session.id, checkpoints } });
       }
       case "rewind":
-        return rewind(command);
+        return rewind(ctx, command);
       case "fork-session":
         return fork(command);
       case "shutdown":
@@ -236,33 +235,6 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     } catch (error) {
       throw new CodedError(`the custom command's model: ${messageOf(error)}`, "unknown_model");
     }
-  }
-
-  /** Reverts the latest turn's writes and edits still in place; without `confirm`, only says what it would do. */
-  async function undo(command: CommandOf<"undo">): Promise<void> {
-    if (active()) return refuse(command, "busy", "a turn is running: interrupt it first");
-    if (!session.meta) return refuse(command, "nothing_to_undo", "nothing to undo: the session has no turn yet");
-    const current = session;
-    const answer = async (prepared: EngineSetup) => {
-      const result = await runUndo(await store.load(current.id), async () => prepared, command.confirm === true, emit);
-      await recorder?.flush();
-      return result.ok ? respond(command, true, { data: result.data }) : refuse(command, result.code, result.error, result.data);
-    };
-    // Only a confirmed undo writes (files and its `rewind` event): it holds the session like a turn.
-    if (!command.confirm) return answer(await setupFor(current));
-    await holdSession(current, "", async () => true, answer);
-  }
-
-  /** Rewinds the held session's conversation and/or files to just before a prompt (app/agent/rewind.ts). */
-  async function rewind(command: CommandOf<"rewind">): Promise<void> {
-    if (active()) return refuse(command, "busy", "a turn is running: interrupt it first");
-    if (!session.meta) return refuse(command, "nothing_to_rewind", "nothing to rewind: the session has no prompt yet");
-    const current = session;
-    await holdSession(current, "", async () => true, async (prepared) => {
-      const answer = await runRewind(current.id, await store.load(current.id), command, prepared, emit);
-      await recorder!.flush();
-      return answer.ok ? respond(command, true, { data: answer.data }) : refuse(command, answer.code, answer.error, answer.data);
-    });
   }
 
   /** Copies a stored session's history before a prompt into a new session and switches to it, as a resume does. */
