@@ -1,5 +1,5 @@
 import type { CommandId } from "../../protocol/commands.js";
-import type { EventDraft } from "../../protocol/events.js";
+import type { EventDraft, KeenEvent } from "../../protocol/events.js";
 import type { ErrorCode } from "../../protocol/responses.js";
 import type { SessionStore } from "../../storage/store.js";
 import type { CurrentSession, LoadedSession } from "./engine-session.js";
@@ -22,8 +22,12 @@ export interface EngineContext {
   readonly store: SessionStore;
   readonly options: Pick<EngineOptions, "newId" | "retry" | "checkModel" | "listModels" | "modeCeiling">;
   readonly gate: PermissionGate;
-  /** The session commands act on now (switched by new-session, resume-session and fork-session). */
+  /** The session commands act on now. */
   readonly session: CurrentSession;
+  /** Makes `next` the session commands act on (new-session, resume-session, fork-session). */
+  switchSession(next: CurrentSession): void;
+  /** Shows a stored event again (a resumed session's history): printed, not stored again. */
+  replay(event: KeenEvent): Promise<void>;
   emit(draft: EventDraft): Promise<void>;
   respond(command: CommandRef, ok: boolean, extra?: { error?: string; error_code?: ErrorCode; data?: unknown }): Promise<void>;
   /** A failed answer: the text for people, the code for programs (protocol/responses.ts). */

@@ -3,20 +3,20 @@ import type { EventDraft, KeenEvent } from "../../protocol/events.js";
 import { PROTOCOL_VERSION } from "../../protocol/kinds.js";
 import { createRecorder, type Recorder } from "../../storage/recorder.js";
 import { CodedError, errorCodeOf, type ErrorCode } from "../../protocol/responses.js";
-import { SessionBusyError, UnknownSessionError, type SessionMeta, type SessionStatus } from "../../storage/store.js";
+import { SessionBusyError, type SessionStatus } from "../../storage/store.js";
 import { stricterMode } from "../permissions/policy.js";
-import { countStored, historyEvents, loadSession, titleOf, type CurrentSession } from "./engine-session.js";
+import { countStored, loadSession, titleOf, type CurrentSession } from "./engine-session.js";
 import { createCommandOrder } from "./command-order.js";
 import { attachNews, createSetups, listSessionModels } from "./engine-setups.js";
 import type { EngineOptions, EngineSetup, SessionEngine } from "./engine-types.js";
 import { createPermissionGate } from "./permission-gate.js";
 import { embeddedBackend } from "./backend.js";
 import { buildResult } from "./turn-result.js";
-import { listCheckpoints } from "./checkpoints.js";
-import { forkSession, rewindContext } from "./rewind.js";
+import { rewindContext } from "./rewind.js";
 import { shellContext } from "./user-shell.js";
 import type { EngineContext } from "./engine-context.js";
 import { compact, rewind, shell, undo } from "./held-commands.js";
+import { fork, listSessionCheckpoints, listSessions, newSession, resume } from "./session-commands.js";
 import type { StopReason } from "./verdict.js";
 import type { Tool } from "../tools/tool.js";
 import { promptImageBlocks } from "../tools/prompt-images.js";
@@ -101,6 +101,8 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     get session() {
       return session;
     },
+    switchSession: (next) => void (session = next),
+    replay: (event) => bus.emit({ ...event, replay: true }),
     flush: () => recorder?.flush(),
   };
 
@@ -173,16 +175,11 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         return respond(command, true, { data: { model } });
       }
       case "new-session":
-        if (active()) return refuse(command, "busy", "a turn is running: interrupt it first");
-        session = { id: options.newId(), cwd: command.cwd ?? session.cwd, model: session.model, started: false, seen: 0 };
-        gate.rules.clear();
-        return respond(command, true, { data: { session_id: session.id, cwd: session.cwd } });
+        return newSession(ctx, command);
       case "resume-session":
-        return resume(command);
-      case "list-sessions": {
-        const all = await store.list();
-        return respond(command, true, { data: command.cwd ? all.filter((s) => s.cwd === command.cwd) : all });
-      }
+        return resume(ctx, command);
+      case "list-sessions":
+        return listSessions(ctx, command);
       case "list-models": {
         // The setup the session's turns use says its model; none is prepared for a model chosen since (set-model): the check normalises it.
         const chosen = session.model ?? session.meta?.model;
@@ -200,14 +197,12 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         return undo(ctx, command);
       case "shell":
         return shell(ctx, command);
-      case "list-checkpoints": {
-        const checkpoints = session.meta ? listCheckpoints(await store.load(session.id)) : [];
-        return respond(command, true, { data: { session_id: session.id, checkpoints } });
-      }
+      case "list-checkpoints":
+        return listSessionCheckpoints(ctx, command);
       case "rewind":
         return rewind(ctx, command);
       case "fork-session":
-        return fork(command);
+        return fork(ctx, command);
       case "shutdown":
         // Ordered: every command sent before it has been handled; prompts among them still run to their end.
         closing = true;
@@ -235,31 +230,6 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     } catch (error) {
       throw new CodedError(`the custom command's model: ${messageOf(error)}`, "unknown_model");
     }
-  }
-
-  /** Copies a stored session's history before a prompt into a new session and switches to it, as a resume does. */
-  async function fork(command: CommandOf<"fork-session">): Promise<void> {
-    if (active()) return refuse(command, "busy", "a turn is running: interrupt it first");
-    if (!command.session && !session.meta) return refuse(command, "unknown_session", "the current session has no turn yet: nothing to fork");
-    const made = await forkSession(store, command.session ?? session.id, command.at, options.newId);
-    await switchTo(made.meta, made.events, made.meta.cwd, command.replay);
-    return respond(command, true, { data: { session_id: made.meta.id, parent: made.meta.parent!.id, at: made.at, ...(made.text !== undefined ? { text: made.text } : {}) } });
-  }
-
-  async function resume(command: CommandOf<"resume-session">): Promise<void> {
-    if (active()) return refuse(command, "busy", "a turn is running: interrupt it first");
-    const meta = await store.resolve(command.session).catch((error) => {
-      throw error instanceof UnknownSessionError ? new CodedError(error.message, "unknown_session") : error;
-    });
-    await switchTo(meta, await store.load(meta.id), command.cwd ?? meta.cwd, command.replay);
-    return respond(command, true, { data: { session_id: meta.id, cwd: session.cwd, model: meta.model, title: meta.title } });
-  }
-
-  /** Makes a stored session the engine's (resume, fork): its standing permission rules, and its history replayed when asked. */
-  async function switchTo(meta: SessionMeta, events: KeenEvent[], cwd: string, replay: boolean | undefined): Promise<void> {
-    session = { id: meta.id, meta, cwd, started: false, seen: events.length };
-    gate.restore(events);
-    if (replay) for (const event of historyEvents(events)) await bus.emit({ ...event, replay: true });
   }
 
   /** Answers a query the session's setup serves (`list-files`, `list-commands`, `list-skills`); `missing` when its runner has none. */
