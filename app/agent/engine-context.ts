@@ -1,4 +1,4 @@
-import type { CommandId } from "../../protocol/commands.js";
+import type { CommandId, PermissionMode } from "../../protocol/commands.js";
 import type { EventDraft, KeenEvent } from "../../protocol/events.js";
 import type { ErrorCode } from "../../protocol/responses.js";
 import type { SessionStore } from "../../storage/store.js";
@@ -32,10 +32,16 @@ export interface EngineContext {
   respond(command: CommandRef, ok: boolean, extra?: { error?: string; error_code?: ErrorCode; data?: unknown }): Promise<void>;
   /** A failed answer: the text for people, the code for programs (protocol/responses.ts). */
   refuse(command: CommandRef, code: ErrorCode, error: string, data?: unknown): Promise<void>;
+  /** A refusal for a thrown error: its code (else `fallback`, else `failed`) and message. */
+  refuseError(command: CommandRef, error: unknown, fallback?: ErrorCode): Promise<void>;
   /** A turn is starting, running or waiting, or other work holds the session: nothing may switch or rewrite it now. */
   active(): boolean;
   /** The session's setup (prepared once per session and model). */
   setupFor(current: CurrentSession): Promise<EngineSetup>;
+  /** The setup being prepared or prepared for `current`, without preparing one. */
+  peekSetup(current: CurrentSession): Promise<EngineSetup> | undefined;
+  /** The user chose this permission mode: it holds across sessions in this process. */
+  chooseMode(mode: PermissionMode): void;
   /**
    * Runs `body` with the idle session held like a turn: prompts wait for it, the session is claimed
    * (created when new, titled by `label`), what `body` emits is stored, and the session is released

@@ -1,4 +1,4 @@
-import { isWiderMode, type Command, type CommandId, type CommandOf, type PermissionMode } from "../../protocol/commands.js";
+import { type Command, type CommandId, type CommandOf, type PermissionMode } from "../../protocol/commands.js";
 import type { EventDraft, KeenEvent } from "../../protocol/events.js";
 import { PROTOCOL_VERSION } from "../../protocol/kinds.js";
 import { createRecorder, type Recorder } from "../../storage/recorder.js";
@@ -7,7 +7,7 @@ import { SessionBusyError, type SessionStatus } from "../../storage/store.js";
 import { stricterMode } from "../permissions/policy.js";
 import { countStored, loadSession, titleOf, type CurrentSession } from "./engine-session.js";
 import { createCommandOrder } from "./command-order.js";
-import { attachNews, createSetups, listSessionModels } from "./engine-setups.js";
+import { attachNews, createSetups } from "./engine-setups.js";
 import type { EngineOptions, EngineSetup, SessionEngine } from "./engine-types.js";
 import { createPermissionGate } from "./permission-gate.js";
 import { embeddedBackend } from "./backend.js";
@@ -17,6 +17,7 @@ import { shellContext } from "./user-shell.js";
 import type { EngineContext } from "./engine-context.js";
 import { compact, rewind, shell, undo } from "./held-commands.js";
 import { fork, listSessionCheckpoints, listSessions, newSession, resume } from "./session-commands.js";
+import { fromSetup, listModels, setModel, setPermissionMode } from "./setting-commands.js";
 import type { StopReason } from "./verdict.js";
 import type { Tool } from "../tools/tool.js";
 import { promptImageBlocks } from "../tools/prompt-images.js";
@@ -97,7 +98,12 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   const gate = createPermissionGate({ mode: options.permissionMode, interactive: options.interactive, emit, newId: options.newId });
   /** What the command handlers outside this file see of the engine (engine-context.ts). */
   const ctx: EngineContext = {
-    store, options, gate, emit, respond, refuse, active, setupFor, holdSession,
+    store, options, gate, emit, respond, refuse, refuseError, active, setupFor, holdSession,
+    peekSetup: (current) => setups.peek(current),
+    chooseMode(mode) {
+      chosenMode = mode;
+      gate.mode = mode;
+    },
     get session() {
       return session;
     },
@@ -150,47 +156,24 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         const error = gate.answer(command);
         return error ? refuse(command, "no_request", error) : respond(command, true);
       }
-      case "set-permission-mode": {
-        const ceiling = typeof options.modeCeiling === "function" ? options.modeCeiling() : options.modeCeiling;
-        if (ceiling && isWiderMode(command.mode, ceiling.mode)) {
-          return refuse(command, "permission_ceiling", `permission mode ${command.mode} is wider than ${ceiling.mode}, the mode this process was started with (${ceiling.source})`);
-        }
-        // The project's floor comes with the session's setup; without one yet (no provider), the turn applies it.
-        const floor = await setupFor(session).then((v) => v.projectMode, () => undefined);
-        if (floor && isWiderMode(command.mode, floor)) {
-          return refuse(command, "permission_ceiling", `permission mode ${command.mode} is wider than this project's config allows (${floor})`);
-        }
-        chosenMode = command.mode;
-        gate.mode = command.mode;
-        return respond(command, true, { data: { mode: command.mode } });
-      }
-      case "set-model": {
-        let model: string;
-        try {
-          model = options.checkModel(command.model);
-        } catch (error) {
-          return refuseError(command, error, "unknown_model");
-        }
-        session.model = model;
-        return respond(command, true, { data: { model } });
-      }
+      case "set-permission-mode":
+        return setPermissionMode(ctx, command);
+      case "set-model":
+        return setModel(ctx, command);
       case "new-session":
         return newSession(ctx, command);
       case "resume-session":
         return resume(ctx, command);
       case "list-sessions":
         return listSessions(ctx, command);
-      case "list-models": {
-        // The setup the session's turns use says its model; none is prepared for a model chosen since (set-model): the check normalises it.
-        const chosen = session.model ?? session.meta?.model;
-        return respond(command, true, { data: await listSessionModels(options, chosen, setups.peek(session) ?? (chosen ? undefined : setupFor(session))) });
-      }
+      case "list-models":
+        return listModels(ctx, command);
       case "list-files":
-        return fromSetup(command, (p) => p.listFiles?.(command.query ?? "", command.limit ?? 50), "this session cannot list its files");
+        return fromSetup(ctx, command, (p) => p.listFiles?.(command.query ?? "", command.limit ?? 50), "this session cannot list its files");
       case "list-commands":
-        return fromSetup(command, (p) => p.listCommands?.(), "this session's runner has no custom commands");
+        return fromSetup(ctx, command, (p) => p.listCommands?.(), "this session's runner has no custom commands");
       case "list-skills":
-        return fromSetup(command, (p) => p.listSkills?.(), "this session's runner has no skills");
+        return fromSetup(ctx, command, (p) => p.listSkills?.(), "this session's runner has no skills");
       case "compact":
         return compact(ctx, command);
       case "undo":
@@ -230,13 +213,6 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     } catch (error) {
       throw new CodedError(`the custom command's model: ${messageOf(error)}`, "unknown_model");
     }
-  }
-
-  /** Answers a query the session's setup serves (`list-files`, `list-commands`, `list-skills`); `missing` when its runner has none. */
-  async function fromSetup(command: Command, serve: (prepared: EngineSetup) => unknown, missing: string): Promise<void> {
-    const data = serve(await setupFor(session));
-    if (data === undefined) return refuse(command, "failed", missing);
-    return respond(command, true, { data: await data });
   }
 
   /**
