@@ -6,7 +6,11 @@ import type { CurrentSession, LoadedSession } from "./engine-session.js";
 import type { EngineOptions, EngineSetup } from "./engine-types.js";
 import type { PermissionGate } from "./permission-gate.js";
 
-/* What the engine's command handlers (held-commands.ts, …) see of it: not the engine, only this. */
+/*
+ * What the engine's command handlers (held-commands.ts, session-commands.ts, setting-commands.ts) and its
+ * turn (engine-turn.ts) see of it: not the engine, only this. The engine (engine.ts) keeps the dispatch,
+ * its state (queue, running turn, recorder, session lock) and each turn's lifecycle.
+ */
 
 /** A command as a response names it. */
 export type CommandRef = { kind: string; id?: CommandId };
@@ -20,7 +24,7 @@ export type HeldWork = (prepared: EngineSetup, loaded: LoadedSession, signal: Ab
  */
 export interface EngineContext {
   readonly store: SessionStore;
-  readonly options: Pick<EngineOptions, "newId" | "retry" | "checkModel" | "listModels" | "modeCeiling">;
+  readonly options: Pick<EngineOptions, "newId" | "retry" | "checkModel" | "listModels" | "modeCeiling" | "headless" | "interactive">;
   readonly gate: PermissionGate;
   /** The session commands act on now. */
   readonly session: CurrentSession;

@@ -1,29 +1,20 @@
 import { type Command, type CommandId, type CommandOf, type PermissionMode } from "../../protocol/commands.js";
 import type { EventDraft, KeenEvent } from "../../protocol/events.js";
-import { PROTOCOL_VERSION } from "../../protocol/kinds.js";
 import { createRecorder, type Recorder } from "../../storage/recorder.js";
-import { CodedError, errorCodeOf, type ErrorCode } from "../../protocol/responses.js";
-import { SessionBusyError, type SessionStatus } from "../../storage/store.js";
+import { errorCodeOf, type ErrorCode } from "../../protocol/responses.js";
+import type { SessionStatus } from "../../storage/store.js";
 import { stricterMode } from "../permissions/policy.js";
-import { countStored, loadSession, titleOf, type CurrentSession } from "./engine-session.js";
+import { claimSession, countStored, loadSession, type CurrentSession } from "./engine-session.js";
 import { createCommandOrder } from "./command-order.js";
 import { attachNews, createSetups } from "./engine-setups.js";
+import { readyPrompt, runClaimedTurn, type ReadyPrompt } from "./engine-turn.js";
 import type { EngineOptions, EngineSetup, SessionEngine } from "./engine-types.js";
 import { createPermissionGate } from "./permission-gate.js";
-import { embeddedBackend } from "./backend.js";
-import { buildResult } from "./turn-result.js";
-import { rewindContext } from "./rewind.js";
-import { shellContext } from "./user-shell.js";
 import type { EngineContext } from "./engine-context.js";
 import { compact, rewind, shell, undo } from "./held-commands.js";
 import { fork, listSessionCheckpoints, listSessions, newSession, resume } from "./session-commands.js";
 import { fromSetup, listModels, setModel, setPermissionMode } from "./setting-commands.js";
 import type { StopReason } from "./verdict.js";
-import type { Tool } from "../tools/tool.js";
-import { promptImageBlocks } from "../tools/prompt-images.js";
-import type { ContentBlock } from "../../protocol/messages.js";
-import type { ExpandedCommand } from "../extensions/commands.js";
-import { blockedOutcome } from "../extensions/hook-points.js";
 
 export type { EngineOptions, EngineSetup, ModelChoice, SessionEngine } from "./engine-types.js";
 
@@ -196,25 +187,6 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     }
   }
 
-  /** A `prompt` naming a custom command: its expansion, or a coded error. */
-  function expandCommand(prepared: EngineSetup, name: string, args: string): ExpandedCommand {
-    if (!prepared.expandCommand) throw new CodedError("this session's runner has no custom commands", "unknown_command");
-    const expanded = prepared.expandCommand(name, args);
-    if (!expanded) {
-      const known = prepared.listCommands?.().map((c) => c.name) ?? [];
-      throw new CodedError(`no custom command "${name}"${known.length ? `; commands: ${known.join(", ")}` : ""}`, "unknown_command");
-    }
-    return expanded;
-  }
-
-  function commandModel(model: string): string {
-    try {
-      return options.checkModel(model);
-    } catch (error) {
-      throw new CodedError(`the custom command's model: ${messageOf(error)}`, "unknown_model");
-    }
-  }
-
   /**
    * Runs `body` with the idle session held like a turn, for work between turns (compaction, the user's shell
    * command): prompts wait for it, the session is claimed in the store (created when new, titled by `label`),
@@ -277,25 +249,12 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     const started = firstStart ?? Date.now();
     firstStart = undefined;
     const current = session;
-    let prepared: EngineSetup;
     const wasStored = Boolean(current.meta);
     starting = true;
-    let text = prompt.text;
-    let only: string[] | undefined;
-    let images: ContentBlock[] = [];
+    let ready: ReadyPrompt;
     try {
-      prepared = await setupFor(current);
-      if (prompt.command) {
-        const expanded = expandCommand(prepared, prompt.command, prompt.text);
-        text = expanded.text;
-        only = expanded.allowedTools;
-        // The command's model runs this turn only: the session keeps the one it had.
-        if (expanded.model) prepared = await setupFor({ ...current, model: commandModel(expanded.model) });
-      }
-      // Read and checked before the session is claimed: a prompt with an image Keen cannot send is refused whole.
-      if (prompt.images?.length && !prepared.provider) throw new CodedError("images need Keen's own loop; the CLI runner takes none", "bad_image");
-      images = prompt.images?.length ? await promptImageBlocks(prompt.images, prepared.readImage) : [];
-      await claim(current, text, prepared.modelRef);
+      ready = await readyPrompt(ctx, prompt, current);
+      await claim(current, ready.text, ready.prepared.modelRef);
     } catch (error) {
       starting = false;
       early = undefined;
@@ -317,47 +276,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     let status: SessionStatus = "interrupted";
     let answer: { session_id: string; status: string } | undefined;
     try {
-      // A session created by this turn has nothing stored to read yet.
-      const loaded = wasStored ? await loadSession(store, current) : { history: [], events: [], appended: [] };
-      gate.restore(loaded.events);
-      for (const event of loaded.appended) await bus.emit({ ...event, replay: true });
-      const kit = prepared.perTurn();
-      // A custom command's allowed-tools only narrows the session's tools; it never adds one.
-      const kept = (list: Tool[]) => (only ? list.filter((t) => only.includes(t.definition.name)) : list);
-      const tools = [...kept(prepared.tools), ...kit.tools];
-      const first = !current.started;
-      if (!current.started) {
-        current.started = true;
-        await emit({
-          kind: "session-start", model: prepared.modelRef, cwd: current.cwd, tools: tools.map((t) => t.definition.name),
-          protocol_version: PROTOCOL_VERSION, resumed: wasStored, permission_mode: gate.mode, headless: options.headless,
-          ...(prepared.sandbox ? { sandboxed: prepared.sandbox.sandboxed } : {}),
-          ...(prepared.sandbox?.fallback ? { sandbox_fallback: prepared.sandbox.fallback } : {}),
-        });
-      }
-      attachNews(prepared, emit);
-      // Hooks (app/extensions/hook-points.ts): around the gate, as a policy, watching the turn's events, and before it.
-      const hooks = prepared.hooks?.forTurn({
-        sessionId: current.id, cwd: current.cwd, model: prepared.modelRef, mode: () => gate.mode, emit, gate, interactive: options.interactive, signal: controller.signal,
-      });
-      const before = await hooks?.beforeTurn(text, first ? (wasStored ? "resume" : "startup") : undefined);
-      if (before?.blocked && !wasStored) await store.updateMeta(current.id, { title: "(prompt blocked by a hook)" });
-      const backend = prepared.provider ? (prepared.backend ?? embeddedBackend(prepared.provider)) : prepared.backend;
-      const outcome = before?.blocked ? blockedOutcome(before.blocked) : await backend.run({
-        cwd: current.cwd, events: loaded.events, permissionMode: gate.mode,
-        sessionId: current.id, turnId: options.newId(), tools, history: loaded.history,
-        currentTools: () => [...kept(prepared.tools), ...kit.tools],
-        system: prepared.system,
-        // The user's own commands (and file rewinds) since the last prompt come first: context for this one.
-        user: { role: "user", content: [...shellContext(loaded.events), ...rewindContext(loaded.events), ...(before?.context ?? []), { type: "text", text }, ...images], headless: options.headless },
-        emit: hooks?.emit ?? emit, requester: hooks?.requester ?? gate, retry: { ...options.retry, ...prepared.retry }, signal: controller.signal,
-        policies: [...kit.policies, ...(hooks?.policies ?? [])],
-      });
-      const result = buildResult({ sessionId: current.id, outcome, policies: kit.policies, stop: running.stop, started, window: prepared.contextWindow, price: prepared.price });
-      if (result.error) await emit({ kind: "error", message: result.error, ...(result.code ? { error_code: result.code } : {}) });
-      await emit({ kind: "result", ...result.result });
-      status = result.result.status;
-      answer = { session_id: current.id, status: result.result.status };
+      ({ status, answer } = await runClaimedTurn(ctx, { ready, current, wasStored, started, signal: controller.signal, stopped: () => running?.stop }));
     } finally {
       clearTimeout(timer);
       const stopped = running?.stop;
@@ -383,23 +302,10 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     return setups.latest?.redactor ?? options.redactor;
   }
 
-  /** Creates (and claims in the same write) or claims the session, and records model and cwd. */
-  async function claim(current: CurrentSession, text: string, modelRef: string): Promise<void> {
-    if (!current.meta) {
-      const now = Date.now();
-      const redactor = redactorNow();
-      const meta = { id: current.id, title: titleOf(redactor ? redactor.redact(text) : text), cwd: current.cwd, model: modelRef, created: now, updated: now, status: "running" as const };
-      await store.create(meta, { claim: true });
-      current.meta = meta;
-      return;
-    }
-    try {
-      await store.claim(current.id);
-    } catch (error) {
-      if (error instanceof SessionBusyError) throw new CodedError(error.message, "session_busy");
-      throw error;
-    }
-    await store.updateMeta(current.id, { status: "running", updated: Date.now(), model: modelRef, cwd: current.cwd });
+  /** Creates (and claims in the same write) or claims the session; a new one's title hides the secrets known now. */
+  function claim(current: CurrentSession, text: string, modelRef: string): Promise<void> {
+    const redactor = redactorNow();
+    return claimSession(store, current, text, modelRef, redactor && ((line) => redactor.redact(line)));
   }
 
   function stop(reason: StopReason, message?: string): void {
