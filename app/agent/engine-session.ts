@@ -2,7 +2,8 @@ import type { KeenEvent } from "../../protocol/events.js";
 import { isReplayed, isStored } from "../../protocol/kinds.js";
 import type { Message } from "../../protocol/messages.js";
 import { projectConversation, rewoundEvents } from "../../storage/projection.js";
-import type { SessionMeta, SessionStore } from "../../storage/store.js";
+import { CodedError } from "../../protocol/responses.js";
+import { SessionBusyError, type SessionMeta, type SessionStore } from "../../storage/store.js";
 
 /** The session an engine is working on. It is in the store from its first turn on (`meta`). */
 export interface CurrentSession {
@@ -57,6 +58,30 @@ export function historyEvents(events: KeenEvent[]): KeenEvent[] {
 /** Counts events as the store will keep them, so the next turn can tell what others appended. */
 export function countStored(session: CurrentSession, event: KeenEvent): void {
   if (isStored(event.kind) && !event.replay) session.seen++;
+}
+
+/**
+ * Creates (and claims in the same write) or claims the session, and records model and cwd. `redact`
+ * hides secrets in the title a new session takes from `text`. Contract: a session another process
+ * holds is a coded `session_busy` error.
+ */
+export async function claimSession(
+  store: SessionStore, current: CurrentSession, text: string, modelRef: string, redact?: (text: string) => string,
+): Promise<void> {
+  if (!current.meta) {
+    const now = Date.now();
+    const meta = { id: current.id, title: titleOf(redact ? redact(text) : text), cwd: current.cwd, model: modelRef, created: now, updated: now, status: "running" as const };
+    await store.create(meta, { claim: true });
+    current.meta = meta;
+    return;
+  }
+  try {
+    await store.claim(current.id);
+  } catch (error) {
+    if (error instanceof SessionBusyError) throw new CodedError(error.message, "session_busy");
+    throw error;
+  }
+  await store.updateMeta(current.id, { status: "running", updated: Date.now(), model: modelRef, cwd: current.cwd });
 }
 
 /** A session's title: its first prompt's first line, cut to 80 characters. */

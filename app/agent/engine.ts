@@ -1,28 +1,20 @@
-import { isWiderMode, type Command, type CommandId, type CommandOf, type PermissionMode } from "../../protocol/commands.js";
+import { type Command, type CommandId, type CommandOf, type PermissionMode } from "../../protocol/commands.js";
 import type { EventDraft, KeenEvent } from "../../protocol/events.js";
-import { PROTOCOL_VERSION } from "../../protocol/kinds.js";
 import { createRecorder, type Recorder } from "../../storage/recorder.js";
-import { CodedError, errorCodeOf, type ErrorCode } from "../../protocol/responses.js";
-import { SessionBusyError, UnknownSessionError, type SessionMeta, type SessionStatus } from "../../storage/store.js";
+import { errorCodeOf, type ErrorCode } from "../../protocol/responses.js";
+import type { SessionStatus } from "../../storage/store.js";
 import { stricterMode } from "../permissions/policy.js";
-import { compactConversation, messageTokens } from "./compaction.js";
-import { countStored, historyEvents, loadSession, titleOf, type CurrentSession } from "./engine-session.js";
+import { claimSession, countStored, loadSession, type CurrentSession } from "./engine-session.js";
 import { createCommandOrder } from "./command-order.js";
-import { attachNews, createSetups, listSessionModels } from "./engine-setups.js";
+import { attachNews, createSetups } from "./engine-setups.js";
+import { readyPrompt, runClaimedTurn, type ReadyPrompt } from "./engine-turn.js";
 import type { EngineOptions, EngineSetup, SessionEngine } from "./engine-types.js";
 import { createPermissionGate } from "./permission-gate.js";
-import { embeddedBackend } from "./backend.js";
-import { buildResult } from "./turn-result.js";
-import { runUndo } from "./undo.js";
-import { listCheckpoints } from "./checkpoints.js";
-import { forkSession, rewindContext, runRewind } from "./rewind.js";
-import { runUserShell, shellContext } from "./user-shell.js";
+import type { EngineContext } from "./engine-context.js";
+import { compact, rewind, shell, undo } from "./held-commands.js";
+import { fork, listSessionCheckpoints, listSessions, newSession, resume } from "./session-commands.js";
+import { fromSetup, listModels, setModel, setPermissionMode } from "./setting-commands.js";
 import type { StopReason } from "./verdict.js";
-import type { Tool } from "../tools/tool.js";
-import { promptImageBlocks } from "../tools/prompt-images.js";
-import type { ContentBlock } from "../../protocol/messages.js";
-import type { ExpandedCommand } from "../extensions/commands.js";
-import { blockedOutcome } from "../extensions/hook-points.js";
 
 export type { EngineOptions, EngineSetup, ModelChoice, SessionEngine } from "./engine-types.js";
 
@@ -95,6 +87,21 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   const refuseError = (command: { kind: string; id?: CommandId }, error: unknown, fallback?: ErrorCode) =>
     refuse(command, errorCodeOf(error, fallback), messageOf(error));
   const gate = createPermissionGate({ mode: options.permissionMode, interactive: options.interactive, emit, newId: options.newId });
+  /** What the command handlers outside this file see of the engine (engine-context.ts). */
+  const ctx: EngineContext = {
+    store, options, gate, emit, respond, refuse, refuseError, active, setupFor, holdSession,
+    peekSetup: (current) => setups.peek(current),
+    chooseMode(mode) {
+      chosenMode = mode;
+      gate.mode = mode;
+    },
+    get session() {
+      return session;
+    },
+    switchSession: (next) => void (session = next),
+    replay: (event) => bus.emit({ ...event, replay: true }),
+    flush: () => recorder?.flush(),
+  };
 
   function send(command: Command): void {
     if (command.kind === "prompt" && closeRequested) return void answerSafely(command, () => refuse(command, "shutting_down", "the engine is shutting down"));
@@ -140,66 +147,36 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         const error = gate.answer(command);
         return error ? refuse(command, "no_request", error) : respond(command, true);
       }
-      case "set-permission-mode": {
-        const ceiling = typeof options.modeCeiling === "function" ? options.modeCeiling() : options.modeCeiling;
-        if (ceiling && isWiderMode(command.mode, ceiling.mode)) {
-          return refuse(command, "permission_ceiling", `permission mode ${command.mode} is wider than ${ceiling.mode}, the mode this process was started with (${ceiling.source})`);
-        }
-        // The project's floor comes with the session's setup; without one yet (no provider), the turn applies it.
-        const floor = await setupFor(session).then((v) => v.projectMode, () => undefined);
-        if (floor && isWiderMode(command.mode, floor)) {
-          return refuse(command, "permission_ceiling", `permission mode ${command.mode} is wider than this project's config allows (${floor})`);
-        }
-        chosenMode = command.mode;
-        gate.mode = command.mode;
-        return respond(command, true, { data: { mode: command.mode } });
-      }
-      case "set-model": {
-        let model: string;
-        try {
-          model = options.checkModel(command.model);
-        } catch (error) {
-          return refuseError(command, error, "unknown_model");
-        }
-        session.model = model;
-        return respond(command, true, { data: { model } });
-      }
+      case "set-permission-mode":
+        return setPermissionMode(ctx, command);
+      case "set-model":
+        return setModel(ctx, command);
       case "new-session":
-        if (active()) return refuse(command, "busy", "a turn is running: interrupt it first");
-        session = { id: options.newId(), cwd: command.cwd ?? session.cwd, model: session.model, started: false, seen: 0 };
-        gate.rules.clear();
-        return respond(command, true, { data: { session_id: session.id, cwd: session.cwd } });
+        return newSession(ctx, command);
       case "resume-session":
-        return resume(command);
-      case "list-sessions": {
-        const all = await store.list();
-        return respond(command, true, { data: command.cwd ? all.filter((s) => s.cwd === command.cwd) : all });
-      }
-      case "list-models": {
-        // The setup the session's turns use says its model; none is prepared for a model chosen since (set-model): the check normalises it.
-        const chosen = session.model ?? session.meta?.model;
-        return respond(command, true, { data: await listSessionModels(options, chosen, setups.peek(session) ?? (chosen ? undefined : setupFor(session))) });
-      }
+        return resume(ctx, command);
+      case "list-sessions":
+        return listSessions(ctx, command);
+      case "list-models":
+        return listModels(ctx, command);
       case "list-files":
-        return fromSetup(command, (p) => p.listFiles?.(command.query ?? "", command.limit ?? 50), "this session cannot list its files");
+        return fromSetup(ctx, command, (p) => p.listFiles?.(command.query ?? "", command.limit ?? 50), "this session cannot list its files");
       case "list-commands":
-        return fromSetup(command, (p) => p.listCommands?.(), "this session's runner has no custom commands");
+        return fromSetup(ctx, command, (p) => p.listCommands?.(), "this session's runner has no custom commands");
       case "list-skills":
-        return fromSetup(command, (p) => p.listSkills?.(), "this session's runner has no skills");
+        return fromSetup(ctx, command, (p) => p.listSkills?.(), "this session's runner has no skills");
       case "compact":
-        return compact(command);
+        return compact(ctx, command);
       case "undo":
-        return undo(command);
+        return undo(ctx, command);
       case "shell":
-        return shell(command);
-      case "list-checkpoints": {
-        const checkpoints = session.meta ? listCheckpoints(await store.load(session.id)) : [];
-        return respond(command, true, { data: { session_id: session.id, checkpoints } });
-      }
+        return shell(ctx, command);
+      case "list-checkpoints":
+        return listSessionCheckpoints(ctx, command);
       case "rewind":
-        return rewind(command);
+        return rewind(ctx, command);
       case "fork-session":
-        return fork(command);
+        return fork(ctx, command);
       case "shutdown":
         // Ordered: every command sent before it has been handled; prompts among them still run to their end.
         closing = true;
@@ -208,128 +185,6 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         await respond(command, true);
         return finish();
     }
-  }
-
-  /** A `prompt` naming a custom command: its expansion, or a coded error. */
-  function expandCommand(prepared: EngineSetup, name: string, args: string): ExpandedCommand {
-    if (!prepared.expandCommand) throw new CodedError("this session's runner has no custom commands", "unknown_command");
-    const expanded = prepared.expandCommand(name, args);
-    if (!expanded) {
-      const known = prepared.listCommands?.().map((c) => c.name) ?? [];
-      throw new CodedError(`no custom command "${name}"${known.length ? `; commands: ${known.join(", ")}` : ""}`, "unknown_command");
-    }
-    return expanded;
-  }
-
-  function commandModel(model: string): string {
-    try {
-      return options.checkModel(model);
-    } catch (error) {
-      throw new CodedError(`the custom command's model: ${messageOf(error)}`, "unknown_model");
-    }
-  }
-
-  /** Reverts the latest turn's writes and edits still in place; without `confirm`, only says what it would do. */
-  async function undo(command: CommandOf<"undo">): Promise<void> {
-    if (active()) return refuse(command, "busy", "a turn is running: interrupt it first");
-    if (!session.meta) return refuse(command, "nothing_to_undo", "nothing to undo: the session has no turn yet");
-    const current = session;
-    const answer = async (prepared: EngineSetup) => {
-      const result = await runUndo(await store.load(current.id), async () => prepared, command.confirm === true, emit);
-      await recorder?.flush();
-      return result.ok ? respond(command, true, { data: result.data }) : refuse(command, result.code, result.error, result.data);
-    };
-    // Only a confirmed undo writes (files and its `rewind` event): it holds the session like a turn.
-    if (!command.confirm) return answer(await setupFor(current));
-    await holdSession(current, "", async () => true, answer);
-  }
-
-  /** Rewinds the held session's conversation and/or files to just before a prompt (app/agent/rewind.ts). */
-  async function rewind(command: CommandOf<"rewind">): Promise<void> {
-    if (active()) return refuse(command, "busy", "a turn is running: interrupt it first");
-    if (!session.meta) return refuse(command, "nothing_to_rewind", "nothing to rewind: the session has no prompt yet");
-    const current = session;
-    await holdSession(current, "", async () => true, async (prepared) => {
-      const answer = await runRewind(current.id, await store.load(current.id), command, prepared, emit);
-      await recorder!.flush();
-      return answer.ok ? respond(command, true, { data: answer.data }) : refuse(command, answer.code, answer.error, answer.data);
-    });
-  }
-
-  /** Copies a stored session's history before a prompt into a new session and switches to it, as a resume does. */
-  async function fork(command: CommandOf<"fork-session">): Promise<void> {
-    if (active()) return refuse(command, "busy", "a turn is running: interrupt it first");
-    if (!command.session && !session.meta) return refuse(command, "unknown_session", "the current session has no turn yet: nothing to fork");
-    const made = await forkSession(store, command.session ?? session.id, command.at, options.newId);
-    await switchTo(made.meta, made.events, made.meta.cwd, command.replay);
-    return respond(command, true, { data: { session_id: made.meta.id, parent: made.meta.parent!.id, at: made.at, ...(made.text !== undefined ? { text: made.text } : {}) } });
-  }
-
-  async function resume(command: CommandOf<"resume-session">): Promise<void> {
-    if (active()) return refuse(command, "busy", "a turn is running: interrupt it first");
-    const meta = await store.resolve(command.session).catch((error) => {
-      throw error instanceof UnknownSessionError ? new CodedError(error.message, "unknown_session") : error;
-    });
-    await switchTo(meta, await store.load(meta.id), command.cwd ?? meta.cwd, command.replay);
-    return respond(command, true, { data: { session_id: meta.id, cwd: session.cwd, model: meta.model, title: meta.title } });
-  }
-
-  /** Makes a stored session the engine's (resume, fork): its standing permission rules, and its history replayed when asked. */
-  async function switchTo(meta: SessionMeta, events: KeenEvent[], cwd: string, replay: boolean | undefined): Promise<void> {
-    session = { id: meta.id, meta, cwd, started: false, seen: events.length };
-    gate.restore(events);
-    if (replay) for (const event of historyEvents(events)) await bus.emit({ ...event, replay: true });
-  }
-
-  /** Answers a query the session's setup serves (`list-files`, `list-commands`, `list-skills`); `missing` when its runner has none. */
-  async function fromSetup(command: Command, serve: (prepared: EngineSetup) => unknown, missing: string): Promise<void> {
-    const data = serve(await setupFor(session));
-    if (data === undefined) return refuse(command, "failed", missing);
-    return respond(command, true, { data: await data });
-  }
-
-  /**
-   * Manual compaction of the idle session: claims it like a turn (so a session
-   * another process is running is refused), compacts its conversation and
-   * stores the replacement. A failure leaves the conversation as it was.
-   */
-  async function compact(command: CommandOf<"compact">): Promise<void> {
-    if (active()) return refuse(command, "busy", "a turn is running: wait for it or interrupt it first");
-    const current = session;
-    if (!current.meta) return refuse(command, "nothing_to_compact", "the session has no conversation to compact yet");
-    await holdSession(current, "", async (prepared) => {
-      if (prepared.provider) return true;
-      await refuse(command, "compaction_failed", "compaction failed: not available with the CLI runner (the CLI keeps its own context)");
-      return false;
-    }, async (prepared, loaded, signal) => {
-      const tokensBefore = messageTokens(loaded.history);
-      const result = await compactConversation({
-        provider: prepared.provider!, messages: loaded.history, keepTokens: prepared.compaction?.keepTokens ?? 0, trigger: "manual",
-        instructions: command.instructions, tokensBefore, signal, retry: { ...options.retry, ...prepared.retry },
-        emit: prepared.hooks?.forTurn({
-          sessionId: current.id, cwd: current.cwd, model: prepared.modelRef, mode: () => gate.mode, emit, gate, interactive: false, instructions: command.instructions, signal,
-        }).emit ?? emit,
-      });
-      await recorder!.flush();
-      if (!result.ok) return await refuse(command, "compaction_failed", `compaction failed: ${result.error}`);
-      await respond(command, true, { data: { session_id: current.id, tokens_before: tokensBefore, tokens_after: result.tokensAfter } });
-    });
-  }
-
-  /**
-   * The user's own command (`shell`, the TUI's `!command`): holds and claims the session like a turn (created
-   * by it when new), runs through the session's bash without the permission gate, and stores its `shell`
-   * event, which the next prompt carries to the model. `interrupt` kills it.
-   */
-  async function shell(command: CommandOf<"shell">): Promise<void> {
-    if (active()) return refuse(command, "busy", "a turn is running: wait for it or interrupt it first");
-    if (!command.command.trim()) return refuse(command, "empty_prompt", "empty command");
-    const current = session;
-    await holdSession(current, `!${command.command}`, async () => true, async (prepared, _loaded, signal) => {
-      const outcome = await runUserShell({ tools: prepared.tools, command: command.command, shellId: options.newId(), emit, signal });
-      await recorder!.flush();
-      await respond(command, true, { data: { session_id: current.id, ...outcome } });
-    });
   }
 
   /**
@@ -394,25 +249,12 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     const started = firstStart ?? Date.now();
     firstStart = undefined;
     const current = session;
-    let prepared: EngineSetup;
     const wasStored = Boolean(current.meta);
     starting = true;
-    let text = prompt.text;
-    let only: string[] | undefined;
-    let images: ContentBlock[] = [];
+    let ready: ReadyPrompt;
     try {
-      prepared = await setupFor(current);
-      if (prompt.command) {
-        const expanded = expandCommand(prepared, prompt.command, prompt.text);
-        text = expanded.text;
-        only = expanded.allowedTools;
-        // The command's model runs this turn only: the session keeps the one it had.
-        if (expanded.model) prepared = await setupFor({ ...current, model: commandModel(expanded.model) });
-      }
-      // Read and checked before the session is claimed: a prompt with an image Keen cannot send is refused whole.
-      if (prompt.images?.length && !prepared.provider) throw new CodedError("images need Keen's own loop; the CLI runner takes none", "bad_image");
-      images = prompt.images?.length ? await promptImageBlocks(prompt.images, prepared.readImage) : [];
-      await claim(current, text, prepared.modelRef);
+      ready = await readyPrompt(ctx, prompt, current);
+      await claim(current, ready.text, ready.prepared.modelRef);
     } catch (error) {
       starting = false;
       early = undefined;
@@ -434,47 +276,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     let status: SessionStatus = "interrupted";
     let answer: { session_id: string; status: string } | undefined;
     try {
-      // A session created by this turn has nothing stored to read yet.
-      const loaded = wasStored ? await loadSession(store, current) : { history: [], events: [], appended: [] };
-      gate.restore(loaded.events);
-      for (const event of loaded.appended) await bus.emit({ ...event, replay: true });
-      const kit = prepared.perTurn();
-      // A custom command's allowed-tools only narrows the session's tools; it never adds one.
-      const kept = (list: Tool[]) => (only ? list.filter((t) => only.includes(t.definition.name)) : list);
-      const tools = [...kept(prepared.tools), ...kit.tools];
-      const first = !current.started;
-      if (!current.started) {
-        current.started = true;
-        await emit({
-          kind: "session-start", model: prepared.modelRef, cwd: current.cwd, tools: tools.map((t) => t.definition.name),
-          protocol_version: PROTOCOL_VERSION, resumed: wasStored, permission_mode: gate.mode, headless: options.headless,
-          ...(prepared.sandbox ? { sandboxed: prepared.sandbox.sandboxed } : {}),
-          ...(prepared.sandbox?.fallback ? { sandbox_fallback: prepared.sandbox.fallback } : {}),
-        });
-      }
-      attachNews(prepared, emit);
-      // Hooks (app/extensions/hook-points.ts): around the gate, as a policy, watching the turn's events, and before it.
-      const hooks = prepared.hooks?.forTurn({
-        sessionId: current.id, cwd: current.cwd, model: prepared.modelRef, mode: () => gate.mode, emit, gate, interactive: options.interactive, signal: controller.signal,
-      });
-      const before = await hooks?.beforeTurn(text, first ? (wasStored ? "resume" : "startup") : undefined);
-      if (before?.blocked && !wasStored) await store.updateMeta(current.id, { title: "(prompt blocked by a hook)" });
-      const backend = prepared.provider ? (prepared.backend ?? embeddedBackend(prepared.provider)) : prepared.backend;
-      const outcome = before?.blocked ? blockedOutcome(before.blocked) : await backend.run({
-        cwd: current.cwd, events: loaded.events, permissionMode: gate.mode,
-        sessionId: current.id, turnId: options.newId(), tools, history: loaded.history,
-        currentTools: () => [...kept(prepared.tools), ...kit.tools],
-        system: prepared.system,
-        // The user's own commands (and file rewinds) since the last prompt come first: context for this one.
-        user: { role: "user", content: [...shellContext(loaded.events), ...rewindContext(loaded.events), ...(before?.context ?? []), { type: "text", text }, ...images], headless: options.headless },
-        emit: hooks?.emit ?? emit, requester: hooks?.requester ?? gate, retry: { ...options.retry, ...prepared.retry }, signal: controller.signal,
-        policies: [...kit.policies, ...(hooks?.policies ?? [])],
-      });
-      const result = buildResult({ sessionId: current.id, outcome, policies: kit.policies, stop: running.stop, started, window: prepared.contextWindow, price: prepared.price });
-      if (result.error) await emit({ kind: "error", message: result.error, ...(result.code ? { error_code: result.code } : {}) });
-      await emit({ kind: "result", ...result.result });
-      status = result.result.status;
-      answer = { session_id: current.id, status: result.result.status };
+      ({ status, answer } = await runClaimedTurn(ctx, { ready, current, wasStored, started, signal: controller.signal, stopped: () => running?.stop }));
     } finally {
       clearTimeout(timer);
       const stopped = running?.stop;
@@ -500,23 +302,10 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     return setups.latest?.redactor ?? options.redactor;
   }
 
-  /** Creates (and claims in the same write) or claims the session, and records model and cwd. */
-  async function claim(current: CurrentSession, text: string, modelRef: string): Promise<void> {
-    if (!current.meta) {
-      const now = Date.now();
-      const redactor = redactorNow();
-      const meta = { id: current.id, title: titleOf(redactor ? redactor.redact(text) : text), cwd: current.cwd, model: modelRef, created: now, updated: now, status: "running" as const };
-      await store.create(meta, { claim: true });
-      current.meta = meta;
-      return;
-    }
-    try {
-      await store.claim(current.id);
-    } catch (error) {
-      if (error instanceof SessionBusyError) throw new CodedError(error.message, "session_busy");
-      throw error;
-    }
-    await store.updateMeta(current.id, { status: "running", updated: Date.now(), model: modelRef, cwd: current.cwd });
+  /** Creates (and claims in the same write) or claims the session; a new one's title hides the secrets known now. */
+  function claim(current: CurrentSession, text: string, modelRef: string): Promise<void> {
+    const redactor = redactorNow();
+    return claimSession(store, current, text, modelRef, redactor && ((line) => redactor.redact(line)));
   }
 
   function stop(reason: StopReason, message?: string): void {
