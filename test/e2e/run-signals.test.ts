@@ -111,16 +111,19 @@ test("--timeout bounds waiting for the prompt on stdin: exit 1, one line, no ses
 });
 
 test("--timeout counts the time spent reading stdin: the run gets what is left", async () => {
-  const sb = makeSandbox(server.url, { stdinGraceMs: 5000 });
+  // stdin ends 2 s in, the budget is 5 s: counted from the start the run ends at ~5 s, counted from
+  // stdin's end it would end at 7 s or later. The 2 s between those leave room for a loaded machine,
+  // as do the 3 s the request has to leave in after stdin ended.
+  const sb = makeSandbox(server.url, { stdinGraceMs: 10_000 });
   server.enqueue({ text: "slow", stallAfterChunks: 3 });
-  const r = await sb.run(["run", "--format", "json", "--timeout", "1.5", "hi"], {
+  const r = await sb.run(["run", "--format", "json", "--timeout", "5", "hi"], {
     stdin: "open",
-    onSpawn: (child) => setTimeout(() => child.stdin!.end("late data\n"), 700),
+    onSpawn: (child) => setTimeout(() => child.stdin!.end("late data\n"), 2000),
   });
   assert.equal(r.code, 1, r.stderr);
   const result = JSON.parse(r.stdout);
-  assert.equal(result.errors.at(-1), "timed out after 1.5s");
-  // 700 ms on stdin + 1.5 s after it would be 2.2 s.
-  assert.ok(result.duration_ms >= 1400 && result.duration_ms < 2000, `duration ${result.duration_ms} ms`);
+  assert.equal(result.errors.at(-1), "timed out after 5.0s");
+  assert.ok(result.duration_ms >= 4900 && result.duration_ms < 7000, `duration ${result.duration_ms} ms`);
+  assert.ok(server.requests[0], "the request left before the budget ran out");
   assert.match(server.requests[0]!.body.messages[0].content[0].text, /^hi\nlate data$/);
 });
