@@ -6,7 +6,7 @@ import { linuxTools } from "./deps.js";
 import { terminateInside } from "./inner-signal.js";
 import type { SandboxPolicy } from "./policy.js";
 import { protectedPaths, removeCreated, type AbsentPath } from "./protected-paths.js";
-import { createSecretScanner, type SecretScanner } from "./secret-paths.js";
+import { createDirectoryListings, createSecretScanner, type SecretScanner } from "./secret-paths.js";
 import { sandboxTempRoot } from "./temp-root.js";
 
 // The ONE place that knows @anthropic-ai/sandbox-runtime (a preview release): everything
@@ -100,6 +100,7 @@ function runtimeConfig(policy: SandboxPolicy): RuntimeConfig {
 
 // One per root for the process: every session, wrap and MCP server of a workspace shares what was listed.
 const scanners = new Map<string, SecretScanner>();
+const listings = new Map<string, ReturnType<typeof createDirectoryListings>>();
 
 /**
  * What commands may not read, read from the disk now (called for every wrap). On Linux the
@@ -160,7 +161,9 @@ export function createCommandSandbox(policyOf: SandboxPolicy | (() => SandboxPol
       let script: string;
       if (process.platform === "linux") {
         // No placeholders: what is there is made read-only, what is not is audited after.
-        const found = await protectedPaths(policy.workspace, policy.denyWrite);
+        let list = listings.get(policy.workspace);
+        if (!list) listings.set(policy.workspace, (list = createDirectoryListings()));
+        const found = await protectedPaths(policy.workspace, policy.denyWrite, list);
         filesystem.denyWrite = found.existing;
         if (options?.audit !== false) audit = { workspace: policy.workspace, absent: found.absent };
         script = await outsideWorkspace(() => sandbox.wrapWithSandbox(keeper(command), undefined, { filesystem }, undefined, { commandId: id, commandText: command }));

@@ -62,27 +62,51 @@ const LOCAL_FS = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630
 const SETTLE_NS = 2_000_000_000n;
 
 /** `now`: the wall clock in ns (a test seam: a clock ahead takes every listing as settled). */
-export function createSecretScanner(root: string, now = () => BigInt(Date.now()) * 1_000_000n): SecretScanner {
+const wallClockNs = () => BigInt(Date.now()) * 1_000_000n;
+const localDev = new Map<bigint, boolean>();
+
+function isLocal(dir: string, dev: bigint): boolean {
+  let local = localDev.get(dev);
+  if (local === undefined) {
+    try {
+      local = LOCAL_FS.has(Number(statfsSync(dir).type));
+    } catch {
+      local = false;
+    }
+    localDev.set(dev, local);
+  }
+  return local;
+}
+
+/** Whether a listing of `dir` taken when its stat was `listing.stat` still holds now that it is `stat` (see above). */
+function unchanged(listing: { stat: BigIntStats; settled: boolean } | undefined, stat: BigIntStats, dir: string): boolean {
+  return listing !== undefined && listing.settled && listing.stat.dev === stat.dev && listing.stat.ino === stat.ino
+    && listing.stat.mtimeNs === stat.mtimeNs && listing.stat.ctimeNs === stat.ctimeNs && isLocal(dir, stat.dev);
+}
+
+/**
+ * `readdirSync(dir, { withFileTypes: true })`, kept between calls by the same rules as the
+ * scanner's listings, for protected-paths.ts's walk. Throws as readdirSync does.
+ */
+export function createDirectoryListings(now = wallClockNs): (dir: string) => Dirent[] {
+  const cache = new Map<string, { stat: BigIntStats; settled: boolean; entries: Dirent[] }>();
+  return (dir) => {
+    // Followed: the workspace itself may be reached through a link (below it, the walk lists real directories only).
+    const stat = statSync(dir, { bigint: true });
+    if (!stat.isDirectory()) throw Object.assign(new Error(`ENOTDIR: not a directory, scandir '${dir}'`), { code: "ENOTDIR" });
+    const known = cache.get(dir);
+    if (unchanged(known, stat, dir)) return known!.entries;
+    const listedAt = now();
+    cache.delete(dir);
+    const entries = readdirSync(dir, { withFileTypes: true });
+    cache.set(dir, { stat, settled: stat.ctimeNs < listedAt - SETTLE_NS, entries });
+    return entries;
+  };
+}
+
+export function createSecretScanner(root: string, now = wallClockNs): SecretScanner {
   let listed = 0;
   const cache = new Map<string, Listing>();
-  const localDev = new Map<bigint, boolean>();
-
-  const isLocal = (dir: string, dev: bigint) => {
-    let local = localDev.get(dev);
-    if (local === undefined) {
-      try {
-        local = LOCAL_FS.has(Number(statfsSync(dir).type));
-      } catch {
-        local = false;
-      }
-      localDev.set(dev, local);
-    }
-    return local;
-  };
-
-  const unchanged = (listing: Listing | undefined, stat: BigIntStats, dir: string) =>
-    listing !== undefined && listing.settled && listing.stat.dev === stat.dev && listing.stat.ino === stat.ino
-    && listing.stat.mtimeNs === stat.mtimeNs && listing.stat.ctimeNs === stat.ctimeNs && isLocal(dir, stat.dev);
 
   return {
     get listed() {

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { chmodSync, mkdirSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { createSecretScanner, isSecretName } from "../../app/sandbox/secret-paths.js";
+import { createDirectoryListings, createSecretScanner, isSecretName } from "../../app/sandbox/secret-paths.js";
+import { protectedPaths } from "../../app/sandbox/protected-paths.js";
 import { secretFileKind } from "../../app/permissions/secret-names.js";
 import { makeTempDir } from "../temp.js";
 
@@ -149,4 +150,17 @@ test("a directory that cannot be listed is denied whole, and listed again once i
     chmodSync(locked, 0o755);
   }
   assert.deepEqual(scanner.scan(), [join(locked, ".env")], "chmod changes the ctime: listed again");
+});
+
+test("protectedPaths over the kept listings finds a protected directory created after the first call", async () => {
+  const { root, ws } = tree();
+  const list = createDirectoryListings(ahead);
+  assert.ok(!(await protectedPaths(ws, [], list)).existing.includes(join(ws, "src", ".vscode")));
+  pastCtimeOf(join(ws, "src"), root);
+  mkdirSync(join(ws, "src", ".vscode"));
+  writeFileSync(join(ws, "src", ".vscode", "settings.json"), "{}");
+  assert.ok((await protectedPaths(ws, [], list)).existing.includes(join(ws, "src", ".vscode")));
+  pastCtimeOf(join(ws, "src", ".vscode"), root);
+  rmSync(join(ws, "src", ".vscode"), { recursive: true });
+  assert.ok(!(await protectedPaths(ws, [], list)).existing.includes(join(ws, "src", ".vscode")));
 });
