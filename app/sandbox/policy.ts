@@ -1,6 +1,5 @@
 import { join } from "node:path";
 import { deniedLocations, sandboxDeniedSystemPaths, type FileGuardOptions } from "../permissions/file-guard.js";
-import { secretNameGlobs } from "../permissions/secret-names.js";
 
 /** What a session's sandboxed commands may touch. */
 export interface SandboxPolicy {
@@ -10,6 +9,12 @@ export interface SandboxPolicy {
   tmpDir: string;
   /** Absolute paths and globs no command may read. */
   denyRead: string[];
+  /**
+   * Directories below which no secret-named entry (secretNameGlobs), at any depth, may be read:
+   * the workspace. Kept apart from `denyRead`: on Linux Keen finds those entries itself before
+   * each command (secret-paths.ts); elsewhere they go to the library as globs.
+   */
+  secretRoots: string[];
   /** Paths inside the writable ones that stay read-only (the project's `.keen`, as the guard keeps it). */
   denyWrite: string[];
   /** Hosts commands may reach (`sandbox.network.allowedDomains`); every other host is asked about or denied. */
@@ -27,11 +32,11 @@ export function sandboxPolicy(opts: {
   guard: Pick<FileGuardOptions, "home" | "extraDenied" | "protectedPaths" | "allowProjectConfigEdits">;
 }): SandboxPolicy {
   const { credentials, extra, keenOwn } = deniedLocations(opts.guard);
-  const names = secretNameGlobs().map((glob) => join(opts.workspace, glob));
   return {
     workspace: opts.workspace,
     tmpDir: opts.tmpDir,
-    denyRead: [...new Set([...credentials, ...keenOwn, ...extra, ...sandboxDeniedSystemPaths(), ...names])],
+    denyRead: [...new Set([...credentials, ...keenOwn, ...extra, ...sandboxDeniedSystemPaths()])],
+    secretRoots: [opts.workspace],
     // Like the guard: the project config chooses the next run's model and tools. (On Linux one
     // that does not exist yet is not mounted: a `.keen` a command creates is removed after it.)
     denyWrite: opts.guard.allowProjectConfigEdits ? [] : [join(opts.workspace, ".keen")],

@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, rmdirSync, rmSync } from "node:fs";
+import { lstatSync, readdirSync, rmdirSync, rmSync, type Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 
@@ -28,9 +28,10 @@ export interface AbsentPath {
  * The paths of `workspace` a sandboxed command may not write, as the library would compute
  * them for its working directory: the protected names at the top, the repository's hooks
  * and config, and the same names (and nested repositories' hooks and config) down to
- * three levels. `extra` (Keen's `.keen`) joins them.
+ * three levels. `extra` (Keen's `.keen`) joins them. `list` lists a directory (runtime.ts
+ * passes secret-paths.ts's createDirectoryListings, which lists again only what changed).
  */
-export async function protectedPaths(workspace: string, extra: string[] = []): Promise<ProtectedPaths> {
+export async function protectedPaths(workspace: string, extra: string[] = [], list?: (dir: string) => Dirent[]): Promise<ProtectedPaths> {
   const paths = new Set([...PROTECTED_FILES, ...PROTECTED_DIRS].map((name) => join(workspace, name)));
   for (const path of extra) paths.add(path);
   const dotGit = join(workspace, ".git");
@@ -41,7 +42,7 @@ export async function protectedPaths(workspace: string, extra: string[] = []): P
     paths.add(join(dotGit, "hooks"));
     paths.add(join(dotGit, "config"));
   }
-  for (const found of nestedMatches(workspace, await listMatches(workspace))) paths.add(found);
+  for (const found of nestedMatches(workspace, await listMatches(workspace, list))) paths.add(found);
   const existing: string[] = [];
   const absent: AbsentPath[] = [];
   for (const path of paths) {
@@ -71,7 +72,7 @@ function firstMissing(workspace: string, path: string): string {
  * symlinks), walked here: a spawn costs more than the walk of a usual tree. Inside a
  * `.git` only what can match is looked at.
  */
-async function listMatches(workspace: string): Promise<string[]> {
+async function listMatches(workspace: string, list?: (dir: string) => Dirent[]): Promise<string[]> {
   const files = new Set(PROTECTED_FILES.map((name) => name.toLowerCase()));
   const dirs = PROTECTED_DIRS.map((name) => name.toLowerCase().split("/"));
   const found: string[] = [];
@@ -85,9 +86,10 @@ async function listMatches(workspace: string): Promise<string[]> {
     return git >= 0 && (lower[git + 1] === "hooks" ? git + 2 < lower.length : git + 2 === lower.length && (name === "head" || name === "config"));
   };
   const walk = async (parts: string[]): Promise<void> => {
-    let entries: import("node:fs").Dirent[];
+    let entries: Dirent[];
     try {
-      entries = await readdir(join(workspace, ...parts), { withFileTypes: true });
+      const dir = join(workspace, ...parts);
+      entries = list ? list(dir) : await readdir(dir, { withFileTypes: true });
     } catch {
       return;
     }

@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
+import { secretNameGlobs } from "../permissions/secret-names.js";
 import { linuxTools } from "./deps.js";
 import { terminateInside } from "./inner-signal.js";
 import type { SandboxPolicy } from "./policy.js";
 import { protectedPaths, removeCreated, type AbsentPath } from "./protected-paths.js";
+import { createDirectoryListings, createSecretScanner, type SecretScanner } from "./secret-paths.js";
 import { sandboxTempRoot } from "./temp-root.js";
 
 // The ONE place that knows @anthropic-ai/sandbox-runtime (a preview release): everything
@@ -91,9 +93,31 @@ function notAllowed(host: string, port: number | undefined): string {
 function runtimeConfig(policy: SandboxPolicy): RuntimeConfig {
   return {
     network: { allowedDomains: policy.allowedDomains, deniedDomains: [] },
-    filesystem: { denyRead: policy.denyRead, allowWrite: [policy.workspace, policy.tmpDir], denyWrite: policy.denyWrite },
+    filesystem: { denyRead: readDenies(policy), allowWrite: [policy.workspace, policy.tmpDir], denyWrite: policy.denyWrite },
     ...binaries(),
   };
+}
+
+// One per root for the process: every session, wrap and MCP server of a workspace shares what was listed.
+const scanners = new Map<string, SecretScanner>();
+const listings = new Map<string, ReturnType<typeof createDirectoryListings>>();
+
+/**
+ * What commands may not read, read from the disk now (called for every wrap). On Linux the
+ * secret names below the workspace come as the paths found there (secret-paths.ts), marked
+ * literal, so the library neither walks the tree for them nor reads a `[` in a name as a pattern.
+ * macOS's sandbox matches globs itself, when a file is opened: there they stay globs.
+ */
+function readDenies(policy: SandboxPolicy): RuntimeConfig["filesystem"]["denyRead"] {
+  if (process.platform !== "linux") {
+    return [...policy.denyRead, ...policy.secretRoots.flatMap((root) => secretNameGlobs().map((glob) => join(root, glob)))];
+  }
+  const found = policy.secretRoots.flatMap((root) => {
+    let scanner = scanners.get(root);
+    if (!scanner) scanners.set(root, (scanner = createSecretScanner(root)));
+    return scanner.scan();
+  });
+  return [...policy.denyRead, ...found.map((path) => ({ path, literal: true as const }))];
 }
 
 /**
@@ -137,7 +161,9 @@ export function createCommandSandbox(policyOf: SandboxPolicy | (() => SandboxPol
       let script: string;
       if (process.platform === "linux") {
         // No placeholders: what is there is made read-only, what is not is audited after.
-        const found = await protectedPaths(policy.workspace, policy.denyWrite);
+        let list = listings.get(policy.workspace);
+        if (!list) listings.set(policy.workspace, (list = createDirectoryListings()));
+        const found = await protectedPaths(policy.workspace, policy.denyWrite, list);
         filesystem.denyWrite = found.existing;
         if (options?.audit !== false) audit = { workspace: policy.workspace, absent: found.absent };
         script = await outsideWorkspace(() => sandbox.wrapWithSandbox(keeper(command), undefined, { filesystem }, undefined, { commandId: id, commandText: command }));
