@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
+import { failed, resultOf } from "../cli/run-failures-checks.js";
 import { makeSandbox, parseLines, waitForStdout } from "./harness.js";
 
 const server = useMockLLMServer();
@@ -10,25 +11,9 @@ const server = useMockLLMServer();
 // plays no role and is off (with bash available, every turn would warm it up: ~0.25 s of CPU per Keen).
 const TEXT_ONLY = { sandbox: { mode: "off" } };
 const RETRY = { ...TEXT_ONLY, retry: { maxRetries: 1, baseDelayMs: 10 } };
-const ZERO_USAGE = { input_tokens: 0, cached_tokens: 0, cache_write_tokens: 0, output_tokens: 0, reasoning_tokens: 0, total_tokens: 0 };
 
-/** The JSON result with run-dependent fields fixed. */
-function resultOf(stdout: string) {
-  const lines = stdout.split("\n").filter(Boolean);
-  assert.equal(lines.length, 1, `exactly one object on stdout: ${stdout}`);
-  const r = JSON.parse(lines[0]!);
-  assert.equal(r.opencode_session_id, r.session_id.replaceAll("-", ""));
-  return { ...r, session_id: "<id>", opencode_session_id: "<id>", duration_ms: 0 };
-}
-
-/** An error result; the default model has a list price, so `cost_usd` is always there (0 for no usage). */
-function failed(errors: string[], usage = ZERO_USAGE, num_turns = 0, cost_usd = 0) {
-  return {
-    session_id: "<id>", opencode_session_id: "<id>", text: "", status: "error", is_error: true,
-    errors, num_turns, duration_ms: 0, usage, cost_usd,
-  };
-}
-
+// The retries, the other provider failures and the text format's hint run in process in
+// test/cli/run-failures.test.ts; this spawned case proves the real process's exit code and split.
 test("provider 400 → exit 1, the message on stderr, an error result, the session's status error", async () => {
   const sb = makeSandbox(server.url, RETRY);
   server.enqueue({ kind: "http-error", status: 400, body: { type: "error", error: { type: "invalid_request_error", message: "prompt is too long" } } });
@@ -38,65 +23,6 @@ test("provider 400 → exit 1, the message on stderr, an error result, the sessi
   assert.deepEqual(resultOf(r.stdout), failed(["400 invalid_request_error: prompt is too long"]));
   assert.equal(server.requests.length, 1, "a 400 is not retried");
   assert.deepEqual((await sb.sessions()).map((s) => s.status), ["error"]);
-
-  server.enqueue({ kind: "http-error", status: 401 });
-  const text = await sb.run(["run", "--no-stdin", "hi"]);
-  assert.deepEqual({ code: text.code, stdout: text.stdout }, { code: 1, stdout: "" });
-  const session = (await sb.sessions())[0]!.id;
-  assert.equal(text.stderr, `keen: error: 401 authentication_error: mock HTTP 401\nkeen: failed · session ${session} · continue with: keen run -s ${session} "…" (or keen run -c in this directory)\n`);
-});
-
-test("429 with retry-after, then a cut stream, then success: retried, only the good attempt's text counts", async () => {
-  const sb = makeSandbox(server.url, TEXT_ONLY);
-  server.enqueue(
-    { kind: "http-error", status: 429, headers: { "retry-after": "0" } },
-    { text: "Broken attempt text that must vanish", cutAfterChunks: 5 },
-    { text: "Good answer.", usage: { input: 10, output: 3 } },
-  );
-  const r = await sb.run(["run", "--format", "json", "--no-stdin", "hi"]);
-  assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(resultOf(r.stdout), {
-    session_id: "<id>", opencode_session_id: "<id>", text: "Good answer.", status: "success", is_error: false,
-    errors: [], num_turns: 1, duration_ms: 0,
-    usage: { input_tokens: 10, cached_tokens: 0, cache_write_tokens: 0, output_tokens: 3, reasoning_tokens: 0, total_tokens: 13 },
-    cost_usd: 0.000075, context: { used: 13, window: 200_000 }, stop_reason: "end_turn",
-  });
-  assert.equal(server.requests.length, 3);
-  assert.deepEqual(server.unexpected, []);
-  const retries = r.stderr.split("\n").filter(Boolean);
-  assert.equal(retries.length, 2, r.stderr);
-  assert.match(retries[0]!, /^keen: retrying in 0\.0s \(attempt 2\): 429 rate_limit_error/);
-  assert.match(retries[1]!, /^keen: retrying in [\d.]+s \(attempt 3\): /);
-  const { events } = await sb.show(JSON.parse(r.stdout).session_id);
-  assert.deepEqual(events.filter((e) => e.kind === "text" && e.role === "assistant").map((e) => e.content), ["Good answer."]);
-});
-
-test("5xx until retries are exhausted → exit 1 with the last error", async () => {
-  const sb = makeSandbox(server.url, RETRY);
-  server.enqueue({ kind: "http-error", status: 500 }, { kind: "http-error", status: 529 });
-  const r = await sb.run(["run", "--format", "json", "--no-stdin", "hi"]);
-  assert.equal(r.code, 1);
-  assert.deepEqual(resultOf(r.stdout), failed(["529 overloaded_error: mock HTTP 529"]));
-  assert.equal(server.requests.length, 2);
-  assert.equal(server.pending(), 0);
-});
-
-test("an in-stream overloaded error is retried", async () => {
-  const sb = makeSandbox(server.url, RETRY);
-  server.enqueue({ text: "half of it", errorAfterChunks: 4 }, { text: "whole answer" });
-  const r = await sb.run(["run", "--no-stdin", "hi"]);
-  assert.deepEqual({ code: r.code, stdout: r.stdout }, { code: 0, stdout: "whole answer\n" });
-  assert.equal(server.requests.length, 2);
-});
-
-test("the stall watchdog aborts a silent stream and retries it", async () => {
-  const sb = makeSandbox(server.url, { ...TEXT_ONLY, retry: { maxRetries: 1, baseDelayMs: 10, idleTimeoutMs: 1000 } });
-  server.enqueue({ text: "never finished", stallAfterChunks: 4 }, { text: "after the stall" });
-  const r = await sb.run(["run", "--no-stdin", "hi"]);
-  assert.deepEqual({ code: r.code, stdout: r.stdout }, { code: 0, stdout: "after the stall\n" });
-  assert.match(r.stderr, /^keen: retrying in [\d.]+s \(attempt 2\): stream stalled: no data for [\d.]+s\n$/);
-  assert.equal(server.requests.length, 2);
-  assert.equal(server.pending(), 0);
 });
 
 test("--timeout bounds the whole run → exit 1 with 'timed out', the step and the usage the provider reported, the session's status error", async () => {
