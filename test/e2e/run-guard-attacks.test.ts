@@ -205,45 +205,44 @@ test("a symlink swap race during many tool calls never reads or writes a protect
   assert.ok(live(), `the race was not live in ${turns} turns: ${JSON.stringify(seen)}, flips ${flips}`);
 });
 
-test("edits keep the bytes they did not touch: Latin-1, CRLF, no final newline", async () => {
+// Three guards of the write tools in one turn of one Keen (each Keen with the sandbox costs ~0.7 s
+// of CPU): the calls touch different files, and each group's results are checked on their own.
+test("edits keep the bytes they did not touch (Latin-1, CRLF, no final newline); the redaction marker is never written back; the project's .keen/config.json is refused by default", async () => {
   const sb = sandbox();
   const latin1 = Buffer.from("# caf\xe9\r\nversion = 1\r\nauthor = \"Jos\xe9\"", "latin1");
   writeFileSync(join(sb.workspace, "legacy.cfg"), latin1);
   writeFileSync(join(sb.workspace, "win.txt"), "alpha\r\nbeta\r\ngamma");
+  writeFileSync(join(sb.workspace, "app.env.ts"), "export const KEY = 'sk-local-0123456789';\n");
   const results = await toolResults(sb, [
     { name: "edit_file", input: { path: "legacy.cfg", old_string: "version = 1\nauthor", new_string: "version = 2\nauthor" } },
     { name: "edit_file", input: { path: "legacy.cfg", old_string: "caf\uFFFD", new_string: "cafe" } },
     { name: "write_file", input: { path: "legacy.cfg", content: "replaced\n" } },
     { name: "edit_file", input: { path: "win.txt", old_string: "beta\ngamma", new_string: "beta\ndelta" } },
-  ]);
-  assert.deepEqual(results.map((r) => r.is_error), [false, true, true, false]);
-  assert.match(results[1]!.result, /is not valid UTF-8 .* can only match and insert ASCII text/);
-  assert.match(results[2]!.result, /exists and is not valid UTF-8 .* set overwrite_non_utf8 to true/);
-  assert.deepEqual(readFileSync(join(sb.workspace, "legacy.cfg")), Buffer.from("# caf\xe9\r\nversion = 2\r\nauthor = \"Jos\xe9\"", "latin1"));
-  assert.equal(readFileSync(join(sb.workspace, "win.txt"), "utf8"), "alpha\r\nbeta\r\ndelta");
-});
-
-test("the redaction marker is never written back", async () => {
-  const sb = sandbox();
-  writeFileSync(join(sb.workspace, "app.env.ts"), "export const KEY = 'sk-local-0123456789';\n");
-  const results = await toolResults(sb, [
     { name: "write_file", input: { path: "app.env.ts", content: "export const KEY = '[redacted]';\n" } },
     { name: "edit_file", input: { path: "app.env.ts", old_string: "'[redacted]'", new_string: "process.env.KEY" } },
+    { name: "write_file", input: { path: ".keen/config.json", content: '{"maxTurns": 99}' } },
   ]);
-  for (const r of results) {
+
+  const bytes = results.slice(0, 4);
+  assert.deepEqual(bytes.map((r) => r.is_error), [false, true, true, false]);
+  assert.match(bytes[1]!.result, /is not valid UTF-8 .* can only match and insert ASCII text/);
+  assert.match(bytes[2]!.result, /exists and is not valid UTF-8 .* set overwrite_non_utf8 to true/);
+  assert.deepEqual(readFileSync(join(sb.workspace, "legacy.cfg")), Buffer.from("# caf\xe9\r\nversion = 2\r\nauthor = \"Jos\xe9\"", "latin1"));
+  assert.equal(readFileSync(join(sb.workspace, "win.txt"), "utf8"), "alpha\r\nbeta\r\ndelta");
+
+  for (const r of results.slice(4, 6)) {
     assert.equal(r.is_error, true);
     assert.match(r.result, /^Refused: (content|old_string) contains \[redacted\], the marker Keen puts where it hid a secret from you/);
   }
   assert.equal(readFileSync(join(sb.workspace, "app.env.ts"), "utf8"), "export const KEY = 'sk-local-0123456789';\n");
+
+  const project = results[6]!;
+  assert.equal(project.is_error, true);
+  assert.match(project.result, /^Refused: .*\.keen\/config\.json is in this project's \.keen config directory, which chooses the next run's model and tools; writing it needs "guard": \{ "allowProjectConfigEdits": true \} in your own Keen config\.$/);
+  assert.equal(existsSync(join(sb.workspace, ".keen")), false);
 });
 
-test("the project's .keen/config.json is written only when the user's config allows it", async () => {
-  const refusedSb = sandbox();
-  const [r] = await toolResults(refusedSb, [{ name: "write_file", input: { path: ".keen/config.json", content: '{"maxTurns": 99}' } }]);
-  assert.equal(r!.is_error, true);
-  assert.match(r!.result, /^Refused: .*\.keen\/config\.json is in this project's \.keen config directory, which chooses the next run's model and tools; writing it needs "guard": \{ "allowProjectConfigEdits": true \} in your own Keen config\.$/);
-  assert.equal(existsSync(join(refusedSb.workspace, ".keen")), false);
-
+test("the project's .keen/config.json is written when the user's config allows it", async () => {
   const allowedSb = sandbox({ guard: { allowProjectConfigEdits: true } });
   const [ok] = await toolResults(allowedSb, [{ name: "write_file", input: { path: ".keen/config.json", content: '{"maxTurns": 99}' } }]);
   assert.equal(ok!.is_error, false, ok!.result);
