@@ -172,14 +172,7 @@ test("an untrusted project hook does not run headless (stderr says so); after ke
   assert.equal(changed.code, 0, changed.stderr);
   assert.equal(readFileSync(marker, "utf8"), "ran\n", "the changed hook did not run");
   assert.match(changed.stderr, /not trusted/);
-
-  const untrust = await sb.run(["untrust"]);
-  assert.equal(untrust.code, 0, untrust.stderr);
-  assert.match(untrust.stdout, /project hooks no longer trusted/);
-  assert.equal(JSON.parse(readFileSync(join(sb.home, "config.json"), "utf8")).hooksTrust, undefined);
-  const nothing = await makeSandbox(server.url).run(["trust"]);
-  assert.deepEqual([nothing.code, nothing.stderr.trim().split("\n").length], [2, 1]);
-  assert.match(nothing.stderr, /nothing to trust in .*: no \.mcp\.json and no project hooks/);
+  // `keen untrust` and `keen trust` with nothing to trust: test/cli/hooks-trust.test.ts, in process.
 });
 
 test("over keen stdio: SessionStart adds context, a permission ask and the turn's end notify, Stop keeps the turn going once, UserPromptSubmit blocks a prompt", async () => {
