@@ -35,9 +35,13 @@ test("the kinds whose answer waits on work, each followed at once by EOF, are an
   // function); here the real process, stdin closed right after the command, for the kinds whose answer
   // comes after work the exit could cut short: a turn, a compaction, a shell command, shutdown.
   const { sb, session } = await withSession();
+  // --sandbox off for the cases where no tool runs (a text-only turn, a compaction, shutdown): the sandbox
+  // plays no role there, and with bash available every turn warms it in the background. The user's
+  // shell command keeps it on.
+  const off = ["--sandbox", "off"];
   const last: { args?: string[]; command: Command; mock?: Parameters<typeof server.enqueue>; check(r: Record<string, any>, run: ScriptRun): void }[] = [
     {
-      command: { kind: "prompt", id: "p", text: "hi" }, mock: [{ text: "Hello there." }],
+      args: off, command: { kind: "prompt", id: "p", text: "hi" }, mock: [{ text: "Hello there." }],
       check: (r, run) => {
         assert.deepEqual([r.ok, r.data.status], [true, "success"]);
         assert.deepEqual(kindSequence(run.lines), ["session-start", "text", "text-delta", "content-end", "text", "result", "response"]);
@@ -55,10 +59,10 @@ test("the kinds whose answer waits on work, each followed at once by EOF, are an
       },
     },
     {
-      args: ["--session", session], command: { kind: "compact", id: "c" }, mock: [{ text: "SUMMARY of the session" }],
+      args: ["--session", session, ...off], command: { kind: "compact", id: "c" }, mock: [{ text: "SUMMARY of the session" }],
       check: (r) => assert.deepEqual([r.ok, r.data.session_id, typeof r.data.tokens_after], [true, session, "number"]),
     },
-    { command: { kind: "shutdown", id: "s" }, check: (r) => assert.equal(r.ok, true) },
+    { args: off, command: { kind: "shutdown", id: "s" }, check: (r) => assert.equal(r.ok, true) },
   ];
   // One process per case: each command must be the very last line before EOF.
   for (const { args = [], command, mock, check } of last) {
@@ -76,7 +80,8 @@ test("the kinds whose answer waits on work, each followed at once by EOF, are an
 test("commands written back to back take effect in order, and each gets exactly one response", async () => {
   const { sb, session } = await withSession();
   server.enqueue({ text: "SUMMARY of the session" }, { text: "Going on." });
-  const run = await script(sb, ["--session", session], [
+  // --sandbox off: no tool runs here (undo restores the file itself; the turn only talks).
+  const run = await script(sb, ["--session", session, "--sandbox", "off"], [
     { kind: "list-sessions", id: 1 },
     { kind: "list-models", id: 2 },
     { kind: "set-permission-mode", id: 3, mode: "ask" },
