@@ -4,13 +4,14 @@
  * diff, bad `cwd`s and models are invalid params, and Keen tells the editor
  * its commands and mode changes (and serves the commands sent as prompts).
  */
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { methods, type SessionNotification, type ToolCallUpdate } from "@agentclientprotocol/sdk";
+import { methods, type ClientContext, type SessionNotification, type ToolCallUpdate } from "@agentclientprotocol/sdk";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
-import { chunkText, openAcp } from "./acp-client.js";
+import { chunkText, openAcp, startAcp } from "./acp-client.js";
+import { makeSandbox } from "./harness.js";
 
 const MODEL = "anthropic/claude-test";
 const server = useMockLLMServer();
@@ -20,13 +21,46 @@ type Update = SessionNotification["update"];
 const finished = (updates: SessionNotification[]) =>
   updates.map((n) => n.update).filter((u): u is Extract<Update, { sessionUpdate: "tool_call_update" }> =>
     u.sessionUpdate === "tool_call_update" && (u.status === "completed" || u.status === "failed"));
+/*
+ * Tests that need no flags, config or client capabilities of their own share one `keen acp`, each in
+ * a session of its own (and a directory of its own where it writes files), as an editor keeps one
+ * agent process for many sessions; a process costs ~0.7 s of CPU to start. The last of them checks
+ * that this process exits 0 on EOF. Updates and permission requests are told apart by session id.
+ */
+type Shared = ReturnType<typeof open> & { ctx: ClientContext; done: Promise<unknown> };
+let sharedAcp: Promise<Shared> | undefined;
+let release = () => {};
+const shared = () => (sharedAcp ??= new Promise<Shared>((resolve, reject) => {
+  const sb = makeSandbox(server.url);
+  // Several tests' worth of turns: a longer budget than one test's before a hang is killed.
+  const acp = startAcp(["--model", MODEL], sb.env, sb.workspace, 180_000);
+  const closed = new Promise<void>((r) => (release = r));
+  const done = acp.run(async (ctx) => {
+    resolve({ sb, acp, ctx, done });
+    await closed;
+  });
+  done.catch(reject);
+}));
+after(async () => {
+  release();
+  // A test that failed may have left it running.
+  if (sharedAcp) (await sharedAcp.catch(() => undefined))?.acp.child.kill("SIGKILL");
+});
+/** A fresh directory for one shared test's session. */
+const dirFor = (sb: { root: string }, name: string) => {
+  const dir = join(sb.root, name);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+};
+const ofSession = (updates: SessionNotification[], sessionId: string) => updates.filter((n) => n.sessionId === sessionId);
 /** The agent's message chunks from update `from` on. */
 const said = (updates: SessionNotification[], from: number) => chunkText(updates.slice(from), "agent_message_chunk");
 
 test("a permission request shows the change as the finished call does: a diff item with the whole old and new text; past 128 KiB the unified diff", async () => {
-  const { sb, acp } = open();
-  const app = join(sb.workspace, "app.txt");
-  const big = join(sb.workspace, "big.txt");
+  const { sb, acp, ctx } = await shared();
+  const cwd = dirFor(sb, "diffs");
+  const app = join(cwd, "app.txt");
+  const big = join(cwd, "big.txt");
   writeFileSync(app, "alpha\nbeta\n");
   writeFileSync(big, Array.from({ length: 9000 }, (_, i) => `line ${i}`).join("\n") + "\n");
   server.enqueue(
@@ -35,50 +69,45 @@ test("a permission request shows the change as the finished call does: a diff it
     { toolCalls: [{ name: "edit_file", input: { path: "big.txt", old_string: "line 4321\n", new_string: "LINE 4321\n" } }] },
     { text: "Done." },
   );
+  const from = acp.permissions.length;
   acp.answer("allow-once", "allow-once", "allow-once");
-  await acp.run(async (ctx) => {
-    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
-    assert.equal((await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "change things" }] })).stopReason, "end_turn");
-  });
-  assert.equal((await acp.exited).code, 0, acp.stderr());
-  const asked = acp.permissions.map((p) => (p.toolCall as ToolCallUpdate).content);
+  const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
+  assert.equal((await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "change things" }] })).stopReason, "end_turn");
+  const asked = acp.permissions.slice(from).map((p) => (p.toolCall as ToolCallUpdate).content);
   assert.deepEqual(asked.slice(0, 2), [
-    [{ type: "diff", path: join(sb.workspace, "notes.txt"), oldText: null, newText: "one\ntwo\n" }],
+    [{ type: "diff", path: join(cwd, "notes.txt"), oldText: null, newText: "one\ntwo\n" }],
     [{ type: "diff", path: app, oldText: "alpha\nbeta\n", newText: "alpha\ngamma\n" }],
   ]);
   const large = JSON.stringify(asked[2]);
   assert.match(large, /```diff\\n.*-line 4321\\n\+LINE 4321/, large.slice(0, 300));
   assert.doesNotMatch(large, /"type":"diff"/);
   // Each prompt showed what the finished call then showed.
-  assert.deepEqual(asked, finished(acp.updates).map((u) => u.content));
+  assert.deepEqual(asked, finished(ofSession(acp.updates, sessionId)).map((u) => u.content));
 });
 
 test("session/new with a relative, missing or non-directory cwd, or none, is invalid params with a message; so is a model set_config_option did not offer", async () => {
-  const { sb, acp } = open();
+  const { sb, acp, ctx } = await shared();
   server.enqueue({ text: "Fine." });
   const invalid = (pattern: RegExp) => (e: { code: number; message: string }) => e.code === -32602 && pattern.test(e.message);
-  await acp.run(async (ctx) => {
-    const create = (cwd: string) => ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
-    await assert.rejects(create("ws"), invalid(/cwd must be an absolute path, not "ws"/));
-    await assert.rejects(create(join(sb.root, "nowhere")), invalid(/cwd .*nowhere does not exist/));
-    writeFileSync(join(sb.root, "plain.txt"), "");
-    await assert.rejects(create(join(sb.root, "plain.txt")), invalid(/plain\.txt is not a directory/));
-    await assert.rejects(ctx.request(methods.agent.session.load, { sessionId: "x", cwd: "ws", mcpServers: [] }), invalid(/absolute/));
-    // No cwd at all: the SDK's own params check answers.
-    const before = acp.raw.length;
-    acp.child.stdin!.write(JSON.stringify({ jsonrpc: "2.0", id: 911, method: "session/new", params: { mcpServers: [] } }) + "\n");
-    const { sessionId } = await create(sb.workspace);
-    const missing = acp.raw.slice(before).map((line) => JSON.parse(line)).find((m) => m.id === 911);
-    assert.equal(missing?.error?.code, -32602, JSON.stringify(missing));
+  const create = (cwd: string) => ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
+  await assert.rejects(create("ws"), invalid(/cwd must be an absolute path, not "ws"/));
+  await assert.rejects(create(join(sb.root, "nowhere")), invalid(/cwd .*nowhere does not exist/));
+  writeFileSync(join(sb.root, "plain.txt"), "");
+  await assert.rejects(create(join(sb.root, "plain.txt")), invalid(/plain\.txt is not a directory/));
+  await assert.rejects(ctx.request(methods.agent.session.load, { sessionId: "x", cwd: "ws", mcpServers: [] }), invalid(/absolute/));
+  // No cwd at all: the SDK's own params check answers.
+  const before = acp.raw.length;
+  acp.child.stdin!.write(JSON.stringify({ jsonrpc: "2.0", id: 911, method: "session/new", params: { mcpServers: [] } }) + "\n");
+  const { sessionId } = await create(sb.workspace);
+  const missing = acp.raw.slice(before).map((line) => JSON.parse(line)).find((m) => m.id === 911);
+  assert.equal(missing?.error?.code, -32602, JSON.stringify(missing));
 
-    await assert.rejects(
-      ctx.request(methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "anthropic/claude-unlisted" }),
-      invalid(/model "anthropic\/claude-unlisted" is not among the options: anthropic\/claude-test, /),
-    );
-    // The refused model changed nothing.
-    assert.equal((await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] })).stopReason, "end_turn");
-  });
-  assert.equal((await acp.exited).code, 0, acp.stderr());
+  await assert.rejects(
+    ctx.request(methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "anthropic/claude-unlisted" }),
+    invalid(/model "anthropic\/claude-unlisted" is not among the options: anthropic\/claude-test, /),
+  );
+  // The refused model changed nothing.
+  assert.equal((await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] })).stopReason, "end_turn");
   assert.deepEqual(server.requests.map((r) => r.body.model), ["claude-test"]);
   assert.doesNotMatch(acp.stderr(), /\n\s+at /, "no stack traces");
 });
@@ -108,44 +137,43 @@ test("available_commands_update follows session/new: compact, undo and mode; und
 });
 
 test("/mode, /undo and unknown /words sent as prompts: the mode change reaches the editor as current_mode_update, undo shows then reverts the last turn, other words go to the model", async () => {
-  const { sb, acp } = open();
-  const notes = join(sb.workspace, "notes.txt");
+  const { sb, acp, ctx } = await shared();
+  const cwd = dirFor(sb, "commands");
+  const notes = join(cwd, "notes.txt");
+  const asked = acp.permissions.length;
   server.enqueue(
     { toolCalls: [{ name: "write_file", input: { path: "notes.txt", content: "one\n" } }] }, { text: "Wrote it." },
     { text: "No such command here." },
   );
-  await acp.run(async (ctx) => {
-    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
-    const prompt = async (text: string) => {
-      const from = acp.updates.length;
-      const { stopReason } = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
-      assert.equal(stopReason, "end_turn");
-      return { from, text: said(acp.updates, from) };
-    };
-    const mode = await prompt("/mode auto");
-    assert.equal(mode.text, "Permission mode: auto.");
-    assert.ok(acp.updates.slice(mode.from).some((n) => n.update.sessionUpdate === "current_mode_update" && n.update.currentModeId === "auto"));
-    // Auto: the write runs unasked.
-    await prompt("write notes");
-    assert.ok(existsSync(notes));
-    assert.equal((await prompt("/undo")).text, `/undo will remove ${notes}. Send /undo again to do it.`);
-    assert.ok(existsSync(notes), "the first /undo only shows");
-    assert.equal((await prompt("/undo")).text, `Undone: remove ${notes}.`);
-    assert.equal(existsSync(notes), false);
-    assert.match((await prompt("/undo")).text, /^Nothing was undone: /);
-    const refused = await prompt("/mode yolo");
-    assert.match(refused.text, /^The mode stays auto: unknown mode "yolo"/);
-    assert.equal((await prompt("/mode")).text, "The permission mode is auto (modes: ask, accept-edits, auto, read-only).");
-    await prompt("/frobnicate now");
-    assert.ok(!acp.updates.slice(refused.from).some((n) => n.update.sessionUpdate === "current_mode_update"));
-    // The editor's own set_mode is not echoed back.
-    const before = acp.updates.length;
-    await ctx.request(methods.agent.session.setMode, { sessionId, modeId: "ask" });
-    assert.equal((await prompt("/mode")).text, "The permission mode is ask (modes: ask, accept-edits, auto, read-only).");
-    assert.ok(!acp.updates.slice(before).some((n) => n.update.sessionUpdate === "current_mode_update"));
-  });
-  assert.equal((await acp.exited).code, 0, acp.stderr());
-  assert.equal(acp.permissions.length, 0);
+  const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
+  const prompt = async (text: string) => {
+    const from = acp.updates.length;
+    const { stopReason } = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+    assert.equal(stopReason, "end_turn");
+    return { from, text: said(acp.updates, from) };
+  };
+  const mode = await prompt("/mode auto");
+  assert.equal(mode.text, "Permission mode: auto.");
+  assert.ok(acp.updates.slice(mode.from).some((n) => n.update.sessionUpdate === "current_mode_update" && n.update.currentModeId === "auto"));
+  // Auto: the write runs unasked.
+  await prompt("write notes");
+  assert.ok(existsSync(notes));
+  assert.equal((await prompt("/undo")).text, `/undo will remove ${notes}. Send /undo again to do it.`);
+  assert.ok(existsSync(notes), "the first /undo only shows");
+  assert.equal((await prompt("/undo")).text, `Undone: remove ${notes}.`);
+  assert.equal(existsSync(notes), false);
+  assert.match((await prompt("/undo")).text, /^Nothing was undone: /);
+  const refused = await prompt("/mode yolo");
+  assert.match(refused.text, /^The mode stays auto: unknown mode "yolo"/);
+  assert.equal((await prompt("/mode")).text, "The permission mode is auto (modes: ask, accept-edits, auto, read-only).");
+  await prompt("/frobnicate now");
+  assert.ok(!acp.updates.slice(refused.from).some((n) => n.update.sessionUpdate === "current_mode_update"));
+  // The editor's own set_mode is not echoed back.
+  const before = acp.updates.length;
+  await ctx.request(methods.agent.session.setMode, { sessionId, modeId: "ask" });
+  assert.equal((await prompt("/mode")).text, "The permission mode is ask (modes: ask, accept-edits, auto, read-only).");
+  assert.ok(!acp.updates.slice(before).some((n) => n.update.sessionUpdate === "current_mode_update"));
+  assert.equal(acp.permissions.length, asked);
   // Only the turn and the unknown word reached the model; the commands did not.
   assert.equal(server.requests.length, 3);
   assert.match(JSON.stringify(server.requests[2]!.body.messages.at(-1)), /\/frobnicate now/);
@@ -179,18 +207,24 @@ test("/compact sent as a prompt compacts the conversation with the given instruc
 });
 
 test("custom commands (.keen/commands) follow Keen's in available_commands_update, and /name args runs the command", async () => {
-  const { sb, acp } = open();
-  mkdirSync(join(sb.workspace, ".keen", "commands"), { recursive: true });
-  writeFileSync(join(sb.workspace, ".keen", "commands", "greet.md"), "---\ndescription: Greet someone\nargument-hint: <name>\n---\nSay hello to $1.\n");
+  const { sb, acp, ctx } = await shared();
+  const cwd = dirFor(sb, "custom");
+  mkdirSync(join(cwd, ".keen", "commands"), { recursive: true });
+  writeFileSync(join(cwd, ".keen", "commands", "greet.md"), "---\ndescription: Greet someone\nargument-hint: <name>\n---\nSay hello to $1.\n");
   server.enqueue({ text: "Hello, Ada." });
-  await acp.run(async (ctx) => {
-    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
-    await acp.waitFor((n) => n.sessionId === sessionId && n.update.sessionUpdate === "available_commands_update");
-    await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "/greet Ada" }] });
-  });
-  assert.equal((await acp.exited).code, 0, acp.stderr());
-  const update = acp.updates.find((n) => n.update.sessionUpdate === "available_commands_update")!.update;
+  const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
+  const { update } = await acp.waitFor((n) => n.sessionId === sessionId && n.update.sessionUpdate === "available_commands_update");
+  await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "/greet Ada" }] });
   const listed = update.sessionUpdate === "available_commands_update" ? update.availableCommands : [];
   assert.deepEqual(listed.map((c) => [c.name, c.input?.hint]).slice(-1), [["greet", "<name>"]]);
   assert.match(JSON.stringify(server.requests.at(-1)!.body.messages), /Say hello to Ada\./);
+});
+
+test("the shared keen acp above ends with exit 0 when the editor closes stdin; its stdout carried JSON-RPC only", async () => {
+  const { acp, done } = await shared();
+  release();
+  await done;
+  assert.equal((await acp.exited).code, 0, acp.stderr());
+  assert.ok(acp.raw.every((line) => JSON.parse(line).jsonrpc === "2.0"), "stdout carries JSON-RPC only");
+  assert.doesNotMatch(acp.stderr(), /\n\s+at /, "no stack traces");
 });

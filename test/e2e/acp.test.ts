@@ -1,10 +1,11 @@
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { methods, type SessionNotification } from "@agentclientprotocol/sdk";
+import { methods, type ClientContext, type SessionNotification } from "@agentclientprotocol/sdk";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
-import { chunkText, openAcp, updateKinds } from "./acp-client.js";
+import { chunkText, openAcp, startAcp, updateKinds } from "./acp-client.js";
+import { makeSandbox } from "./harness.js";
 
 const MODEL = "anthropic/claude-test";
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
@@ -102,22 +103,46 @@ test("a prompt streams thought and message chunks, tool calls with kinds and loc
   assert.deepEqual(server.unexpected, []);
 });
 
+/*
+ * The tests from here to "the shared keen acp ..." are about the engine behind ACP: they share one
+ * `keen acp` (default flags, one sandbox), each in a session of its own, as an editor keeps one agent
+ * process for many sessions; a process costs ~0.7 s of CPU to start. Tests about the process itself
+ * (initialize and exit, flags, SIGTERM) start their own. Updates are told apart by session id.
+ */
+type Shared = ReturnType<typeof open> & { ctx: ClientContext; done: Promise<unknown> };
+let sharedAcp: Promise<Shared> | undefined;
+let release = () => {};
+const shared = () => (sharedAcp ??= new Promise<Shared>((resolve, reject) => {
+  const sb = makeSandbox(server.url);
+  // Six tests' worth of turns: a longer budget than one test's before a hang is killed.
+  const acp = startAcp(["--model", MODEL], sb.env, sb.workspace, 180_000);
+  const closed = new Promise<void>((r) => (release = r));
+  const done = acp.run(async (ctx) => {
+    resolve({ sb, acp, ctx, done });
+    await closed;
+  });
+  done.catch(reject);
+}));
+after(async () => {
+  release();
+  // A test that failed may have left it running.
+  if (sharedAcp) (await sharedAcp.catch(() => undefined))?.acp.child.kill("SIGKILL");
+});
+
 test("permission requests: reject once, then allow always (no more asking for that tool); the model hears the answers", async () => {
-  const { sb, acp } = open();
+  const { sb, acp, ctx } = await shared();
   const bash = (command: string) => ({ toolCalls: [{ name: "bash", input: { command } }] });
   server.enqueue(bash("echo first"), { text: "You said no." }, bash("echo second"), { text: "Ran it." }, bash("echo third"), { text: "Ran again." });
+  const from = acp.permissions.length;
   acp.answer("deny", "allow-always");
-  const sessionId = await acp.run(async (ctx) => {
-    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
-    const prompt = (text: string) => ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
-    assert.equal((await prompt("one")).stopReason, "end_turn");
-    assert.equal((await prompt("two")).stopReason, "end_turn");
-    assert.equal((await prompt("three")).stopReason, "end_turn");
-    return sessionId;
-  });
-  assert.equal((await acp.exited).code, 0, acp.stderr());
-  assert.equal(acp.permissions.length, 2, "allow-always holds for the third call");
-  const [asked] = acp.permissions;
+  const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
+  const prompt = (text: string) => ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+  assert.equal((await prompt("one")).stopReason, "end_turn");
+  assert.equal((await prompt("two")).stopReason, "end_turn");
+  assert.equal((await prompt("three")).stopReason, "end_turn");
+  const permissions = acp.permissions.slice(from);
+  assert.equal(permissions.length, 2, "allow-always holds for the third call");
+  const [asked] = permissions;
   assert.deepEqual(asked!.options.map((o) => [o.optionId, o.kind]), [
     ["allow-once", "allow_once"], ["allow-always", "allow_always"], ["deny", "reject_once"], ["deny-always", "reject_always"],
   ]);
@@ -134,27 +159,23 @@ test("permission requests: reject once, then allow always (no more asking for th
 });
 
 test("session/cancel mid-stream answers the prompt cancelled at once; the session takes the next prompt", async () => {
-  const { sb, acp } = open();
+  const { sb, acp, ctx } = await shared();
   server.enqueue({ text: "word ".repeat(400), delayMs: 25, chunkSize: 5 }, { text: "Fresh answer." });
-  const sessionId = await acp.run(async (ctx) => {
-    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
-    const pending = ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "talk a lot" }] });
-    await acp.waitFor((n) => n.update.sessionUpdate === "agent_message_chunk");
-    await ctx.notify(methods.agent.session.cancel, { sessionId });
-    // The answer streams for seconds more: a cancel that waited for it would end "end_turn".
-    assert.equal((await pending).stopReason, "cancelled");
-    const next = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] });
-    assert.equal(next.stopReason, "end_turn");
-    return sessionId;
-  });
-  assert.equal((await acp.exited).code, 0, acp.stderr());
+  const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
+  const pending = ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "talk a lot" }] });
+  await acp.waitFor((n) => n.sessionId === sessionId && n.update.sessionUpdate === "agent_message_chunk");
+  await ctx.notify(methods.agent.session.cancel, { sessionId });
+  // The answer streams for seconds more: a cancel that waited for it would end "end_turn".
+  assert.equal((await pending).stopReason, "cancelled");
+  const next = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] });
+  assert.equal(next.stopReason, "end_turn");
   assert.match(chunkText(of(acp.updates, sessionId), "agent_message_chunk"), /Fresh answer\.$/);
   // The partial answer is stored: the next request saw it.
   assert.match(JSON.stringify(server.requests[1]!.body.messages), /turn interrupted/);
 });
 
 test("session/load replays a session made by keen run (tool calls with their diffs) before answering; its next turn sees that history", async () => {
-  const { sb, acp } = open();
+  const { sb, acp, ctx } = await shared();
   server.enqueue(
     { text: "Listing.", toolCalls: [{ name: "list", input: {} }] },
     { toolCalls: [{ name: "write_file", input: { path: "notes.txt", content: "first\n" } }] },
@@ -164,53 +185,46 @@ test("session/load replays a session made by keen run (tool calls with their dif
   assert.equal(run.code, 0, run.stderr);
   const sessionId = JSON.parse(run.stdout).session_id as string;
   server.enqueue({ text: "Still empty." });
-  await acp.run(async (ctx) => {
-    const loaded = await ctx.request(methods.agent.session.load, { sessionId, cwd: sb.workspace, mcpServers: [] });
-    // Everything was replayed before the answer (the commands follow it).
-    assert.deepEqual(updateKinds(of(acp.updates, sessionId).filter((n) => n.update.sessionUpdate !== "available_commands_update")), [
-      "user_message_chunk", "agent_message_chunk", "tool_call", "tool_call_update:completed", "tool_call", "tool_call_update:completed", "agent_message_chunk",
-    ]);
-    const replayed = of(acp.updates, sessionId).map((n) => n.update).filter((u) => u.sessionUpdate !== "available_commands_update");
-    assert.deepEqual(replayed.filter((u) => u.sessionUpdate === "tool_call").map((u) => u.sessionUpdate === "tool_call" && [u.title, u.kind]), [["List .", "read"], ["Write notes.txt", "edit"]]);
-    assert.deepEqual(replayed.at(-2), {
-      sessionUpdate: "tool_call_update", toolCallId: (replayed.at(-3) as { toolCallId: string }).toolCallId, status: "completed",
-      content: [{ type: "diff", path: join(sb.workspace, "notes.txt"), oldText: null, newText: "first\n" }],
-    });
-    assert.equal(chunkText(acp.updates, "user_message_chunk"), "what is here?");
-    assert.equal(loaded.modes?.currentModeId, "ask");
-    const reply = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "and now?" }] });
-    assert.equal(reply.stopReason, "end_turn");
+  const loaded = await ctx.request(methods.agent.session.load, { sessionId, cwd: sb.workspace, mcpServers: [] });
+  // Everything was replayed before the answer (the commands follow it).
+  assert.deepEqual(updateKinds(of(acp.updates, sessionId).filter((n) => n.update.sessionUpdate !== "available_commands_update")), [
+    "user_message_chunk", "agent_message_chunk", "tool_call", "tool_call_update:completed", "tool_call", "tool_call_update:completed", "agent_message_chunk",
+  ]);
+  const replayed = of(acp.updates, sessionId).map((n) => n.update).filter((u) => u.sessionUpdate !== "available_commands_update");
+  assert.deepEqual(replayed.filter((u) => u.sessionUpdate === "tool_call").map((u) => u.sessionUpdate === "tool_call" && [u.title, u.kind]), [["List .", "read"], ["Write notes.txt", "edit"]]);
+  assert.deepEqual(replayed.at(-2), {
+    sessionUpdate: "tool_call_update", toolCallId: (replayed.at(-3) as { toolCallId: string }).toolCallId, status: "completed",
+    content: [{ type: "diff", path: join(sb.workspace, "notes.txt"), oldText: null, newText: "first\n" }],
   });
-  assert.equal((await acp.exited).code, 0, acp.stderr());
+  assert.equal(chunkText(of(acp.updates, sessionId), "user_message_chunk"), "what is here?");
+  assert.equal(loaded.modes?.currentModeId, "ask");
+  const reply = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "and now?" }] });
+  assert.equal(reply.stopReason, "end_turn");
   assert.match(JSON.stringify(server.requests[3]!.body.messages), /what is here\?.*An empty workspace\..*and now\?/s);
   const shown = await sb.show(sessionId);
   assert.deepEqual(shown.events.filter((e) => e.kind === "text" && e.role === "user").map((e) => e.content), ["what is here?", "and now?"]);
 });
 
 test("session/close interrupts and stores the running turn, then the id is unknown; session/resume takes the session up again without replaying it; keen run --session continues it", async () => {
-  const { sb, acp } = open();
+  const { sb, acp, ctx } = await shared();
   server.enqueue({ text: "word ".repeat(400), delayMs: 25, chunkSize: 5 }, { text: "Back again." });
-  const sessionId = await acp.run(async (ctx) => {
-    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
-    const pending = ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "talk a lot" }] });
-    await acp.waitFor((n) => n.update.sessionUpdate === "agent_message_chunk");
-    await ctx.request(methods.agent.session.close, { sessionId });
-    assert.equal((await pending).stopReason, "cancelled");
-    const prompt = () => ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "still there?" }] });
-    await assert.rejects(prompt(), (e: { code: number }) => e.code === -32002);
-    // Keen answers -32002; the SDK's client takes that as success for close, as ACP recommends (same end state).
-    const before = acp.raw.length;
-    await ctx.request(methods.agent.session.close, { sessionId });
-    assert.ok(acp.raw.slice(before).some((line) => JSON.parse(line).error?.code === -32002));
-    await assert.rejects(ctx.request(methods.agent.session.resume, { sessionId: "no-such-session", cwd: sb.workspace }), (e: { code: number }) => e.code === -32002);
-    const seen = acp.updates.length;
-    const resumed = await ctx.request(methods.agent.session.resume, { sessionId, cwd: sb.workspace, mcpServers: [] });
-    assert.equal(resumed.modes?.currentModeId, "ask");
-    assert.equal(acp.updates.length, seen, "resume sends no history");
-    assert.equal((await prompt()).stopReason, "end_turn");
-    return sessionId;
-  });
-  assert.equal((await acp.exited).code, 0, acp.stderr());
+  const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
+  const pending = ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "talk a lot" }] });
+  await acp.waitFor((n) => n.sessionId === sessionId && n.update.sessionUpdate === "agent_message_chunk");
+  await ctx.request(methods.agent.session.close, { sessionId });
+  assert.equal((await pending).stopReason, "cancelled");
+  const prompt = () => ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "still there?" }] });
+  await assert.rejects(prompt(), (e: { code: number }) => e.code === -32002);
+  // Keen answers -32002; the SDK's client takes that as success for close, as ACP recommends (same end state).
+  const before = acp.raw.length;
+  await ctx.request(methods.agent.session.close, { sessionId });
+  assert.ok(acp.raw.slice(before).some((line) => JSON.parse(line).error?.code === -32002));
+  await assert.rejects(ctx.request(methods.agent.session.resume, { sessionId: "no-such-session", cwd: sb.workspace }), (e: { code: number }) => e.code === -32002);
+  const seen = acp.updates.length;
+  const resumed = await ctx.request(methods.agent.session.resume, { sessionId, cwd: sb.workspace, mcpServers: [] });
+  assert.equal(resumed.modes?.currentModeId, "ask");
+  assert.equal(acp.updates.length, seen, "resume sends no history");
+  assert.equal((await prompt()).stopReason, "end_turn");
   // The interrupted turn was stored before close answered: the resumed turn's request carries it.
   assert.match(JSON.stringify(server.requests[1]!.body.messages), /talk a lot.*word .*turn interrupted.*still there\?/s);
   // And back: keen run continues the session the editor made.
@@ -223,55 +237,59 @@ test("session/close interrupts and stores the running turn, then the id is unkno
 });
 
 test("session/set_mode changes the permission mode (auto runs bash unasked); unknown modes and options are invalid params; the model is a config option", async () => {
-  const { sb, acp } = open();
+  const { sb, acp, ctx } = await shared();
   server.enqueue({ toolCalls: [{ name: "bash", input: { command: "echo ran" } }] }, { text: "Done." }, { text: "From the other model." });
-  await acp.run(async (ctx) => {
-    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
-    await ctx.request(methods.agent.session.setMode, { sessionId, modeId: "auto" });
-    await assert.rejects(ctx.request(methods.agent.session.setMode, { sessionId, modeId: "yolo" }), (e: { code: number; message: string }) => e.code === -32602 && /unknown mode "yolo"/.test(e.message));
-    assert.equal((await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "run it" }] })).stopReason, "end_turn");
-    const changed = await ctx.request(methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "anthropic/claude-haiku-4-5" });
-    const [model] = changed.configOptions;
-    assert.equal(model?.type === "select" && model.currentValue, "anthropic/claude-haiku-4-5");
-    await assert.rejects(ctx.request(methods.agent.session.setConfigOption, { sessionId, configId: "colour", value: "blue" }), (e: { code: number }) => e.code === -32602);
-    await assert.rejects(ctx.request(methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "nosuchprovider/x" }), (e: { code: number }) => e.code === -32602);
-    assert.equal((await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] })).stopReason, "end_turn");
-  });
-  assert.equal((await acp.exited).code, 0, acp.stderr());
-  assert.equal(acp.permissions.length, 0);
+  const from = acp.permissions.length;
+  const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
+  await ctx.request(methods.agent.session.setMode, { sessionId, modeId: "auto" });
+  await assert.rejects(ctx.request(methods.agent.session.setMode, { sessionId, modeId: "yolo" }), (e: { code: number; message: string }) => e.code === -32602 && /unknown mode "yolo"/.test(e.message));
+  assert.equal((await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "run it" }] })).stopReason, "end_turn");
+  const changed = await ctx.request(methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "anthropic/claude-haiku-4-5" });
+  const [model] = changed.configOptions;
+  assert.equal(model?.type === "select" && model.currentValue, "anthropic/claude-haiku-4-5");
+  await assert.rejects(ctx.request(methods.agent.session.setConfigOption, { sessionId, configId: "colour", value: "blue" }), (e: { code: number }) => e.code === -32602);
+  await assert.rejects(ctx.request(methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "nosuchprovider/x" }), (e: { code: number }) => e.code === -32602);
+  assert.equal((await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] })).stopReason, "end_turn");
+  assert.equal(acp.permissions.length, from);
   assert.deepEqual(server.requests.map((r) => r.body.model), ["claude-test", "claude-test", "claude-haiku-4-5"]);
 });
 
 test("malformed input gets JSON-RPC errors and never ends the process", async () => {
-  const { sb, acp } = open();
+  const { sb, acp, ctx } = await shared();
   server.enqueue({ text: "Still here." });
-  await acp.run(async (ctx) => {
-    const before = acp.raw.length;
-    acp.child.stdin!.write([
-      "this is not json",
-      "[1, 2]",
-      "42",
-      JSON.stringify({ jsonrpc: "2.0", id: 901, method: "session/prompt", params: { sessionId: 5 } }),
-      JSON.stringify({ jsonrpc: "2.0", id: 902, method: "no/such/method", params: {} }),
-      JSON.stringify({ jsonrpc: "2.0", id: 903, method: "session/new", params: { cwd: join(sb.root, "missing-dir"), mcpServers: [] } }),
-      JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "nobody" } }),
-    ].join("\n") + "\n");
-    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
-    await assert.rejects(ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "image", data: "AAAA", mimeType: "image/png" }] }),
-      (e: { code: number; message: string }) => e.code === -32602 && /image/.test(e.message));
-    // Keen's own code rides along in the JSON-RPC error's data.
-    await assert.rejects(ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "   " }] }),
-      (e: { code: number; data?: { error_code?: string } }) => e.code === -32602 && e.data?.error_code === "empty_prompt");
-    const reply = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "are you alive?" }] });
-    assert.equal(reply.stopReason, "end_turn");
-    const errors = acp.raw.slice(before).map((line) => JSON.parse(line)).filter((m) => m.error).map((m) => [m.id, m.error.code]);
-    // Parse errors come back in order; requests are handled concurrently, so their answers may not.
-    assert.deepEqual(errors.slice(0, 3), [[null, -32700], [null, -32600], [null, -32600]]);
-    assert.deepEqual(errors.slice(3, 6).sort(), [[901, -32602], [902, -32601], [903, -32602]]);
-    const missing = acp.raw.map((line) => JSON.parse(line)).find((m) => m.id === 903);
-    assert.match(missing.error.message, /cwd .*missing-dir does not exist/);
-  });
+  const before = acp.raw.length;
+  acp.child.stdin!.write([
+    "this is not json",
+    "[1, 2]",
+    "42",
+    JSON.stringify({ jsonrpc: "2.0", id: 901, method: "session/prompt", params: { sessionId: 5 } }),
+    JSON.stringify({ jsonrpc: "2.0", id: 902, method: "no/such/method", params: {} }),
+    JSON.stringify({ jsonrpc: "2.0", id: 903, method: "session/new", params: { cwd: join(sb.root, "missing-dir"), mcpServers: [] } }),
+    JSON.stringify({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "nobody" } }),
+  ].join("\n") + "\n");
+  const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
+  await assert.rejects(ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "image", data: "AAAA", mimeType: "image/png" }] }),
+    (e: { code: number; message: string }) => e.code === -32602 && /image/.test(e.message));
+  // Keen's own code rides along in the JSON-RPC error's data.
+  await assert.rejects(ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "   " }] }),
+    (e: { code: number; data?: { error_code?: string } }) => e.code === -32602 && e.data?.error_code === "empty_prompt");
+  const reply = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "are you alive?" }] });
+  assert.equal(reply.stopReason, "end_turn");
+  const errors = acp.raw.slice(before).map((line) => JSON.parse(line)).filter((m) => m.error).map((m) => [m.id, m.error.code]);
+  // Parse errors come back in order; requests are handled concurrently, so their answers may not.
+  assert.deepEqual(errors.slice(0, 3), [[null, -32700], [null, -32600], [null, -32600]]);
+  assert.deepEqual(errors.slice(3, 6).sort(), [[901, -32602], [902, -32601], [903, -32602]]);
+  const missing = acp.raw.slice(before).map((line) => JSON.parse(line)).find((m) => m.id === 903);
+  assert.match(missing.error.message, /cwd .*missing-dir does not exist/);
+});
+
+test("the shared keen acp above ends with exit 0 when the editor closes stdin; its stdout carried JSON-RPC only", async () => {
+  const { acp, done } = await shared();
+  release();
+  await done;
   assert.equal((await acp.exited).code, 0, acp.stderr());
+  assert.ok(acp.raw.every((line) => JSON.parse(line).jsonrpc === "2.0"), "stdout carries JSON-RPC only");
+  assert.doesNotMatch(acp.stderr(), /\n\s+at /, "no stack traces");
 });
 
 test("prompts: embedded resources and links reach the model as text; the step limit ends with max_turn_requests; a provider failure is an error the client can show", async () => {

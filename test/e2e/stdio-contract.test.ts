@@ -1,8 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { commandJsonSchema, type Command } from "../../protocol/commands.js";
-import { protocolJsonSchema } from "../../protocol/jsonl.js";
+import type { Command } from "../../protocol/commands.js";
 import { RESPONSE_DATA } from "../../protocol/responses.js";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, parseLines, waitForStdout } from "./harness.js";
@@ -37,9 +35,13 @@ test("the kinds whose answer waits on work, each followed at once by EOF, are an
   // function); here the real process, stdin closed right after the command, for the kinds whose answer
   // comes after work the exit could cut short: a turn, a compaction, a shell command, shutdown.
   const { sb, session } = await withSession();
+  // --sandbox off for the cases where no tool runs (a text-only turn, a compaction, shutdown): the sandbox
+  // plays no role there, and with bash available every turn warms it in the background. The user's
+  // shell command keeps it on.
+  const off = ["--sandbox", "off"];
   const last: { args?: string[]; command: Command; mock?: Parameters<typeof server.enqueue>; check(r: Record<string, any>, run: ScriptRun): void }[] = [
     {
-      command: { kind: "prompt", id: "p", text: "hi" }, mock: [{ text: "Hello there." }],
+      args: off, command: { kind: "prompt", id: "p", text: "hi" }, mock: [{ text: "Hello there." }],
       check: (r, run) => {
         assert.deepEqual([r.ok, r.data.status], [true, "success"]);
         assert.deepEqual(kindSequence(run.lines), ["session-start", "text", "text-delta", "content-end", "text", "result", "response"]);
@@ -57,10 +59,10 @@ test("the kinds whose answer waits on work, each followed at once by EOF, are an
       },
     },
     {
-      args: ["--session", session], command: { kind: "compact", id: "c" }, mock: [{ text: "SUMMARY of the session" }],
+      args: ["--session", session, ...off], command: { kind: "compact", id: "c" }, mock: [{ text: "SUMMARY of the session" }],
       check: (r) => assert.deepEqual([r.ok, r.data.session_id, typeof r.data.tokens_after], [true, session, "number"]),
     },
-    { command: { kind: "shutdown", id: "s" }, check: (r) => assert.equal(r.ok, true) },
+    { args: off, command: { kind: "shutdown", id: "s" }, check: (r) => assert.equal(r.ok, true) },
   ];
   // One process per case: each command must be the very last line before EOF.
   for (const { args = [], command, mock, check } of last) {
@@ -78,7 +80,8 @@ test("the kinds whose answer waits on work, each followed at once by EOF, are an
 test("commands written back to back take effect in order, and each gets exactly one response", async () => {
   const { sb, session } = await withSession();
   server.enqueue({ text: "SUMMARY of the session" }, { text: "Going on." });
-  const run = await script(sb, ["--session", session], [
+  // --sandbox off: no tool runs here (undo restores the file itself; the turn only talks).
+  const run = await script(sb, ["--session", session, "--sandbox", "off"], [
     { kind: "list-sessions", id: 1 },
     { kind: "list-models", id: 2 },
     { kind: "set-permission-mode", id: 3, mode: "ask" },
@@ -162,81 +165,5 @@ test("keen run, SIGINT mid-answer: the result's text is what had streamed, and i
   assert.deepEqual(events.filter((e) => e.kind === "text" && e.role === "assistant").map((e) => [e.content, e.interrupted]), [[partial, true]]);
 });
 
-test("set-permission-mode never goes wider than --permission-mode or the user config's mode; unset, a client may widen it", async () => {
-  const sb = makeSandbox(server.url);
-  const bash = () => server.enqueue({ toolCalls: [{ id: "b", name: "bash", input: { command: "echo ran" } }] }, { text: "done" });
-  bash();
-  const flag = await script(sb, ["--permission-mode", "read-only", "--sandbox", "off"], [
-    { kind: "set-permission-mode", id: "auto", mode: "auto" },
-    { kind: "set-permission-mode", id: "ask", mode: "ask" },
-    { kind: "set-permission-mode", id: "ro", mode: "read-only" },
-    { kind: "prompt", id: "p", text: "run it" },
-  ]);
-  assert.equal(flag.code, 0, flag.stderr);
-  assert.equal(flag.response("auto").error, "permission mode auto is wider than read-only, the mode this process was started with (--permission-mode)");
-  assert.equal(flag.response("ask").error, "permission mode ask is wider than read-only, the mode this process was started with (--permission-mode)");
-  assert.equal(flag.response("ro").ok, true);
-  assert.equal(flag.lines.filter((l) => l.kind === "permission-request").length, 0);
-  assert.deepEqual(flag.lines.filter((l) => l.kind === "tool-result").map((l) => [l.is_error, l.result]), [
-    [true, "Not executed: the session is in read-only mode, so bash cannot run."],
-  ]);
-
-  const configured = makeSandbox(server.url, { permissionMode: "ask" });
-  const config = await script(configured, ["--sandbox", "off"], [
-    { kind: "set-permission-mode", id: "auto", mode: "auto" },
-    { kind: "set-permission-mode", id: "edits", mode: "accept-edits" },
-    { kind: "set-permission-mode", id: "ro", mode: "read-only" },
-    { kind: "set-permission-mode", id: "ask", mode: "ask" },
-  ]);
-  assert.equal(config.code, 0, config.stderr);
-  const file = join(configured.home, "config.json");
-  assert.equal(config.response("auto").error, `permission mode auto is wider than ask, the mode this process was started with (permissionMode in ${file})`);
-  assert.equal(config.response("edits").ok, false);
-  assert.deepEqual([config.response("ro").ok, config.response("ask").ok], [true, true]);
-
-  bash();
-  const unset = await script(sb, ["--sandbox", "off"], [{ kind: "set-permission-mode", id: "auto", mode: "auto" }, { kind: "prompt", id: "p", text: "run it" }]);
-  assert.equal(unset.response("auto").ok, true);
-  assert.equal(unset.lines.filter((l) => l.kind === "permission-request").length, 0);
-  assert.deepEqual(unset.lines.filter((l) => l.kind === "tool-result").map((l) => [l.is_error, l.result.trim()]), [[false, "ran"]]);
-});
-
-test("list-models marks the session's model: the start-up one, then the one set-model chose", async () => {
-  const sb = makeSandbox(server.url);
-  // --sandbox off here and below: no tool runs, and every turn with bash available warms the sandbox.
-  const run = await runScript(sb.run, ["--model", "anthropic/claude-sonnet-5-5", "--sandbox", "off"], [
-    { kind: "list-models", id: "before" },
-    { kind: "set-model", id: "set", model: "anthropic/claude-haiku-5-5" },
-    { kind: "list-models", id: "after" },
-  ]);
-  assert.equal(run.code, 0, run.stderr);
-  const current = (id: string) => run.response(id).data.filter((m: { current: boolean }) => m.current).map((m: { model: string }) => m.model);
-  assert.deepEqual(current("before"), ["anthropic/claude-sonnet-5-5"]);
-  assert.deepEqual(current("after"), ["anthropic/claude-haiku-5-5"]);
-});
-
-test("a number id is echoed as the same number (also on a line that is not a valid command); the schema says string or number", async () => {
-  const sb = makeSandbox(server.url);
-  server.enqueue({ text: "hi" });
-  const run = await script(sb, ["--sandbox", "off"], [
-    { kind: "list-sessions", id: 7 },
-    { kind: "set-model", id: 8 },
-    { kind: "list-models", id: "8" },
-    { kind: "fly", id: 9.5 },
-    { kind: "interrupt", id: -1 },
-    { kind: "prompt", id: 0, text: "hello" },
-  ]);
-  assert.equal(run.code, 0, run.stderr);
-  assert.deepEqual(answers(run).map(([id, command, ok]) => [id, typeof id, command, ok]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))), [
-    [-1, "number", "interrupt", true],
-    [0, "number", "prompt", true],
-    [7, "number", "list-sessions", true],
-    [8, "number", "invalid", false],
-    ["8", "string", "list-models", true],
-    [9.5, "number", "invalid", false],
-  ]);
-  // The schemas `keen protocol schema [--commands]` prints (stdio.test.ts and stdio-error-codes.test.ts run the command itself).
-  const schema = commandJsonSchema() as { oneOf: { properties: { id: { anyOf: unknown }; kind: { const: string } } }[] };
-  for (const option of schema.oneOf) assert.deepEqual(option.properties.id.anyOf, [{ type: "string" }, { type: "number" }], option.properties.kind.const);
-  assert.match(JSON.stringify(protocolJsonSchema()), /"id":\{"anyOf":\[\{"type":"string"\},\{"type":"number"\}\]\}/);
-});
+// set-permission-mode's ceiling, list-models' current marker and number ids are tables of the engine's answers:
+// test/headless/stdio-contract-tables.test.ts runs them in-process (they were five spawns here).

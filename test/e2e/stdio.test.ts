@@ -1,4 +1,4 @@
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -21,6 +21,19 @@ function open(args: string[] = [], config: Record<string, unknown> = {}) {
  * with bash available every turn would warm it in the background (~0.25 s of CPU each).
  */
 const talk = () => open(["--sandbox", "off"]);
+
+/*
+ * The interrupt, framing and EOF tests are about what one process does with what it reads: they
+ * share one talk() process (~0.5 s of CPU each to start), each in a new session and reading from
+ * its own mark; the EOF test, last, ends it. Their command ids differ: responses are looked up
+ * over the whole stream.
+ */
+let sharedTalk: ReturnType<typeof talk> | undefined;
+const shared = () => (sharedTalk ??= talk());
+after(() => {
+  // A test that failed may have left it running.
+  if (sharedTalk && sharedTalk.client.child.exitCode === null) sharedTalk.client.child.kill("SIGKILL");
+});
 
 /** Texts of the messages the model saw in request `i`, one string per message. */
 function seen(i: number): string[] {
@@ -63,12 +76,16 @@ test("multi-turn: a follow-up sees the first exchange, a prompt sent during a tu
 });
 
 test("interrupt mid-stream ends the turn as interrupted; the next prompt works and sees the partial text", async () => {
-  const { client } = talk();
+  const { client } = shared();
+  // A session of its own: the model sees only this test's turns.
+  client.send({ kind: "new-session", id: "s-interrupt" });
+  assert.equal((await client.response("s-interrupt")).ok, true);
+  const mark = client.lines.length;
   // The answer stalls after a few chunks and would never end on its own: only the interrupt can end the turn
   // (no wall-clock bound, which a loaded machine breaks).
   server.enqueue({ text: "word ".repeat(400), delayMs: 25, chunkSize: 5, stallAfterChunks: 8 }, { text: "Fresh answer." });
   client.send({ kind: "prompt", id: "p1", text: "talk a lot" });
-  await client.next((l) => l.kind === "text-delta");
+  await client.next((l) => l.kind === "text-delta", mark);
   client.send({ kind: "interrupt", id: "stop" });
   const result = await client.next((l) => l.kind === "result");
   assert.equal(result.status, "interrupted");
@@ -78,7 +95,6 @@ test("interrupt mid-stream ends the turn as interrupted; the next prompt works a
   assert.equal(second.data.status, "success");
   assert.match(seen(1)[1]!, /^assistant: word/);
   assert.match(seen(1)[1]!, /\[turn interrupted\]/);
-  assert.equal((await client.end()).code, 0);
 });
 
 test("permissions in ask mode: deny with a message, then allow-always, and the next call of that tool does not ask", async () => {
@@ -222,7 +238,11 @@ test("session switch and resume, list-sessions, and a second process continuing 
 });
 
 test("framing: malformed, unknown, ill-fitting and oversized lines get error responses and the process reads on", async () => {
-  const { client } = talk();
+  const { client } = shared();
+  // A session of its own: the model sees only this test's turns.
+  client.send({ kind: "new-session", id: "s-framing" });
+  assert.equal((await client.response("s-framing")).ok, true);
+  const mark = client.lines.length;
   client.send("this is not json");
   client.send({ kind: "fly", id: "u" });
   client.send({ kind: "prompt", id: "bad" });
@@ -234,7 +254,7 @@ test("framing: malformed, unknown, ill-fitting and oversized lines get error res
   client.send(`{"kind":"prompt","id":"ok","text":"a\u2028b"}\r`);
   const ok = await client.response("ok");
   assert.equal(ok.ok, true);
-  const errors = client.lines.filter((l) => l.kind === "response" && !l.ok);
+  const errors = client.lines.slice(mark).filter((l) => l.kind === "response" && !l.ok);
   assert.equal(errors.length, 6);
   assert.match(errors[0]!.error, /not JSON/);
   assert.match((await client.response("u")).error, /unknown command "fly"/);
@@ -242,17 +262,20 @@ test("framing: malformed, unknown, ill-fitting and oversized lines get error res
   assert.match((await client.response("nope")).error, /zzzz/);
   assert.ok(errors.some((e) => /too long/.test(e.error)));
   assert.deepEqual(seen(0), ["user: a\u2028b"]);
-  assert.equal((await client.end()).code, 0);
 });
 
 test("EOF in the middle of a turn: the turn ends, its result is written, exit 0", async () => {
-  const { client, sb } = talk();
+  const { client, sb } = shared();
+  // A session of its own: the model sees only this test's turns.
+  client.send({ kind: "new-session", id: "s-eof" });
+  assert.equal((await client.response("s-eof")).ok, true);
+  const mark = client.lines.length;
   server.enqueue({ text: "a slow but complete answer", delayMs: 30, chunkSize: 4 });
   client.send({ kind: "prompt", id: "p", text: "go" });
-  await client.next((l) => l.kind === "text-delta");
+  await client.next((l) => l.kind === "text-delta", mark);
   const { code, stderr } = await client.end();
   assert.equal(code, 0, stderr);
-  const result = client.lines.find((l) => l.kind === "result")!;
+  const result = client.lines.slice(mark).find((l) => l.kind === "result")!;
   assert.deepEqual([result.status, result.text], ["success", "a slow but complete answer"]);
   const stored = readFileSync(join(sb.home, "config.json"), "utf8");
   assert.ok(stored.length > 0);
