@@ -185,3 +185,35 @@ export function openAcp(serverUrl: string, args: string[], config: Record<string
   const sb = makeSandbox(serverUrl, config);
   return { sb, acp: startAcp(args, sb.env, sb.workspace) };
 }
+
+/**
+ * One `keen acp` shared by a file's tests, each in a session of its own, as an editor keeps one agent
+ * process for many sessions (a process costs ~0.7 s of CPU to start). `get()` starts it on first use
+ * (`serverUrl` is asked then, once the mock server is up);
+ * `end()` closes its stdin so a last test can check how it exits; call `kill()` in an `after` hook, in
+ * case a failed test left it running.
+ */
+export function sharedAcp(serverUrl: () => string, args: string[]) {
+  type Shared = ReturnType<typeof openAcp> & { ctx: ClientContext; done: Promise<unknown> };
+  let started: Promise<Shared> | undefined;
+  let release = () => {};
+  const get = () => (started ??= new Promise<Shared>((resolve, reject) => {
+    const sb = makeSandbox(serverUrl());
+    // Several tests' worth of turns: a longer budget than one test's before a hang is killed.
+    const acp = startAcp(args, sb.env, sb.workspace, 180_000);
+    const closed = new Promise<void>((r) => (release = r));
+    const done = acp.run(async (ctx) => {
+      resolve({ sb, acp, ctx, done });
+      await closed;
+    });
+    done.catch(reject);
+  }));
+  return {
+    get,
+    end: () => release(),
+    kill: async () => {
+      release();
+      if (started) (await started.catch(() => undefined))?.acp.child.kill("SIGKILL");
+    },
+  };
+}

@@ -8,10 +8,9 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { methods, type ClientContext, type SessionNotification, type ToolCallUpdate } from "@agentclientprotocol/sdk";
+import { methods, type SessionNotification, type ToolCallUpdate } from "@agentclientprotocol/sdk";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
-import { chunkText, openAcp, startAcp } from "./acp-client.js";
-import { makeSandbox } from "./harness.js";
+import { chunkText, openAcp, sharedAcp } from "./acp-client.js";
 
 const MODEL = "anthropic/claude-test";
 const server = useMockLLMServer();
@@ -27,25 +26,9 @@ const finished = (updates: SessionNotification[]) =>
  * agent process for many sessions; a process costs ~0.7 s of CPU to start. The last of them checks
  * that this process exits 0 on EOF. Updates and permission requests are told apart by session id.
  */
-type Shared = ReturnType<typeof open> & { ctx: ClientContext; done: Promise<unknown> };
-let sharedAcp: Promise<Shared> | undefined;
-let release = () => {};
-const shared = () => (sharedAcp ??= new Promise<Shared>((resolve, reject) => {
-  const sb = makeSandbox(server.url);
-  // Several tests' worth of turns: a longer budget than one test's before a hang is killed.
-  const acp = startAcp(["--model", MODEL], sb.env, sb.workspace, 180_000);
-  const closed = new Promise<void>((r) => (release = r));
-  const done = acp.run(async (ctx) => {
-    resolve({ sb, acp, ctx, done });
-    await closed;
-  });
-  done.catch(reject);
-}));
-after(async () => {
-  release();
-  // A test that failed may have left it running.
-  if (sharedAcp) (await sharedAcp.catch(() => undefined))?.acp.child.kill("SIGKILL");
-});
+const acpShared = sharedAcp(() => server.url, ["--model", MODEL]);
+const shared = acpShared.get;
+after(acpShared.kill);
 /** A fresh directory for one shared test's session. */
 const dirFor = (sb: { root: string }, name: string) => {
   const dir = join(sb.root, name);
@@ -222,7 +205,7 @@ test("custom commands (.keen/commands) follow Keen's in available_commands_updat
 
 test("the shared keen acp above ends with exit 0 when the editor closes stdin; its stdout carried JSON-RPC only", async () => {
   const { acp, done } = await shared();
-  release();
+  acpShared.end();
   await done;
   assert.equal((await acp.exited).code, 0, acp.stderr());
   assert.ok(acp.raw.every((line) => JSON.parse(line).jsonrpc === "2.0"), "stdout carries JSON-RPC only");

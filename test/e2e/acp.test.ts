@@ -2,10 +2,9 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { methods, type ClientContext, type SessionNotification } from "@agentclientprotocol/sdk";
+import { methods, type SessionNotification } from "@agentclientprotocol/sdk";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
-import { chunkText, openAcp, startAcp, updateKinds } from "./acp-client.js";
-import { makeSandbox } from "./harness.js";
+import { chunkText, openAcp, sharedAcp, updateKinds } from "./acp-client.js";
 
 const MODEL = "anthropic/claude-test";
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
@@ -109,25 +108,9 @@ test("a prompt streams thought and message chunks, tool calls with kinds and loc
  * process for many sessions; a process costs ~0.7 s of CPU to start. Tests about the process itself
  * (initialize and exit, flags, SIGTERM) start their own. Updates are told apart by session id.
  */
-type Shared = ReturnType<typeof open> & { ctx: ClientContext; done: Promise<unknown> };
-let sharedAcp: Promise<Shared> | undefined;
-let release = () => {};
-const shared = () => (sharedAcp ??= new Promise<Shared>((resolve, reject) => {
-  const sb = makeSandbox(server.url);
-  // Six tests' worth of turns: a longer budget than one test's before a hang is killed.
-  const acp = startAcp(["--model", MODEL], sb.env, sb.workspace, 180_000);
-  const closed = new Promise<void>((r) => (release = r));
-  const done = acp.run(async (ctx) => {
-    resolve({ sb, acp, ctx, done });
-    await closed;
-  });
-  done.catch(reject);
-}));
-after(async () => {
-  release();
-  // A test that failed may have left it running.
-  if (sharedAcp) (await sharedAcp.catch(() => undefined))?.acp.child.kill("SIGKILL");
-});
+const acpShared = sharedAcp(() => server.url, ["--model", MODEL]);
+const shared = acpShared.get;
+after(acpShared.kill);
 
 test("permission requests: reject once, then allow always (no more asking for that tool); the model hears the answers", async () => {
   const { sb, acp, ctx } = await shared();
@@ -285,7 +268,7 @@ test("malformed input gets JSON-RPC errors and never ends the process", async ()
 
 test("the shared keen acp above ends with exit 0 when the editor closes stdin; its stdout carried JSON-RPC only", async () => {
   const { acp, done } = await shared();
-  release();
+  acpShared.end();
   await done;
   assert.equal((await acp.exited).code, 0, acp.stderr());
   assert.ok(acp.raw.every((line) => JSON.parse(line).jsonrpc === "2.0"), "stdout carries JSON-RPC only");
