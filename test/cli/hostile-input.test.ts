@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { openStore } from "../../storage/level-store.js";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
+import { checkDeepInputRefused, deepInput } from "./hostile-input-checks.js";
 import { makeInProcessSandbox } from "./in-process.js";
 
 // Issue 10, item 5, in this process (test/cli/in-process.ts): the OpenAI side of a tool input
@@ -16,23 +17,14 @@ const env = () => ({ env: { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.
 
 test(`a tool input nested ${DEPTH} deep (openai): a clear tool error, no crash, the session stored and resumable`, async () => {
   const sb = makeInProcessSandbox(server);
-  const deep = `{"pattern":${"[".repeat(DEPTH)}${"]".repeat(DEPTH)}}`;
-  server.enqueue({ toolCalls: [{ name: "grep", rawArguments: deep }], chunkSize: 50_000 }, { text: "noted" });
+  server.enqueue({ toolCalls: [{ name: "grep", rawArguments: deepInput(DEPTH) }], chunkSize: 50_000 }, { text: "noted" });
   const r = await sb.keen([...run, "--headless", "search"], env());
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stderr, "");
-  const lines = r.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l));
-  const use = lines.find((l) => l.kind === "tool-use")!;
-  const result = lines.find((l) => l.kind === "tool-result")!;
-  assert.deepEqual([use.tool_name, use.input], ["grep", "{}"]);
-  assert.deepEqual([result.result, result.is_error], ["Invalid input for grep: it nests deeper than 64 levels; the call was not executed.", true]);
-  assert.equal(lines.at(-1)!.status, "success");
-  // The next request carried the call with an empty input, answered by the error.
-  assert.equal(server.requests.length, 2);
-  assert.ok(!JSON.stringify(server.requests[1]!.body).includes("[[[["), "the deep input is not sent back");
-  const events = await openStore(sb.home).load(use.conversation_id);
+  const session = checkDeepInputRefused(r.stdout, server.requests);
+  const events = await openStore(sb.home).load(session);
   assert.deepEqual(events.filter((e: any) => e.kind === "tool-result").map((e: any) => e.is_error), [true]);
   server.enqueue({ text: "again" });
-  const again = await sb.keen([...run, "--session", use.conversation_id, "more"], env());
+  const again = await sb.keen([...run, "--session", session, "more"], env());
   assert.deepEqual([again.code, again.stdout], [0, "again\n"], again.stderr);
 });

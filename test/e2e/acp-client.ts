@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
@@ -190,7 +191,7 @@ export function openAcp(serverUrl: string, args: string[], config: Record<string
  * One `keen acp` shared by a file's tests, each in a session of its own, as an editor keeps one agent
  * process for many sessions (a process costs ~0.7 s of CPU to start). `get()` starts it on first use
  * (`serverUrl` is asked then, once the mock server is up);
- * `end()` closes its stdin so a last test can check how it exits; call `kill()` in an `after` hook, in
+ * `endsCleanly()` is a last test's check of how it exits; call `kill()` in an `after` hook, in
  * case a failed test left it running.
  */
 export function sharedAcp(serverUrl: () => string, args: string[]) {
@@ -210,7 +211,15 @@ export function sharedAcp(serverUrl: () => string, args: string[]) {
   }));
   return {
     get,
-    end: () => release(),
+    /** Closes its stdin, as an editor does, and checks it exits 0 having printed JSON-RPC only and no stack trace. */
+    endsCleanly: async () => {
+      const { acp, done } = await get();
+      release();
+      await done;
+      assert.equal((await acp.exited).code, 0, acp.stderr());
+      assert.ok(acp.raw.every((line) => JSON.parse(line).jsonrpc === "2.0"), "stdout carries JSON-RPC only");
+      assert.doesNotMatch(acp.stderr(), /\n\s+at /, "no stack traces");
+    },
     kill: async () => {
       release();
       if (started) (await started.catch(() => undefined))?.acp.child.kill("SIGKILL");

@@ -14,6 +14,7 @@ import { join, resolve } from "node:path";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { findRipgrep } from "../../app/tools/grep.js";
 import { makeSandbox, parseLines, waitForStdout } from "./harness.js";
+import { checkDeepInputRefused, deepInput } from "../cli/hostile-input-checks.js";
 
 const server = useMockLLMServer();
 
@@ -58,24 +59,15 @@ function alive(pid: number): boolean {
 // runs, so no tool runs and the sandbox plays no role: off, so that it does not warm up (~0.25 s of CPU per run).
 test(`a tool input nested ${DEPTH} deep (anthropic): a clear tool error, no crash, the session stored and resumable`, async () => {
   const sb = makeSandbox(server.url, { sandbox: { mode: "off" } });
-  const deep = `{"pattern":${"[".repeat(DEPTH)}${"]".repeat(DEPTH)}}`;
-  server.enqueue({ toolCalls: [{ name: "grep", rawArguments: deep }], chunkSize: 50_000 }, { text: "noted" });
+  server.enqueue({ toolCalls: [{ name: "grep", rawArguments: deepInput(DEPTH) }], chunkSize: 50_000 }, { text: "noted" });
   const r = await sb.run(["run", "--headless", "--no-stdin", "search"]);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stderr, "");
-  const lines = parseLines(r.stdout);
-  const use = lines.find((l) => l.kind === "tool-use")!;
-  const result = lines.find((l) => l.kind === "tool-result")!;
-  assert.deepEqual([use.tool_name, use.input], ["grep", "{}"]);
-  assert.deepEqual([result.result, result.is_error], ["Invalid input for grep: it nests deeper than 64 levels; the call was not executed.", true]);
-  assert.equal(lines.at(-1)!.status, "success");
-  // The next request carried the call with an empty input, answered by the error.
-  assert.equal(server.requests.length, 2);
-  assert.ok(!JSON.stringify(server.requests[1]!.body).includes("[[[["), "the deep input is not sent back");
-  const { events } = await sb.show(use.conversation_id);
+  const session = checkDeepInputRefused(r.stdout, server.requests);
+  const { events } = await sb.show(session);
   assert.deepEqual(events.filter((e) => e.kind === "tool-result").map((e) => e.is_error), [true]);
   server.enqueue({ text: "again" });
-  const again = await sb.run(["run", "--session", use.conversation_id, "--no-stdin", "more"]);
+  const again = await sb.run(["run", "--session", session, "--no-stdin", "more"]);
   assert.deepEqual([again.code, again.stdout], [0, "again\n"], again.stderr);
 });
 
