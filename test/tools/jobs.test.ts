@@ -78,12 +78,26 @@ test("kill ends the job's whole process group (TERM first) and reports it killed
   const ended = await jobs.kill(job.id);
   assert.equal(ended!.state, "killed");
   assert.ok(!alive(job.pid!), "the job's shell is gone");
+  // The group's SIGKILL at the job's end is sent, not yet acted on: wait for the death (bounded), rather than race it.
+  for (const until = Date.now() + 10_000; alive(childPid) && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
   assert.ok(!alive(childPid), "the process it started is gone");
   assert.match((await jobs.read(job.id))!.output, /got TERM/);
   assert.deepEqual(changes.map((c) => [c.id, c.state]), [[job.id, "running"], [job.id, "killed"]]);
   // Killing an ended job changes nothing.
   assert.equal((await jobs.kill(job.id))!.state, "killed");
   assert.equal(await jobs.kill("job-99"), undefined);
+});
+
+test("kill ends a process of the job that ignores TERM, though the job's shell ended on it", async () => {
+  const jobs = new JobRegistry();
+  // The subshell's sleep inherits an ignored TERM and holds none of the job's pipes (so the job's
+  // end does not wait for it); the job's shell itself ends on the TERM.
+  const job = start(jobs, "(trap '' TERM; exec sleep 60 >/dev/null 2>&1 </dev/null) & echo $! ; wait");
+  const childPid = Number((await readUntil(jobs, job.id, /^\d+\n/)).trim());
+  assert.ok(alive(childPid));
+  assert.equal((await jobs.kill(job.id))!.state, "killed");
+  for (const until = Date.now() + 10_000; alive(childPid) && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(!alive(childPid), "the process that ignored TERM is gone too");
 });
 
 test("killAll ends every running job; the number running is bounded", async () => {
