@@ -11,20 +11,16 @@ import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { makeSandbox } from "../e2e/harness.js";
-import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeTempDir } from "../temp.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const PATH = [dirname(process.execPath), process.env.PATH].join(delimiter);
 const VERSION = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version;
 
-let server: MockLLMServer;
-before(async () => {
-  server = await startMockLLMServer();
-});
-after(() => server.close());
+const server = useMockLLMServer();
 
 /** A copy of bin/ and dist/ without the code cache (nor a snapshot, which KEEN_SNAPSHOT=off would not start anyway). */
 function copyCheckout(): { bin: string; dist: string; cache: string } {

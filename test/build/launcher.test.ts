@@ -14,9 +14,9 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { makeSandbox, runKeen, type KeenRun } from "../e2e/harness.js";
-import { startMockLLMServer, type MockLLMServer } from "../fakes/mock-llm-server.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeTempDir } from "../temp.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -24,11 +24,7 @@ const DIST = join(ROOT, "dist");
 const PATH = [dirname(process.execPath), process.env.PATH].join(delimiter);
 const VERSION = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version;
 
-let server: MockLLMServer;
-before(async () => {
-  server = await startMockLLMServer();
-});
-after(() => server.close());
+const server = useMockLLMServer();
 
 /** A copy of bin/ and dist/ (symlinks and mtimes kept) next to a link to node_modules. */
 function copyCheckout(): { bin: string; dist: string } {
