@@ -17,9 +17,9 @@
 // suite, named. Failed tests are listed at the end with their files.
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { createInterface } from "node:readline";
 
 /**
@@ -40,8 +40,19 @@ const args = process.argv.slice(2);
 const flags = args.filter((a) => a.startsWith("-"));
 const named = args.filter((a) => !a.startsWith("-")).map((f) => relative(root, resolve(f)));
 const files = named.length ? named : [...find("test/e2e"), ...find("test/build")];
-// Then the biggest files: size stands in for run time.
-const rank = (f) => (SLOW.includes(f) ? SLOW.indexOf(f) - SLOW.length - 1e12 : -statSync(join(root, f)).size);
+// Then the slowest files of the last whole run (their times are kept in node_modules/.cache/keen, beside tsc's state),
+// so the two workers end close together; a file without a time (new, or no run yet) goes by its size, first.
+const timesFile = join(root, "node_modules/.cache/keen/e2e-times.json");
+const lastTimes = (() => {
+  try {
+    return JSON.parse(readFileSync(timesFile, "utf8"));
+  } catch {
+    return {};
+  }
+})();
+const rank = (f) =>
+  SLOW.includes(f) ? SLOW.indexOf(f) - SLOW.length - 2e12 : f in lastTimes ? -lastTimes[f] : -1e12 - statSync(join(root, f)).size;
+const times = {};
 const queue = [...files].sort((a, b) => rank(a) - rank(b));
 const jobs = Math.max(1, Math.min(files.length, Number(process.env.KEEN_E2E_JOBS) || 2));
 
@@ -94,10 +105,12 @@ function startWorker() {
     async run(file) {
       await ready;
       current = file;
+      const began = Date.now();
       await new Promise((resolve, reject) => {
         waiting = { resolve, reject };
         child.send({ file });
       });
+      times[file] = Date.now() - began;
       current = undefined;
     },
     async end() {
@@ -151,4 +164,12 @@ if (!failedFiles.size && codes.some(Boolean)) console.error("test:e2e: a worker 
 if (survivors.length) console.error(`test:e2e: processes of the run still alive (killed now):\n  ${survivors.join("\n  ")}`);
 if (left.length) console.error(`test:e2e: the run left files in its temp directory:\n  ${left.slice(0, 50).join("\n  ")}`);
 const failed = failedFiles.size || codes.some(Boolean) || survivors.length || left.length;
+if (!named.length && !failed) {
+  try {
+    mkdirSync(dirname(timesFile), { recursive: true });
+    writeFileSync(timesFile, JSON.stringify(times));
+  } catch {
+    // Only the order of the next run depends on it.
+  }
+}
 process.exit(failed ? 1 : 0);
