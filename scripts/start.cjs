@@ -1,9 +1,9 @@
 "use strict";
 // bin/keen's way into the plain bundle: runs dist/keen.cjs as `node dist/keen.cjs` would, but with a
-// V8 code cache. Compiling the ~1 MB bundle (pre-parsing every function) is most of what `keen
-// --version` costs beyond `node -e 0`; V8 can instead deserialise the compiled code from a cache
-// written by an earlier start. The build copies this file into dist/ with the bundle's hash in
-// place of the build id placeholder below.
+// V8 code cache. Compiling the ~1 MB bundle (pre-parsing every function) is most of what a start
+// of the program costs beyond `node -e 0`; V8 can instead deserialise the compiled code from a
+// cache written by an earlier start. The build copies this file into dist/ with the bundle's hash,
+// its version and its help text in place of the placeholders below.
 //
 // The cache is dist/code-cache/<node version>-<arch>-<build id>.bin, written once, at the exit of
 // the first start that found none (so it holds what that command compiled), atomically (a temp
