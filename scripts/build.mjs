@@ -9,6 +9,7 @@
 // where prepack has just built, and wherever this file is absent: an installed
 // package has no scripts/ and no esbuild, and must never try to build.
 import { build } from "esbuild";
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -214,7 +215,15 @@ await build({
 // bin/keen starts the plain bundle through start.cjs, which keeps a V8 code cache of it; the cache's
 // name carries the bundle's hash, so no cache of another build is ever read for this one.
 const buildId = createHash("sha256").update(readFileSync(`${stagingDir}/keen.cjs`)).digest("hex").slice(0, 16);
-writeFileSync(`${stagingDir}/start.cjs`, readFileSync(new URL("./start.cjs", import.meta.url), "utf8").replaceAll("__KEEN_BUILD_ID__", buildId));
+// start.cjs answers `--version` and (off a terminal) `--help` itself: with the bytes this bundle prints for them.
+const baked = (flag) => JSON.stringify(execFileSync(process.execPath, [`${stagingDir}/keen.cjs`, flag], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }));
+let start = readFileSync(new URL("./start.cjs", import.meta.url), "utf8").replaceAll("__KEEN_BUILD_ID__", buildId);
+for (const [placeholder, flag] of [["__KEEN_VERSION__", "--version"], ["__KEEN_HELP__", "--help"]]) {
+  if (!start.includes(`"${placeholder}"`)) throw new Error(`scripts/start.cjs has no "${placeholder}" to fill in`);
+  const text = baked(flag);
+  start = start.replace(`"${placeholder}"`, () => text);
+}
+writeFileSync(`${stagingDir}/start.cjs`, start);
 // Snapshot or plain bundle: measured here, for the node that builds (scripts/snapshot.mjs, shipped in dist/
 // so that bin/keen can decide again in the background for another node or an installed package).
 copyFileSync(new URL("./snapshot.mjs", import.meta.url), `${stagingDir}/snapshot.mjs`);

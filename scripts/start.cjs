@@ -1,9 +1,9 @@
 "use strict";
 // bin/keen's way into the plain bundle: runs dist/keen.cjs as `node dist/keen.cjs` would, but with a
-// V8 code cache. Compiling the ~1 MB bundle (pre-parsing every function) is most of what `keen
-// --version` costs beyond `node -e 0`; V8 can instead deserialise the compiled code from a cache
-// written by an earlier start. The build copies this file into dist/ with the bundle's hash in
-// place of the build id placeholder below.
+// V8 code cache. Compiling the ~1 MB bundle (pre-parsing every function) is most of what a start
+// of the program costs beyond `node -e 0`; V8 can instead deserialise the compiled code from a
+// cache written by an earlier start. The build copies this file into dist/ with the bundle's hash,
+// its version and its help text in place of the placeholders below.
 //
 // The cache is dist/code-cache/<node version>-<arch>-<build id>.bin, written once, at the exit of
 // the first start that found none (so it holds what that command compiled), atomically (a temp
@@ -12,6 +12,27 @@
 // unreachable. A refused cache is neither used nor rewritten (rewriting at every exit would cost
 // more than it saves). Where dist/ is not writable there is no cache, only the compile as before.
 // KEEN_CODE_CACHE=off compiles without one. Dependency-free: it ships in the package.
+//
+// Its shortcut: `keen --version` / `-V`, and `keen --help` / `-h` when stdout is not a terminal,
+// need nothing of the program, so they are answered here with what the build baked in (the build
+// runs the bundle it has just made with those flags, so the text is the program's own), and
+// keen.cjs is neither read nor compiled. Only these exact argv: anything else, even
+// `--version extra`, goes to the program. At a terminal commander wraps help to its width, which a
+// baked text cannot know. KEEN_SHORTCUT=off turns it off (dist/snapshot.mjs times the program's
+// start with `--version`).
+if (process.argv.length === 3 && process.env.KEEN_SHORTCUT !== "off") {
+  const flag = process.argv[2];
+  const text =
+    flag === "--version" || flag === "-V" ? "__KEEN_VERSION__"
+    : (flag === "--help" || flag === "-h") && !require("node:tty").isatty(1) ? "__KEEN_HELP__"
+    : undefined;
+  if (text !== undefined) {
+    // As the program: a closed stdout (`keen --version | true`) is not an error.
+    process.stdout.on("error", () => {});
+    process.stdout.write(text);
+    return;
+  }
+}
 const { accessSync, constants, existsSync, linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } = require("node:fs");
 const { dirname, join } = require("node:path");
 const Module = require("node:module");

@@ -8,16 +8,19 @@
  * test/build/package.test.ts's.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
 import { test } from "node:test";
 import { makeTempDir } from "../temp.js";
 
+const noScript = spawnSync("script", ["--version"]).status !== 0 && "needs script(1) from util-linux for a pseudo-terminal";
 const LAUNCHER = resolve(import.meta.dirname, "../../bin/keen");
 // Each call is one line, its arguments bracketed, written with one printf so a background call
 // and the foreground one never interleave.
+// What a case starts Keen with, unless it says otherwise: a command the program answers (not start.cjs's shortcut).
+const ARGS = ["run", "hi"];
 const FAKE_NODE = `#!/bin/sh\nline=; for a; do line="$line[$a]"; done\nprintf '%s\\n' "$line" >>"$FAKE_NODE_LOG"\nexit "\${FAKE_NODE_EXIT:-0}"\n`;
 
 interface Layout {
@@ -79,7 +82,7 @@ interface Launch {
 async function launch(t: Tree, options: { args?: string[]; env?: Record<string, string>; command?: string; cwd?: string } = {}): Promise<Launch> {
   rmSync(t.log, { force: true });
   const env = { PATH: [t.nodeBin, "/usr/bin", "/bin"].join(delimiter), FAKE_NODE_LOG: t.log, ...options.env };
-  const child = spawn(options.command ?? t.bin, options.args ?? ["--version"], { cwd: options.cwd ?? t.root, env, stdio: ["ignore", "pipe", "pipe", "pipe"] });
+  const child = spawn(options.command ?? t.bin, options.args ?? ARGS, { cwd: options.cwd ?? t.root, env, stdio: ["ignore", "pipe", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout!.setEncoding("utf8").on("data", (d) => (stdout += d));
@@ -94,8 +97,8 @@ async function launch(t: Tree, options: { args?: string[]; env?: Record<string, 
 
 /** The call's paths resolved, so `<dist>/../dist/x` and `<dist>/x` compare equal. */
 const paths = (call: string[] | undefined) => call?.map((a) => (a.startsWith("/") ? resolve(a) : a));
-const plain = (t: Tree, args = ["--version"]) => [join(t.dist, "start.cjs"), ...args];
-const fromSnapshot = (t: Tree, args = ["--version"]) => ["--snapshot-blob", join(t.dist, "keen.blob"), "--", ...args];
+const plain = (t: Tree, args = ARGS) => [join(t.dist, "start.cjs"), ...args];
+const fromSnapshot = (t: Tree, args = ARGS) => ["--snapshot-blob", join(t.dist, "keen.blob"), "--", ...args];
 const measurement = (t: Tree) => [[join(t.dist, "snapshot.mjs"), "--background", t.dist]];
 
 test("a snapshot decision for this node: starts from dist/keen.blob and measures nothing", async () => {
@@ -104,6 +107,36 @@ test("a snapshot decision for this node: starts from dist/keen.blob and measures
   assert.equal(run.code, 0, run.stderr);
   assert.deepEqual(paths(run.started), fromSnapshot(t));
   assert.deepEqual(run.measured, []);
+});
+
+test("--version, -V, and --help, -h off a terminal, never start from the snapshot: start.cjs answers them without the bundle", async () => {
+  const t = tree({ decision: "this", blob: true });
+  for (const flag of ["--version", "-V", "--help", "-h"]) {
+    const run = await launch(t, { args: [flag] });
+    assert.deepEqual(paths(run.started), plain(t, [flag]), flag);
+    assert.deepEqual(run.measured, [], flag);
+  }
+  // Only those exact argv: anything else is the program's, and so the snapshot's.
+  for (const args of [["--version", "extra"], ["-V", "-V"], ["--versionx"], ["-h", "run"], []]) {
+    const run = await launch(t, { args });
+    assert.deepEqual(paths(run.started), fromSnapshot(t, args), JSON.stringify(args));
+  }
+  const off = await launch(t, { args: ["--version"], env: { KEEN_SHORTCUT: "off" } });
+  assert.deepEqual(paths(off.started), fromSnapshot(t, ["--version"]), "KEEN_SHORTCUT=off");
+});
+
+test("--help at a terminal starts from the snapshot: the program wraps help to the terminal's width", { skip: noScript }, async () => {
+  const t = tree({ decision: "this", blob: true });
+  const run = await launch(t, { command: "script", args: ["-qec", `${t.bin} --help`, "/dev/null"] });
+  assert.equal(run.code, 0, run.stdout);
+  assert.deepEqual(paths(run.started), fromSnapshot(t, ["--help"]));
+});
+
+test("a shortcut argv with no decision yet still starts the measurement for the next runs", async () => {
+  const t = tree({ decision: "none" });
+  const run = await launch(t, { args: ["--version"] });
+  assert.deepEqual(paths(run.started), plain(t, ["--version"]));
+  assert.deepEqual(run.measured.map(paths), measurement(t));
 });
 
 test("a plain decision for this node: runs start.cjs and measures nothing more", async () => {
@@ -160,7 +193,7 @@ test("a dist/ without snapshot.mjs measures nothing; one from before start.cjs r
   assert.deepEqual(a.measured, []);
   const old = tree({ decision: "this", without: ["start.cjs"] });
   const b = await launch(old);
-  assert.deepEqual(paths(b.started), [join(old.dist, "keen.cjs"), "--version"]);
+  assert.deepEqual(paths(b.started), [join(old.dist, "keen.cjs"), ...ARGS]);
 });
 
 test("dist/ that this user cannot write gets no measurement", { skip: process.getuid?.() === 0 && "root may write anywhere" }, async () => {
