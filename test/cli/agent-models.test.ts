@@ -137,3 +137,20 @@ test("resolving an agent's model: a listed id, then Claude Code's aliases, then 
   assert.throws(() => pick("sonnet", on("local"), {}), /provider "anthropic" needs an API key: set ANTHROPIC_API_KEY/);
   assert.throws(() => pick("claude-sonnet"), /unknown model "claude-sonnet": no configured provider lists it/);
 });
+
+test("a run whose subagent talks to another provider is recorded whole and replays without keys", async () => {
+  const sb = sandbox("openai/gpt-5.4-mini");
+  const cassette = join(sb.root, "c.jsonl");
+  script(true);
+  const args = ["run", "--headless", "--no-stdin", "--sandbox", "off"];
+  const recorded = await sb.keen([...args, "--model", MODEL, "--record", cassette, "PARENT-Q: delegate"], { env: { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.openaiBaseURL } });
+  assert.equal(recorded.code, 0, recorded.stderr);
+  assert.deepEqual(sent().map((s) => s[0]), ["anthropic", "openai", "anthropic"]);
+  const replayed = await sb.keen([...args, "--replay", cassette, "--replay-speed", "0", "PARENT-Q: delegate"], {
+    env: { ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: "http://127.0.0.1:9", OPENAI_API_KEY: undefined, OPENAI_BASE_URL: "http://127.0.0.1:9/v1" },
+  });
+  assert.equal(replayed.code, 0, replayed.stderr);
+  assert.equal(server.requests.length, 3, "the replay asked the network nothing");
+  const task = (stdout: string) => stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.kind === "tool-result" && l.tool_call_id === "toolu_t");
+  assert.deepEqual([task(replayed.stdout).result, task(replayed.stdout).details.model], ["found it", "openai/gpt-5.4-mini"]);
+});
