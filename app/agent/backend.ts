@@ -1,8 +1,8 @@
 import type { PermissionMode } from "../../protocol/commands.js";
 import type { KeenEvent } from "../../protocol/events.js";
 import type { Provider } from "../../protocol/provider.js";
-import { addUsage, emptyUsage } from "../../protocol/usage.js";
-import { subagentHosts } from "./subagent.js";
+import { addUsage } from "../../protocol/usage.js";
+import { mixedCost, noSpend, subagentHosts, type ChildModels } from "./subagent.js";
 import { runTurn, type TurnOptions, type TurnOutcome } from "./turn.js";
 
 /**
@@ -27,15 +27,19 @@ export interface TurnBackend {
   run(options: BackendTurnOptions): Promise<TurnOutcome>;
 }
 
-/** Keen's own loop, talking to `provider` with Keen's tools; its subagents' usage counts as the turn's (and so in its cost). */
-export function embeddedBackend(provider: Provider): TurnBackend {
+/**
+ * Keen's own loop, talking to `provider` with Keen's tools. Its subagents' usage counts as the
+ * turn's; a subagent on another model (`models`: the turn's model and how to reach others) is
+ * priced at that model's price in the turn's cost.
+ */
+export function embeddedBackend(provider: Provider, models: ChildModels = {}): TurnBackend {
   return {
     name: "embedded",
     async run(options) {
-      const spent = { usage: emptyUsage() };
+      const spent = noSpend();
       const turn = { ...options, provider };
-      const outcome = await runTurn({ ...turn, subagents: subagentHosts(turn, spent) });
-      return { ...outcome, usage: addUsage(outcome.usage, spent.usage) };
+      const outcome = await runTurn({ ...turn, subagents: subagentHosts(turn, spent, models) });
+      return { ...outcome, usage: addUsage(outcome.usage, spent.usage), ...mixedCost(outcome.usage, spent, models.price) };
     },
   };
 }

@@ -97,7 +97,8 @@ export async function runClaimedTurn(ctx: EngineContext, turn: ClaimedTurn): Pro
   });
   const before = await hooks?.beforeTurn(text, first ? (wasStored ? "resume" : "startup") : undefined);
   if (before?.blocked && !wasStored) await store.updateMeta(current.id, { title: "(prompt blocked by a hook)" });
-  const backend = prepared.provider ? (prepared.backend ?? embeddedBackend(prepared.provider)) : prepared.backend;
+  const children = { ref: prepared.modelRef, price: prepared.price, ...(prepared.agentModel ? { resolve: prepared.agentModel } : {}) };
+  const backend = prepared.provider ? (prepared.backend ?? embeddedBackend(prepared.provider, children)) : prepared.backend;
   const outcome = before?.blocked ? blockedOutcome(before.blocked) : await backend.run({
     cwd: current.cwd, events: loaded.events, permissionMode: gate.mode,
     sessionId: current.id, turnId: options.newId(), tools, history: loaded.history,

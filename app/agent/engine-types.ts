@@ -12,6 +12,7 @@ import type { CustomCommandInfo, ExpandedCommand } from "../extensions/commands.
 import type { SkillInfo, SkippedSkill } from "../extensions/skills.js";
 import type { HookSet } from "../extensions/hook-points.js";
 import type { TurnBackend } from "./backend.js";
+import type { ChildModel } from "./subagent.js";
 import type { CompactionSettings } from "./compaction.js";
 import type { CurrentSession } from "./engine-session.js";
 import type { TurnPolicy } from "./policy.js";
@@ -78,6 +79,8 @@ export interface SetupBase {
   hooks?: HookSet;
   /** A `prompt` naming a custom command: its text, model and narrowed tools; undefined for no such command. */
   expandCommand?(name: string, args: string): ExpandedCommand | undefined;
+  /** A model a custom agent names, for its subagent (app/cli/agent-models.ts); rejects with why it cannot be used. Absent: none but the session's. */
+  agentModel?(name: string): Promise<ChildModel>;
 }
 
 /** Everything the engine is given (the test seam: no module mocking). */

@@ -41,7 +41,7 @@ export function buildResult(end: TurnEnd): { result: RunResult; error?: string; 
     num_turns: outcome.steps,
     duration_ms: Date.now() - end.started,
     usage: outcome.usage,
-    ...(outcome.costUsd !== undefined ? { cost_usd: outcome.costUsd } : end.price ? { cost_usd: costUsd(outcome.usage, end.price) } : {}),
+    ...(outcome.costUsd === null ? {} : outcome.costUsd !== undefined ? { cost_usd: outcome.costUsd } : end.price ? { cost_usd: costUsd(outcome.usage, end.price) } : {}),
     ...(last ? { context: { used: last.input_tokens + last.output_tokens, window: outcome.contextWindow ?? end.window } } : {}),
     ...(outcome.stopReason ? { stop_reason: outcome.stopReason } : {}),
     ...(answer && "value" in answer && answer.value !== undefined ? { structured_output: answer.value } : {}),

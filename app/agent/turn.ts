@@ -48,8 +48,11 @@ export interface TurnOutcome {
   stopReason?: string;
   /** Usage of the last completed request: what the context held then. */
   lastUsage?: Usage;
-  /** What the turn cost, when its backend knows better than Keen's price table (the CLI reports its own). */
-  costUsd?: number;
+  /**
+   * What the turn cost, when its backend knows better than one model's price (the CLI reports its own; a
+   * subagent ran on another model); null: part of it ran on a model without a price, so no estimate.
+   */
+  costUsd?: number | null;
   /** The context window the backend reported for its model (the CLI's `modelUsage`). */
   contextWindow?: number;
 }

@@ -33,6 +33,7 @@ import { secretsRedactor } from "./secrets.js";
 import { UsageError } from "./errors.js";
 import type { LoadedSchema } from "./output-schema.js";
 import { chooseModel, createProvider } from "./provider-setup.js";
+import { agentModels } from "./agent-models.js";
 import { chooseRunner, cliSetup, type Runner } from "./cli-runner-setup.js";
 import { mcpSecrets, mcpSources, openMcp } from "./mcp-setup.js";
 import { sessionHooks } from "./hooks-setup.js";
@@ -179,6 +180,10 @@ async function prepare(
   const maxTurns = limits.maxTurns;
   settings.trace?.("provider");
   const provider = await createProvider(choice, session.id, undefined, settings.cassette?.fetchFor(session.id, choice, redactor));
+  const agentModel = agentModels({
+    session: choice, provider, sessionId: session.id, config, env,
+    fetchFor: (other) => settings.cassette?.fetchFor(session.id, other, redactor), ...(replay ? { choose: replay.choose } : {}),
+  });
   const instructions = schema ? createStructuredOutput(schema.schema, schema.check).instructions : undefined;
   const info = modelInfo(choice.preset, choice.model);
   const compaction: CompactionSettings = {
@@ -205,6 +210,7 @@ async function prepare(
     sandbox: { sandboxed: Boolean(sandbox), fallback, bashConfined: Boolean(sandbox) && config.sandbox?.acceptEditsRunsBash !== false },
     modelRef: `${choice.providerId}/${choice.model}`,
     provider,
+    agentModel,
     get tools() {
       return currentTools();
     },

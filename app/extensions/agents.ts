@@ -25,7 +25,7 @@ export interface AgentDefinition {
   prompt: string;
   /** Keen tool names (Claude Code's `Read`, `Bash`… translated); absent: the task call's default set. */
   tools?: string[];
-  /** A model the file asks for; Keen runs subagents on the session's model and says so (app/tools/task.ts). */
+  /** A model the file asks for (an alias, a model id or `<provider>/<model>`); the child runs on it (app/tools/task.ts). */
   model?: string;
   source: AgentSource;
   /** The file, relative to the workspace root for project agents. */
@@ -62,7 +62,7 @@ export function parseAgent(text: string, fileName: string, source: AgentSource, 
     name, prompt, source, file,
     description: stringField(data, "description") ?? `custom agent (${source})`,
     ...(tools?.length ? { tools: [...new Set(tools)] } : {}),
-    ...(model && model !== "inherit" ? { model } : {}),
+    ...(model && model.toLowerCase() !== "inherit" ? { model } : {}),
   };
 }
 

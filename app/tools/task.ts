@@ -76,8 +76,11 @@ function description(agents: AgentDefinition[]): string {
  * it; its kind is `other`. It is `concurrent`: several calls in one step run at once.
  * Agent definitions are read when the session's tools are built (their names and
  * descriptions are in the description the model sees) and again at each call.
- * A definition's `model` is not honoured: a child runs on the session's model (one provider
- * connection, one price for the turn's cost), and the result's details say so.
+ * A definition's `model` is honoured: the child runs on that model (resolved by the session's setup,
+ * app/cli/agent-models.ts: Claude Code's `sonnet`/`opus`/`haiku`, a model id a configured provider
+ * lists, or `<provider>/<model>`), priced at its own price in the turn's cost; without one (or with
+ * `inherit`) on the turn's. A model that cannot be used fails the call, naming the model and the
+ * agent's file: never a silent fallback to another model. The result's `details.model` says which ran.
  */
 export function createTaskTool(ctx: ToolContext): Tool {
   const agents = () => loadAgents(ctx.configDir, ctx.workspace);
@@ -92,10 +95,15 @@ export function createTaskTool(ctx: ToolContext): Tool {
     const tools = childTools(call.subagent.tools, input.tools, agent?.tools);
     if (typeof tools === "string") return fail(tools);
     const maxSteps = input.max_steps ?? DEFAULT_CHILD_STEPS;
-    const outcome = await call.subagent.run({ system: childSystem(ctx, tools, agent), prompt: input.prompt, tools, maxSteps });
+    const outcome = await call.subagent.run({
+      system: childSystem(ctx, tools, agent), prompt: input.prompt, tools, maxSteps, ...(agent?.model ? { model: agent.model } : {}),
+    });
+    if (outcome.refused) {
+      return fail(`The agent "${agent!.name}" (${agent!.file}) names the model "${agent!.model}", which cannot be used: ${outcome.refused}`);
+    }
     const details = {
-      ...(agent ? { agent: agent.name } : {}), tools: tools.map((t) => t.definition.name), steps: outcome.steps, status: outcome.status,
-      ...(agent?.model ? { note: `the agent's model "${agent.model}" was not used: subagents run on the session's model` } : {}),
+      ...(agent ? { agent: agent.name } : {}), ...(outcome.model ? { model: outcome.model } : {}),
+      tools: tools.map((t) => t.definition.name), steps: outcome.steps, status: outcome.status,
     };
     if (outcome.status === "interrupted") return fail("The subagent was interrupted.", details);
     if (outcome.status === "error") return fail(`The subagent failed: ${outcome.errors.join("; ") || "unknown error"}`, details);

@@ -96,20 +96,26 @@ export interface SubagentHost {
   run(request: SubagentRequest): Promise<SubagentOutcome>;
 }
 
-/** One child run: its system prompt, its task, the tools it may use (already narrowed) and its step limit. */
+/** One child run: its system prompt, its task, the tools it may use (already narrowed), its step limit and model. */
 export interface SubagentRequest {
   system: string;
   prompt: string;
   tools: Tool[];
   maxSteps: number;
+  /** A model a custom agent names (an alias, a model id or `<provider>/<model>`); absent: the parent turn's. */
+  model?: string;
 }
 
-/** How a child run ended: its final answer, as the turn loop reports a turn. */
+/** How a child run ended: its final answer, as the turn loop reports a turn, and the model it ran on. */
 export interface SubagentOutcome {
   status: "success" | "error" | "interrupted" | "max_turns";
   text: string;
   steps: number;
   errors: string[];
+  /** `<provider>/<model>` the child ran on, when known. */
+  model?: string;
+  /** Set when the child never started because the requested model cannot be used: why not. */
+  refused?: string;
 }
 
 /** What a write or edit would change, shown before it is allowed (`permission-request`). */

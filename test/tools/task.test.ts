@@ -155,3 +155,41 @@ test("an interrupt stops the child and its parent: both turns end interrupted, t
   const result = events.find((e) => e.kind === "tool-result" && e.tool_call_id === "p1");
   assert.deepEqual(result && [result.kind === "tool-result" && result.result, "interrupted" in result && result.interrupted], ["The subagent was interrupted.", true]);
 });
+
+test("an agent's model: the child talks to the provider the session resolves it to, priced at its price; a model that cannot be used fails the call before the child starts", async () => {
+  const t = tempWorkspace();
+  t.write({ ".keen/agents/quick.md": "---\ndescription: quick\nmodel: small\n---\nBe quick.", ".keen/agents/odd.md": "---\ndescription: odd\nmodel: nope\n---\nBe odd." });
+  const events: EventDraft[] = [];
+  const gate = createPermissionGate({ mode: "ask", interactive: false, newId: () => "r1", emit: async (e) => void events.push(e) });
+  const parent = new FakeProvider([
+    { toolCalls: [{ id: "p1", name: "task", input: { description: "Quick", prompt: "Quick one.", agent: "quick" } }], usage: { input_tokens: 100, output_tokens: 10 } },
+    { toolCalls: [{ id: "p2", name: "task", input: { description: "Odd", prompt: "Odd one.", agent: "odd" } }], usage: { input_tokens: 0, output_tokens: 0 } },
+    { text: "Done.", usage: { input_tokens: 0, output_tokens: 0 } },
+  ]);
+  const small = new FakeProvider([{ text: "quick answer", usage: { input_tokens: 1000, output_tokens: 100 } }]);
+  const asked: string[] = [];
+  const resolve = async (name: string) => {
+    asked.push(name);
+    if (name === "small") return { ref: "fake/small", provider: small, price: { input: 1, output: 5 } };
+    throw new Error(`unknown model "${name}"`);
+  };
+  const outcome = await embeddedBackend(parent, { ref: "fake/big", price: { input: 10, output: 100 }, resolve }).run({
+    sessionId: "s1", turnId: "t1", tools: createTools({ ...t.ctx(), configDir: undefined }), system: "parent system", history: [],
+    user: { role: "user", content: [{ type: "text", text: "go" }], headless: true },
+    emit: async (e) => void events.push(e), requester: gate,
+    retry: { maxRetries: 0, maxWaitMs: 1000, idleTimeoutMs: 5000, baseDelayMs: 1 },
+    signal: new AbortController().signal, sleep: async () => {}, cwd: t.ws, events: [], permissionMode: "ask",
+  });
+  assert.equal(outcome.status, "success");
+  assert.deepEqual(asked, ["small", "nope"]);
+  assert.equal(parent.requests.length, 3, "the children's requests went elsewhere");
+  assert.deepEqual(small.requests.map((r) => r.messages[0]!.content), [[{ type: "text", text: "Quick one." }]]);
+  const results = events.filter((e) => e.kind === "tool-result" && !("parent_tool_call_id" in e)) as Extract<EventDraft, { kind: "tool-result" }>[];
+  assert.deepEqual(results.map((r) => [r.tool_call_id, r.is_error, r.result, r.details?.model]), [
+    ["p1", false, "quick answer", "fake/small"],
+    ["p2", true, `The agent "odd" (${join(".keen", "agents", "odd.md")}) names the model "nope", which cannot be used: unknown model "nope"`, undefined],
+  ]);
+  // Parent 100 in at $10 and 10 out at $100 ($0.002); child 1000 in at $1 and 100 out at $5 ($0.0015).
+  assert.equal(outcome.usage.input_tokens, 1100);
+  assert.equal(outcome.costUsd, 0.0035);
+});
