@@ -227,8 +227,24 @@ writeFileSync(`${stagingDir}/start.cjs`, start);
 // Snapshot or plain bundle: measured here, for the node that builds (scripts/snapshot.mjs, shipped in dist/
 // so that bin/keen can decide again in the background for another node or an installed package).
 copyFileSync(new URL("./snapshot.mjs", import.meta.url), `${stagingDir}/snapshot.mjs`);
-const startup = decideStartup(stagingDir);
-const figures = startup.snapshotMs ? ` (keen --version: snapshot ${startup.snapshotMs.toFixed(1)} ms, plain ${startup.plainMs.toFixed(1)} ms)` : "";
+// `npm test` builds with KEEN_BUILD_REUSE_DECISION=1: a plain-bundle decision measured for this very node by an
+// earlier build is kept without building a blob and timing both ways again (seconds of the test loop); the figures
+// it rests on are carried over. A snapshot decision is always re-made (the blob must be rebuilt for this bundle).
+const previous = (() => {
+  try {
+    return JSON.parse(readFileSync(new URL("../dist/startup.json", import.meta.url), "utf8"));
+  } catch {
+    return undefined;
+  }
+})();
+const reuse = process.env.KEEN_BUILD_REUSE_DECISION === "1" && !process.env.KEEN_SNAPSHOT && previous?.chosen === "plain"
+  && !previous.error && previous.node === process.execPath && previous.version === process.version && previous.snapshotMs;
+const startup = reuse
+  ? decideStartup(stagingDir, "off", { reusedFrom: previous.reusedFrom ?? previous.date, runs: previous.runs, snapshotMs: previous.snapshotMs, plainMs: previous.plainMs })
+  : decideStartup(stagingDir);
+const figures = startup.snapshotMs
+  ? ` (${startup.reusedFrom ? `as measured at ${startup.reusedFrom}: ` : ""}keen --version: snapshot ${startup.snapshotMs.toFixed(1)} ms, plain ${startup.plainMs.toFixed(1)} ms)`
+  : "";
 process.stderr.write(
   startup.error
     ? `keen build: no start-up snapshot (${startup.error}); bin/keen runs the plain bundle\n`

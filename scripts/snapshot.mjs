@@ -33,14 +33,14 @@ const RUNS = Math.max(1, Math.floor(Number(process.env.KEEN_SNAPSHOT_RUNS)) || 7
  * Returns what was decided; never throws for a snapshot that cannot be built
  * (that is a decision too: the plain bundle).
  */
-export function decideStartup(dist, mode = process.env.KEEN_SNAPSHOT ?? "auto") {
+export function decideStartup(dist, mode = process.env.KEEN_SNAPSHOT ?? "auto", carried = {}) {
   const bundle = join(dist, "keen.cjs");
   const before = statSync(bundle, { bigint: true });
   const blob = join(dist, "keen.blob");
   // The old decision goes first, so a keen started meanwhile never pairs this node with a half-written blob.
   rmSync(join(dist, "startup-node"), { force: true });
   rmSync(blob, { force: true });
-  const result = { node: process.execPath, version: process.version, mode, date: new Date().toISOString() };
+  const result = { node: process.execPath, version: process.version, mode, date: new Date().toISOString(), ...carried };
   warmCodeCache(dist);
   // Built and measured in dist/ itself: started from a blob, the bundle finds its side files next to the blob.
   const staged = join(dist, `keen.blob.tmp-${process.pid}`);
