@@ -11,7 +11,7 @@
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -168,7 +168,10 @@ const dist = new URL("../dist", import.meta.url);
 const staging = new URL(`../dist.tmp-${process.pid}`, import.meta.url);
 const stagingDir = fileURLToPath(staging);
 rmSync(staging, { recursive: true, force: true });
-const main = await build({
+mkdirSync(staging);
+// The bundles are independent: esbuild builds them at once (one service, its own threads).
+const builds = [];
+builds.push(build({
   ...common,
   metafile: true,
   entryPoints: { keen: "app/cli/entry.ts" },
@@ -178,25 +181,22 @@ const main = await build({
   plugins: [levelBinding, sideBundles, tuiBundle, mcpSdkBundle, webHtmlBundle, sandboxRuntime],
   define: { KEEN_VERSION: JSON.stringify(pkg.version), "import.meta": "__keenImportMeta" },
   banner: { js: RUNTIME_PATHS },
-});
-// Which modules keen.cjs holds and how they import each other (static or `import()`), for
-// test/build/startup-path.test.ts: what a start evaluates. Not shipped in the package.
-writeFileSync(`${stagingDir}/keen.meta.json`, JSON.stringify(main.metafile.inputs));
+}));
 const sideEntries = Object.fromEntries(Object.entries(SIDE_BUNDLES).map(([specifier, file]) => [file, specifier]));
-await build({ ...common, entryPoints: sideEntries, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
-await build({
+builds.push(build({ ...common, entryPoints: sideEntries, outdir: stagingDir, outExtension: { ".js": ".cjs" } }));
+builds.push(build({
   ...common,
   entryPoints: { "sandbox-runtime": "@anthropic-ai/sandbox-runtime" },
   outdir: stagingDir,
   outExtension: { ".js": ".cjs" },
   define: { "import.meta.url": "__keenSandboxUrl" },
   banner: { js: SANDBOX_RUNTIME_URL },
-});
-await build({ ...common, entryPoints: { "mcp-sdk": "app/mcp/sdk.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
-await build({ ...common, entryPoints: { "web-html": "app/tools/web/html.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
-await build({ ...common, entryPoints: { tui: "app/tui/start.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" }, external: ["blessed"] });
+}));
+builds.push(build({ ...common, entryPoints: { "mcp-sdk": "app/mcp/sdk.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" } }));
+builds.push(build({ ...common, entryPoints: { "web-html": "app/tools/web/html.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" } }));
+builds.push(build({ ...common, entryPoints: { tui: "app/tui/start.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" }, external: ["blessed"] }));
 // The CLI runner's permission relay: an MCP stdio server that claude spawns (with this node) in ask mode.
-await build({ ...common, entryPoints: { "permission-relay": "app/agent/permission-relay-server.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" } });
+builds.push(build({ ...common, entryPoints: { "permission-relay": "app/agent/permission-relay-server.ts" }, outdir: stagingDir, outExtension: { ".js": ".cjs" } }));
 // The demo cassette ships beside the bundle: app/cli/demo.ts finds it next to the bundle's import.meta.url.
 const demo = new URL("../app/cli/demo.cassette.jsonl", import.meta.url);
 if (existsSync(demo)) copyFileSync(demo, `${stagingDir}/demo.cassette.jsonl`);
@@ -204,14 +204,19 @@ else process.stderr.write("keen build: app/cli/demo.cassette.jsonl is missing (n
 // The search worker's thread entry (app/tools/search-runner.ts starts it): tinyglobby and the regex search,
 // run where a pattern that backtracks forever can be stopped. A worker is not started from the snapshot,
 // so __filename is where it really is, and fdir's import.meta.url can come from it.
-await build({
+builds.push(build({
   ...common,
   entryPoints: { "search-worker": "app/tools/search-worker.ts" },
   outdir: stagingDir,
   outExtension: { ".js": ".cjs" },
   define: { "import.meta.url": "__keenWorkerUrl" },
   banner: { js: `"use strict";\nvar __keenWorkerUrl = require("node:url").pathToFileURL(__filename).href;` },
-});
+}));
+const [main] = await Promise.all(builds);
+// Which modules keen.cjs holds and how they import each other (static or `import()`), for
+// test/build/startup-path.test.ts: what a start evaluates. Not shipped in the package.
+writeFileSync(`${stagingDir}/keen.meta.json`, JSON.stringify(main.metafile.inputs));
+
 // bin/keen starts the plain bundle through start.cjs, which keeps a V8 code cache of it; the cache's
 // name carries the bundle's hash, so no cache of another build is ever read for this one.
 const buildId = createHash("sha256").update(readFileSync(`${stagingDir}/keen.cjs`)).digest("hex").slice(0, 16);
