@@ -78,6 +78,8 @@ function startWorker() {
   // themselves, in whole lines.
   createInterface({ input: child.stdout }).on("line", (line) => process.stdout.write(`${line}\n`));
   createInterface({ input: child.stderr }).on("line", (line) => process.stderr.write(`${line}\n`));
+  running.add(child);
+  child.on("close", () => running.delete(child));
   let current;
   let waiting;
   const ready = new Promise((resolve) => child.once("message", resolve));
@@ -120,6 +122,18 @@ function startWorker() {
   };
 }
 
+// SIGTERM (npm test stops the e2e run when the unit tests or tsc failed) or Ctrl-C: no new file starts, the
+// workers are killed, and the run ends through the same clean-up check as always (processes, temp files).
+const running = new Set();
+let stoppedBy;
+for (const signal of ["SIGTERM", "SIGINT"]) {
+  process.on(signal, () => {
+    stoppedBy ??= signal;
+    queue.length = 0;
+    for (const child of running) child.kill("SIGKILL");
+  });
+}
+
 async function slot() {
   let shared;
   let code = 0;
@@ -160,10 +174,11 @@ rmSync(tmp, { recursive: true, force: true });
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
 console.log(`\ntest:e2e: ${files.length} files in ${workers} processes (${jobs} at a time), ${seconds} s: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped${counts.todo ? `, ${counts.todo} todo` : ""}`);
 if (failedFiles.size) console.error(`test:e2e: failed in ${[...failedFiles].join(", ")}:\n  ${failures.join("\n  ")}`);
+if (stoppedBy) console.error(`test:e2e: stopped by ${stoppedBy}; the files not yet started did not run`);
 if (!failedFiles.size && codes.some(Boolean)) console.error("test:e2e: a worker process failed after its files' tests passed (see its last words above: something left running?)");
 if (survivors.length) console.error(`test:e2e: processes of the run still alive (killed now):\n  ${survivors.join("\n  ")}`);
 if (left.length) console.error(`test:e2e: the run left files in its temp directory:\n  ${left.slice(0, 50).join("\n  ")}`);
-const failed = failedFiles.size || codes.some(Boolean) || survivors.length || left.length;
+const failed = stoppedBy || failedFiles.size || codes.some(Boolean) || survivors.length || left.length;
 if (!named.length && !failed) {
   try {
     mkdirSync(dirname(timesFile), { recursive: true });
