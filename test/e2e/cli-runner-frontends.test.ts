@@ -98,13 +98,18 @@ test("keen stdio: resume-session into a CLI session runs the CLI (resumed), into
     server.enqueue({ text: "Embedded answer." }, { text: "Embedded again." });
     const box = sandbox("text-thinking,resume-2", {}, server.url);
     const keyed = { ANTHROPIC_API_KEY: "test-key" };
-    const embedded = await box.run(["run", "--format", "json", "hello"], { env: keyed });
-    assert.equal(embedded.code, 0, embedded.stderr);
     const cli = await box.run(["run", "--runner", "cli", "--format", "json", "say hi"]);
     assert.equal(cli.code, 0, cli.stderr);
-    const [embeddedId, cliId] = [JSON.parse(embedded.stdout).session_id, JSON.parse(cli.stdout).session_id];
+    const cliId = JSON.parse(cli.stdout).session_id;
 
-    const client = startStdio(["--permission-mode", "read-only"], { ...box.env, ...keyed }, box.workspace);
+    // The embedded session is this process's first (no --runner: Keen's own loop); it is left for the
+    // CLI session and resumed from the store. --sandbox off: its turns only talk, no tool runs.
+    const client = startStdio(["--permission-mode", "read-only", "--sandbox", "off"], { ...box.env, ...keyed }, box.workspace);
+    client.send({ kind: "prompt", id: "p0", text: "hello" });
+    const embedded = await client.next((l) => l.kind === "result");
+    assert.deepEqual([embedded.status, embedded.text], ["success", "Embedded answer."]);
+    const embeddedId = embedded.session_id;
+    assert.equal((await client.response("p0")).ok, true);
     client.send({ kind: "resume-session", id: "s1", session: cliId });
     assert.equal((await client.response("s1")).ok, true);
     client.send({ kind: "prompt", id: "p1", text: "say it again" });
