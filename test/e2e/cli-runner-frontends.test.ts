@@ -50,7 +50,8 @@ test("keen stdio --runner cli in ask mode: the CLI's ask is a permission-request
   assert.deepEqual(b!.asks, [{ behavior: "allow", updatedInput: { command: "echo hi" } }], "the standing rule answers without asking");
 });
 
-test("ask mode, deny: the CLI gets the user's reason as its denial, the call never starts; one-shot keen run cannot ask", async () => {
+// One keen stdio for the denial and the interrupt (each a Keen start of its own cost more than the turns).
+test("ask mode, deny: the CLI gets the user's reason as its denial, the call never starts; an interrupt while the CLI waits for an answer kills it and ends the turn interrupted, claude and the relay's server gone; one-shot keen run cannot ask", async () => {
   const box = sandbox("tool-bash");
   const client = startStdio(["--runner", "cli", "--permission-mode", "ask"], box.env, box.workspace);
   client.send({ kind: "prompt", id: "p1", text: "run echo hi" });
@@ -61,10 +62,18 @@ test("ask mode, deny: the CLI gets the user's reason as its denial, the call nev
   const denial = client.lines.find((l) => l.kind === "tool-result")!;
   assert.equal(denial.is_error, true);
   assert.equal(denial.result, "The user denied this Bash call. They said: not now");
-  assert.equal((await client.end()).code, 0);
-
   assert.equal(box.runs()[0]!.asks!.length, 1);
-  assert.ok(!client.lines.some((l) => l.kind === "tool-start"), "a denied call never starts");
+
+  // The same call again, interrupted while the CLI waits for the answer.
+  client.send({ kind: "prompt", id: "p2", text: "run echo hi" });
+  await client.next((l) => l.kind === "permission-request");
+  client.send({ kind: "interrupt", id: "i1" });
+  const interrupted = await client.next((l) => l.kind === "result");
+  assert.equal(interrupted.status, "interrupted");
+  assert.equal((await client.end()).code, 0);
+  assert.ok(!client.lines.some((l) => l.kind === "tool-start"), "a denied or interrupted call never starts");
+  assert.deepEqual(box.leftovers(), [], "claude and the relay's MCP server are gone");
+  assert.equal(box.runs().length, 1, "the interrupted fake claude never got an answer to log");
 
   // As with the embedded loop: one-shot keen run has nobody to ask: accept-edits answers no with the reason
   // (ask is refused: a usage error, test/cli/front-end-flags.test.ts).
@@ -201,18 +210,4 @@ test("the TUI with --runner cli (tmux): the CLI's ask is the TUI's permission mo
   } finally {
     t.kill();
   }
-});
-
-test("an interrupt while the CLI waits for an answer kills it and ends the turn interrupted; claude and the relay's server are gone", async () => {
-  const box = sandbox("tool-bash");
-  const client = startStdio(["--runner", "cli", "--permission-mode", "ask"], box.env, box.workspace);
-  client.send({ kind: "prompt", id: "p1", text: "run echo hi" });
-  await client.next((l) => l.kind === "permission-request");
-  client.send({ kind: "interrupt", id: "i1" });
-  const result = await client.next((l) => l.kind === "result");
-  assert.equal(result.status, "interrupted");
-  assert.equal((await client.end()).code, 0);
-  assert.deepEqual(client.lines.filter((l) => l.kind === "tool-start"), [], "the call never started");
-  assert.deepEqual(box.leftovers(), [], "claude and the relay's MCP server are gone");
-  assert.deepEqual(box.runs(), [], "the fake claude never got an answer to log");
 });
