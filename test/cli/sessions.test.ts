@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { openStore } from "../../storage/level-store.js";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeInProcessSandbox } from "./in-process.js";
 
@@ -80,7 +81,7 @@ test("sessions list: a header, aligned columns, this directory unless --all; rm 
   assert.deepEqual(server.unexpected, []);
 });
 
-test("sessions show: thinking cut to three lines, the partial text of a failed turn with its markers; --json --jsonl is a usage error", async () => {
+test("sessions show: thinking cut to three lines, the partial text of a failed turn with its markers; --json prints the stored session and events; --json --jsonl is a usage error", async () => {
   const sb = makeInProcessSandbox(server, { retry: { maxRetries: 0, baseDelayMs: 10 } });
   server.enqueue(
     { thinking: "weigh it\nline two\nline three\nline four", text: "Thought answer." },
@@ -103,6 +104,11 @@ test("sessions show: thinking cut to three lines, the partial text of a failed t
     "half of the ans [partial]", "",
     "[turn error]", "", "",
   ].join("\n"));
+  // The e2e harness's show() reads the store so (test/e2e/harness.ts): the command prints the same.
+  const json = await sb.keen(["sessions", "show", id.slice(0, 12), "--json"]);
+  const store = openStore(sb.home);
+  const session = await store.resolve(id.slice(0, 12));
+  assert.deepEqual([json.code, json.stderr, JSON.parse(json.stdout)], [0, "", JSON.parse(JSON.stringify({ session, events: await store.load(session.id) }))]);
   const both = await sb.keen(["sessions", "show", id, "--json", "--jsonl"]);
   assert.deepEqual(both, { code: 2, stdout: "", stderr: "keen: --json and --jsonl are two formats: give one\n" });
 });
