@@ -1,5 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { openStore } from "../../storage/level-store.js";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeInProcessSandbox } from "./in-process.js";
 
@@ -27,7 +30,10 @@ test("sessions list: a header, aligned columns, this directory unless --all; rm 
   const rows = listed.stdout.split("\n").filter(Boolean);
   assert.equal(rows.length, 4, listed.stdout);
   assert.match(rows[0]!, /^ID +UPDATED +STATUS +MODEL +CWD +TITLE$/);
-  const short = (JSON.parse((await sb.keen(["sessions", "list", "--all", "--json"])).stdout) as { short_id: string }[]).map((s) => s.short_id);
+  const all = JSON.parse((await sb.keen(["sessions", "list", "--all", "--json"])).stdout) as Record<string, unknown>[];
+  // The e2e harness reads the store as sb.sessions() does (test/e2e/harness.ts): the command prints the same, with short ids.
+  assert.deepEqual(all.map(({ short_id: _, ...s }) => s), await sb.sessions());
+  const short = all.map((s) => s.short_id as string);
   for (const id of short) assert.ok(id.length >= 8 && short.filter((o) => o.startsWith(id)).length === 1);
   const at = rows[0]!.indexOf("TITLE");
   assert.deepEqual(rows.slice(1).map((r) => r.slice(at)), ["gamma", "beta", "alpha"]);
@@ -75,7 +81,7 @@ test("sessions list: a header, aligned columns, this directory unless --all; rm 
   assert.deepEqual(server.unexpected, []);
 });
 
-test("sessions show: thinking cut to three lines, the partial text of a failed turn with its markers; --json --jsonl is a usage error", async () => {
+test("sessions show: thinking cut to three lines, the partial text of a failed turn with its markers; --json prints the stored session and events; --json --jsonl is a usage error", async () => {
   const sb = makeInProcessSandbox(server, { retry: { maxRetries: 0, baseDelayMs: 10 } });
   server.enqueue(
     { thinking: "weigh it\nline two\nline three\nline four", text: "Thought answer." },
@@ -98,6 +104,26 @@ test("sessions show: thinking cut to three lines, the partial text of a failed t
     "half of the ans [partial]", "",
     "[turn error]", "", "",
   ].join("\n"));
+  // The e2e harness's show() reads the store so (test/e2e/harness.ts): the command prints the same.
+  const json = await sb.keen(["sessions", "show", id.slice(0, 12), "--json"]);
+  const store = openStore(sb.home);
+  const session = await store.resolve(id.slice(0, 12));
+  assert.deepEqual([json.code, json.stderr, JSON.parse(json.stdout)], [0, "", JSON.parse(JSON.stringify({ session, events: await store.load(session.id) }))]);
   const both = await sb.keen(["sessions", "show", id, "--json", "--jsonl"]);
   assert.deepEqual(both, { code: 2, stdout: "", stderr: "keen: --json and --jsonl are two formats: give one\n" });
+});
+
+test("without KEEN_HOME, config and data follow XDG_CONFIG_HOME and XDG_DATA_HOME", async () => {
+  const sb = makeInProcessSandbox(server);
+  const xdg = { KEEN_HOME: undefined, XDG_CONFIG_HOME: join(sb.root, "cfg"), XDG_DATA_HOME: join(sb.root, "data") };
+  mkdirSync(join(sb.root, "cfg", "keen"), { recursive: true });
+  writeFileSync(join(sb.root, "cfg", "keen", "config.json"), JSON.stringify({ model: "anthropic/claude-haiku-4-5" }));
+  server.enqueue({ text: "xdg" });
+  const r = await sb.keen(["run", "--no-stdin", "--sandbox", "off", "where"], { env: xdg });
+  assert.deepEqual({ code: r.code, stdout: r.stdout }, { code: 0, stdout: "xdg\n" }, r.stderr);
+  assert.equal(server.requests.at(-1)!.body.model, "claude-haiku-4-5");
+  assert.ok(existsSync(join(sb.root, "data", "keen")));
+  const listed = JSON.parse((await sb.keen(["sessions", "list", "--json"], { env: xdg })).stdout);
+  assert.deepEqual(listed.map((s: { title: string }) => s.title), ["where"]);
+  assert.deepEqual(await sb.sessions(), [], "nothing under KEEN_HOME");
 });

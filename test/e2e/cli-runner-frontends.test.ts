@@ -50,7 +50,8 @@ test("keen stdio --runner cli in ask mode: the CLI's ask is a permission-request
   assert.deepEqual(b!.asks, [{ behavior: "allow", updatedInput: { command: "echo hi" } }], "the standing rule answers without asking");
 });
 
-test("ask mode, deny: the CLI gets the user's reason as its denial, the call never starts; one-shot keen run cannot ask", async () => {
+// One keen stdio for the denial and the interrupt (each a Keen start of its own cost more than the turns).
+test("ask mode, deny: the CLI gets the user's reason as its denial, the call never starts; an interrupt while the CLI waits for an answer kills it and ends the turn interrupted, claude and the relay's server gone; one-shot keen run cannot ask", async () => {
   const box = sandbox("tool-bash");
   const client = startStdio(["--runner", "cli", "--permission-mode", "ask"], box.env, box.workspace);
   client.send({ kind: "prompt", id: "p1", text: "run echo hi" });
@@ -61,10 +62,18 @@ test("ask mode, deny: the CLI gets the user's reason as its denial, the call nev
   const denial = client.lines.find((l) => l.kind === "tool-result")!;
   assert.equal(denial.is_error, true);
   assert.equal(denial.result, "The user denied this Bash call. They said: not now");
-  assert.equal((await client.end()).code, 0);
-
   assert.equal(box.runs()[0]!.asks!.length, 1);
-  assert.ok(!client.lines.some((l) => l.kind === "tool-start"), "a denied call never starts");
+
+  // The same call again, interrupted while the CLI waits for the answer.
+  client.send({ kind: "prompt", id: "p2", text: "run echo hi" });
+  await client.next((l) => l.kind === "permission-request");
+  client.send({ kind: "interrupt", id: "i1" });
+  const interrupted = await client.next((l) => l.kind === "result");
+  assert.equal(interrupted.status, "interrupted");
+  assert.equal((await client.end()).code, 0);
+  assert.ok(!client.lines.some((l) => l.kind === "tool-start"), "a denied or interrupted call never starts");
+  assert.deepEqual(box.leftovers(), [], "claude and the relay's MCP server are gone");
+  assert.equal(box.runs().length, 1, "the interrupted fake claude never got an answer to log");
 
   // As with the embedded loop: one-shot keen run has nobody to ask: accept-edits answers no with the reason
   // (ask is refused: a usage error, test/cli/front-end-flags.test.ts).
@@ -98,13 +107,18 @@ test("keen stdio: resume-session into a CLI session runs the CLI (resumed), into
     server.enqueue({ text: "Embedded answer." }, { text: "Embedded again." });
     const box = sandbox("text-thinking,resume-2", {}, server.url);
     const keyed = { ANTHROPIC_API_KEY: "test-key" };
-    const embedded = await box.run(["run", "--format", "json", "hello"], { env: keyed });
-    assert.equal(embedded.code, 0, embedded.stderr);
     const cli = await box.run(["run", "--runner", "cli", "--format", "json", "say hi"]);
     assert.equal(cli.code, 0, cli.stderr);
-    const [embeddedId, cliId] = [JSON.parse(embedded.stdout).session_id, JSON.parse(cli.stdout).session_id];
+    const cliId = JSON.parse(cli.stdout).session_id;
 
-    const client = startStdio(["--permission-mode", "read-only"], { ...box.env, ...keyed }, box.workspace);
+    // The embedded session is this process's first (no --runner: Keen's own loop); it is left for the
+    // CLI session and resumed from the store. --sandbox off: its turns only talk, no tool runs.
+    const client = startStdio(["--permission-mode", "read-only", "--sandbox", "off"], { ...box.env, ...keyed }, box.workspace);
+    client.send({ kind: "prompt", id: "p0", text: "hello" });
+    const embedded = await client.next((l) => l.kind === "result");
+    assert.deepEqual([embedded.status, embedded.text], ["success", "Embedded answer."]);
+    const embeddedId = embedded.session_id;
+    assert.equal((await client.response("p0")).ok, true);
     client.send({ kind: "resume-session", id: "s1", session: cliId });
     assert.equal((await client.response("s1")).ok, true);
     client.send({ kind: "prompt", id: "p1", text: "say it again" });
@@ -196,18 +210,4 @@ test("the TUI with --runner cli (tmux): the CLI's ask is the TUI's permission mo
   } finally {
     t.kill();
   }
-});
-
-test("an interrupt while the CLI waits for an answer kills it and ends the turn interrupted; claude and the relay's server are gone", async () => {
-  const box = sandbox("tool-bash");
-  const client = startStdio(["--runner", "cli", "--permission-mode", "ask"], box.env, box.workspace);
-  client.send({ kind: "prompt", id: "p1", text: "run echo hi" });
-  await client.next((l) => l.kind === "permission-request");
-  client.send({ kind: "interrupt", id: "i1" });
-  const result = await client.next((l) => l.kind === "result");
-  assert.equal(result.status, "interrupted");
-  assert.equal((await client.end()).code, 0);
-  assert.deepEqual(client.lines.filter((l) => l.kind === "tool-start"), [], "the call never started");
-  assert.deepEqual(box.leftovers(), [], "claude and the relay's MCP server are gone");
-  assert.deepEqual(box.runs(), [], "the fake claude never got an answer to log");
 });

@@ -11,27 +11,21 @@ import { waitForStdout } from "./harness.js";
 import { startStdio } from "./stdio-client.js";
 import { RELAY_TOOL, alive, brief, collapse, jsonl, sandbox } from "./cli-runner-sandbox.js";
 
-test("keen run --runner cli (text): the prompt goes to stdin, the argv is claude's, the answer is printed, no API key needed", async () => {
+// One run for both (a Keen start each cost most of the test): the prompt alone on claude's stdin,
+// exactly, is checked by the resumed turns below ("say it again", the --cwd hand-over).
+test("keen run --runner cli (text): the prompt and piped stdin go to claude's stdin past the argv limit (a 300 KiB diff), the argv is claude's, the answer is printed, no API key needed", async () => {
   const box = sandbox("text-thinking");
-  const r = await box.run(["run", "--runner", "cli", "--model", "anthropic/claude-sonnet-4-5", "say hi"]);
+  const diff = `diff --git a/x b/x\n${"+a line of the diff\n".repeat(16_000)}`;
+  const r = await box.run(["run", "--runner", "cli", "--model", "anthropic/claude-sonnet-4-5", "review this"], { stdin: diff });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, "Hello! How can I help you today?\n");
   const [call] = box.runs();
-  assert.equal(call!.stdin, "say hi");
+  assert.ok(call!.stdin.startsWith("review this") && call!.stdin.includes(diff.trimEnd()), "the prompt and the whole diff");
+  assert.ok(call!.argv.every((arg) => arg.length < 1000), "nothing of the prompt in argv");
   assert.equal(call!.cwd, box.workspace);
   assert.deepEqual(call!.argv.slice(0, 8), ["-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages", "--model", "claude-sonnet-4-5", "--session-id"]);
   assert.match(call!.argv[8]!, /^[0-9a-f-]{36}$/);
   assert.equal(call!.argv.length, 9, "auto without skipPermissions leaves the CLI's own permission mode");
-});
-
-test("piped stdin joins the prompt on claude's stdin, past the argv limit (a 300 KiB diff)", async () => {
-  const box = sandbox("text-thinking");
-  const diff = `diff --git a/x b/x\n${"+a line of the diff\n".repeat(16_000)}`;
-  const r = await box.run(["run", "--runner", "cli", "review this"], { stdin: diff });
-  assert.equal(r.code, 0, r.stderr);
-  const [call] = box.runs();
-  assert.ok(call!.stdin.startsWith("review this") && call!.stdin.includes(diff.trimEnd()), "the prompt and the whole diff");
-  assert.ok(call!.argv.every((arg) => arg.length < 1000), "nothing of the prompt in argv");
 });
 
 test("--headless --stream-deltas: the whole event sequence; the stored session; the next turn resumes the CLI session", async () => {
@@ -89,20 +83,15 @@ test("noisy output: malformed and unknown lines are skipped, memory is filtered,
   assert.ok(!r.stdout.includes("keen_memory"));
 });
 
-test("an exit without a result is an error carrying the stderr tail", async () => {
+test("an exit without a result is an error carrying the stderr tail, an `error` event with error_code runner", async () => {
   const box = sandbox("cut:1");
-  const r = await box.run(["run", "--runner", "cli", "--format", "json", "hi"], { env: { FAKE_CLAUDE_STDERR: "boom: the CLI fell over\n" } });
+  const r = await box.run(["run", "--runner", "cli", "--headless", "hi"], { env: { FAKE_CLAUDE_STDERR: "boom: the CLI fell over\n" } });
   assert.equal(r.code, 1);
-  const result = JSON.parse(r.stdout);
-  assert.equal(result.status, "error");
+  const events = jsonl(r.stdout);
+  assert.deepEqual(events.filter((e) => e.kind === "error").map((e) => e.error_code), ["runner"]);
+  const result = events.at(-1)!;
+  assert.deepEqual([result.kind, result.status], ["result", "error"]);
   assert.match(result.errors.join("\n"), /exited with code 1 without a result: boom: the CLI fell over/);
-});
-
-test("a runner failure is an `error` event with error_code runner", async () => {
-  const box = sandbox("cut:1");
-  const r = await box.run(["run", "--runner", "cli", "--headless", "hi"]);
-  assert.equal(r.code, 1);
-  assert.deepEqual(jsonl(r.stdout).filter((e) => e.kind === "error").map((e) => e.error_code), ["runner"]);
 });
 
 // A bad --runner on every front end and a project config that sets the runner are usage errors

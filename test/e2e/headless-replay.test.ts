@@ -31,7 +31,8 @@ test("sessions show --jsonl replays the complete entries of every turn: same sch
   const live1 = parseLines(first.stdout);
   const id = assertProtocolStream(live1, { deltas: true }).session_id;
   server.enqueue({ text: "Still a.txt." });
-  const second = await sb.run(["run", "--headless", "--session", id, "and now?"]);
+  // --sandbox off: this turn only talks (no tool runs), and with bash available it would warm the sandbox.
+  const second = await sb.run(["run", "--headless", "--sandbox", "off", "--session", id, "and now?"]);
   assert.equal(second.code, 0, second.stderr);
   const live2 = parseLines(second.stdout);
   assertProtocolStream(live2, { deltas: false });
@@ -82,14 +83,25 @@ test("the jq recipes in docs/PROTOCOL.md work on real output", async (t) => {
   assert.equal(recipes.length, 3, "three jq one-liners: live text, tool calls, final usage");
   const sb = makeSandbox(server.url);
   const outputs: Record<string, string> = {};
+  const env = childEnv({ ...sb.env, KEEN_BIN });
+  // Recipes whose keen command differs only in its prompt read one stream (the mock model's answer
+  // does not depend on the prompt, and each run is a Keen start with a sandboxed tool call).
+  const streams = new Map<string, string>();
   for (const recipe of recipes) {
-    server.reset();
-    scriptToolTurn();
-    // The recipe's exact pipeline, with `keen` being this checkout's launcher.
-    const script = `"$KEEN_BIN" run --model ${MODEL} ${recipe.keenArgs} > stream.jsonl; ${recipe.jq} < stream.jsonl`;
-    const out = await exec("bash", ["-c", script], { cwd: sb.workspace, env: childEnv({ ...sb.env, KEEN_BIN }) });
+    const flags = recipe.keenArgs.replace(/ "[^"]*"$/, "");
+    let stream = streams.get(flags);
+    if (!stream) {
+      stream = `stream-${streams.size}.jsonl`;
+      streams.set(flags, stream);
+      server.reset();
+      scriptToolTurn();
+      // The recipe's keen command, with `keen` being this checkout's launcher.
+      const made = await exec("bash", ["-c", `"$KEEN_BIN" run --model ${MODEL} ${recipe.keenArgs} > ${stream}`], { cwd: sb.workspace, env });
+      assert.equal(made.status, 0, `${recipe.keenArgs}: ${made.stderr}`);
+    }
+    const out = await exec("bash", ["-c", `${recipe.jq} < ${stream}`], { cwd: sb.workspace, env });
     assert.equal(out.status, 0, `${recipe.jq}: ${out.stderr}`);
-    const lines = parseLines(readFileSync(join(sb.workspace, "stream.jsonl"), "utf8"));
+    const lines = parseLines(readFileSync(join(sb.workspace, stream), "utf8"));
     assertProtocolStream(lines, { deltas: recipe.keenArgs.includes("--stream-deltas") });
     const kind = ["text-delta", "tool-use", "result"].find((k) => recipe.jq.includes(`"${k}"`));
     assert.ok(kind, `recipe ${recipe.jq} selects a known kind`);

@@ -51,7 +51,8 @@ for (const c of cases) {
     assert.ok(kindSequence(liveLines).includes("retry"), "the recording holds a retry");
     const id = liveLines[0]!.conversation_id;
     server.enqueue({ text: "Still alpha." });
-    const r2 = await live.run(["run", "--headless", "--session", id, "--record", second, "and now?"], { env: c.env });
+    // --sandbox off in this turn and its replay: they only talk (no tool runs), and with bash available each would warm the sandbox.
+    const r2 = await live.run(["run", "--headless", "--sandbox", "off", "--session", id, "--record", second, "and now?"], { env: c.env });
     assert.equal(r2.code, 0, r2.stderr);
     used();
 
@@ -65,19 +66,21 @@ for (const c of cases) {
 
     // The replayed session is stored like a live one: a second cassette continues it.
     const newId = replayLines[0]!.conversation_id;
-    const p2 = await rs.run(["run", "--headless", "--session", newId, "--replay", second, "--replay-speed", "0", "--permission-mode", "auto", "and now?"]);
+    const p2 = await rs.run(["run", "--headless", "--sandbox", "off", "--session", newId, "--replay", second, "--replay-speed", "0", "--permission-mode", "auto", "and now?"]);
     assert.equal(p2.code, 0, p2.stderr);
     assert.deepEqual(comparable(parseLines(p2.stdout), rs.workspace), comparable(parseLines(r2.stdout), live.workspace));
   });
 }
 
-test("keen stdio: --record and --replay over two prompts give the same stream", async () => {
+// The stdio cassette also serves the mismatch: a `keen run` replaying it with another prompt (a
+// cassette of its own cost one more Keen start).
+test("keen stdio: --record and --replay over two prompts give the same stream; a mismatching run --replay of it fails with the documented error (exit 1), on stdout and stderr, and defaults to read-only", async () => {
   const prompts = ["first question", "second question"];
   const commands = `${prompts.map((text, i) => JSON.stringify({ kind: "prompt", id: `p${i}`, text })).join("\n")}\n`;
   const live = sandbox(server.url);
   const cassette = join(live.root, "stdio.jsonl");
   server.enqueue({ thinking: "Easy.", text: "One." }, { text: "Two." });
-  // --sandbox off in the tests below that only talk: no tool runs, and a turn with bash available warms the sandbox.
+  // --sandbox off: these turns only talk, no tool runs, and a turn with bash available warms the sandbox.
   const r = await live.run(["stdio", "--model", "anthropic/claude-test", "--sandbox", "off", "--record", cassette], { stdin: commands });
   assert.equal(r.code, 0, r.stderr);
   used();
@@ -87,19 +90,11 @@ test("keen stdio: --record and --replay over two prompts give the same stream", 
   const replayLines = parseLines(p.stdout);
   assert.equal(replayLines[0]!.permission_mode, "ask", "keen stdio keeps its ask default when replaying");
   assert.deepEqual(comparable(replayLines, rs.workspace), comparable(parseLines(r.stdout), live.workspace));
-});
-
-test("a mismatching replay fails with the documented error (exit 1), on stdout and stderr; run --replay defaults to read-only", async () => {
-  const live = sandbox(server.url);
-  const cassette = join(live.root, "c.jsonl");
-  server.enqueue({ text: "Hello." });
-  assert.equal((await live.run(["run", "--model", "anthropic/claude-test", "--sandbox", "off", "--record", cassette, "say hello"])).code, 0);
-  const rs = await replaySandbox();
 
   const wrong = await rs.run(["run", "--headless", "--replay", cassette, "--replay-speed", "0", "--sandbox", "off", "say goodbye"]);
   assert.equal(wrong.code, 1);
   const lines = parseLines(wrong.stdout);
-  const message = `replay: request 1 does not match ${cassette}: user message 1: the cassette has "say hello", this run sent "say goodbye" (--replay-loose serves it anyway)`;
+  const message = `replay: request 1 does not match ${cassette}: user message 1: the cassette has "first question", this run sent "say goodbye" (--replay-loose serves it anyway)`;
   assert.deepEqual(lines.filter((l) => l.kind === "error").map((l) => l.message), [message]);
   assert.equal(lines.some((l) => l.kind === "retry"), false, "a mismatch is not retried");
   assert.equal(lines.at(-1)!.status, "error");
