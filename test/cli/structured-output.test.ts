@@ -3,7 +3,6 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
-import { parseLines } from "../e2e/harness.js";
 import { makeInProcessSandbox } from "./in-process.js";
 
 // `keen run --output-schema` in this process (test/cli/in-process.ts): what Keen decides (the tool it
@@ -24,6 +23,8 @@ function setup(schema: unknown = SCHEMA) {
   writeFileSync(file, typeof schema === "string" ? schema : JSON.stringify(schema));
   return { sb, file };
 }
+/** JSON lines, parsed. */
+const parseLines = (stdout: string) => stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line) as Record<string, any>);
 const call = (input: unknown, text?: string) => ({ text, toolCalls: [{ name: "structured_output", input }] });
 
 test("--format json: the value is the result's text and structured_output; the memory block is not shown", async () => {
