@@ -8,20 +8,12 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
-import { inProcess } from "../cli/in-process.js";
 import { parseLines } from "./harness.js";
 import { fakeServer, mcpNames, strip, mcpSandbox } from "./mcp-helpers.js";
 
 const server = useMockLLMServer();
 
 type Sandbox = ReturnType<typeof mcpSandbox>;
-
-/**
- * `keen mcp …` in this process, through the same main() the bundle runs (test/cli/in-process.ts): what
- * trust records and prints is Keen's decision (a Keen start less each); `keen mcp list` and `get` below
- * stay spawned, the process's side of these commands.
- */
-const mcp = (sb: Sandbox, args: string[]) => inProcess(["mcp", ...args], sb.env, sb.workspace);
 
 /** One run whose model calls `env` with `name` on the server `proj`; returns the stream and stderr. */
 async function envCall(sb: Sandbox, name: string, env: Record<string, string> = {}) {
@@ -48,7 +40,7 @@ test("a project's .mcp.json is not started until trusted; once trusted, a run of
   assert.ok(!lines[0]!.tools.some((t: string) => t.startsWith("mcp__")));
   assert.throws(() => readFileSync(marks), /ENOENT/, "the command never ran");
 
-  const trust = await mcp(sb, ["trust"]);
+  const trust = await sb.run(["mcp", "trust"]);
   assert.equal(trust.code, 0, trust.stderr);
   assert.match(trust.stdout, /^Trusted .*\.mcp\.json \(any change to it revokes this\)\. Its servers:\n {2}proj: .*mcp-server\.mjs --once /);
   const stored = JSON.parse(readFileSync(join(sb.home, "config.json"), "utf8"));
@@ -65,13 +57,13 @@ test("${VAR} in a project's .mcp.json: a secret-looking one only when trust name
   writeFileSync(join(sb.workspace, ".mcp.json"), JSON.stringify({ mcpServers: { proj: fakeServer(undefined, { env: { GIVEN: "${GITHUB_TOKEN}" } }) } }));
   const env = { GITHUB_TOKEN: "ghp_secret_value_123" };
 
-  const trust = await mcp(sb, ["trust"]);
+  const trust = await sb.run(["mcp", "trust"]);
   assert.equal(trust.stderr, "keen: not given to these servers: GITHUB_TOKEN (secret-looking); allow them with --allow-env GITHUB_TOKEN\n");
   const refused = await envCall(sb, "GIVEN", env);
   assert.match(refused.stderr, /server "proj" failed to start: \$\{GITHUB_TOKEN\} looks secret; allow it with `keen mcp trust --allow-env GITHUB_TOKEN`/);
   assert.ok(!refused.lines[0]!.tools.some((t: string) => t.startsWith("mcp__")));
 
-  assert.equal((await mcp(sb, ["trust", "--allow-env", "GITHUB_TOKEN"])).code, 0);
+  assert.equal((await sb.run(["mcp", "trust", "--allow-env", "GITHUB_TOKEN"])).code, 0);
   server.reset();
   // Secret-looking variables of Keen's own environment are not inherited: a server gets what its env names.
   server.enqueue({ toolCalls: [{ id: "e", name: "mcp__proj__env", input: { name: "GIVEN" } }, { id: "i", name: "mcp__proj__env", input: { name: "GITHUB_TOKEN" } }] }, { text: "done" });
