@@ -1,7 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
-import { type MockReplyStep } from "../fakes/mock-llm-server.js";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, parseLines } from "./harness.js";
 import { assertProtocolStream, joinDeltas, kindSequence } from "./protocol-check.js";
@@ -14,35 +13,8 @@ const TEXT_ONLY = { sandbox: { mode: "off" } };
 
 const headless = (...args: string[]) => ["run", "--headless", "--stream-deltas", "--model", MODEL, ...args];
 
-// Anthropic chunks: message_start, ping, content_block_start, then one text delta per word.
-const failures: [string, Partial<MockReplyStep>][] = [
-  ["an in-stream overloaded error", { errorAfterChunks: 5 }],
-  // A reset may drop what the client had not read yet: pace the chunks so the first deltas are read.
-  ["a connection reset", { cutAfterChunks: 5, delayMs: 30 }],
-];
-for (const [name, failure] of failures) {
-  test(`a retried attempt after ${name}: old deltas marked attempt 1, complete text from attempt 2 only`, async () => {
-    server.enqueue({ text: "doomed first try ", ...failure }, { text: "The good answer.", chunkSize: 5 });
-    const sb = makeSandbox(server.url, TEXT_ONLY);
-    const r = await sb.run(headless("answer"));
-    assert.equal(r.code, 0, r.stderr);
-    const lines = parseLines(r.stdout);
-    const result = assertProtocolStream(lines, { deltas: true });
-    assert.deepEqual(kindSequence(lines), ["session-start", "text", "text-delta", "retry", "text-delta", "content-end", "text", "result"]);
-    const doomed = joinDeltas(lines, "text-delta", 1);
-    assert.ok(doomed.length > 0 && "doomed first ".startsWith(doomed), doomed);
-    assert.equal(joinDeltas(lines, "text-delta", 2), "The good answer.");
-    const retry = lines.find((l) => l.kind === "retry")!;
-    assert.equal(retry.attempt, 2);
-    assert.ok(retry.delay_ms >= 0 && retry.reason.length > 0);
-    assert.deepEqual(lines.filter((l) => l.kind === "text" && l.role === "assistant").map((l) => l.content), ["The good answer."]);
-    assert.equal(result.text, "The good answer.");
-    assert.equal(result.num_turns, 1);
-    assert.equal(server.requests.length, 2);
-    assert.equal(server.pending(), 0);
-  });
-}
-
+// The retried attempts (which attempt a delta belongs to) and --timeout run in process:
+// test/cli/headless-failures.test.ts. Here the process's side: exit codes, the stdout/stderr split, signals.
 test("a provider failure: error line, then result with is_error, exit 1", async () => {
   server.enqueue({ kind: "http-error", status: 400, body: { type: "error", error: { type: "invalid_request_error", message: "prompt is too long" } } });
   const sb = makeSandbox(server.url, TEXT_ONLY);
@@ -121,24 +93,6 @@ test("SIGINT while a tool runs: the call is killed, the next one is not run, one
   assert.match(results[0]!.result, /^started/);
   assert.doesNotMatch(results[1]!.result, /never/);
   assert.equal(result.status, "interrupted");
-});
-
-test("--timeout: error line, result with is_error, exit 1", async () => {
-  server.enqueue({ text: "slow ".repeat(200), delayMs: 50 });
-  const sb = makeSandbox(server.url, TEXT_ONLY);
-  const r = await sb.run(["run", "--headless", "--timeout", "0.5", "--model", MODEL, "slow"]);
-  assert.equal(r.code, 1, r.stderr);
-  const lines = parseLines(r.stdout);
-  const result = assertProtocolStream(lines, { deltas: false });
-  // Whatever streamed before the timeout (on a loaded machine, maybe nothing) is kept as a text marked interrupted.
-  const kept = lines.filter((l) => l.kind === "text" && l.interrupted);
-  assert.ok(kept.every((l) => "slow ".repeat(200).startsWith(l.content)) && kept.length <= 1);
-  assert.equal(result.text, kept[0]?.content ?? "");
-  const rest = lines.filter((l) => !kept.includes(l));
-  assert.deepEqual(kindSequence(rest), ["session-start", "text", "error", "result"]);
-  assert.match(rest[2]!.message, /timed out/);
-  assert.equal(result.status, "error");
-  assert.equal(result.is_error, true);
 });
 
 test("failing tools become error tool-results and the loop goes on", async () => {

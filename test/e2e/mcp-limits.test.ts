@@ -33,17 +33,23 @@ const stress = () => fakeServer("--stress");
 
 const results = (lines: Record<string, any>[]) => lines.filter((l) => l.kind === "tool-result").map((l) => [l.tool_call_id, l.is_error, l.result]);
 
-test("a 1 MiB tool result arrives whole and goes to the model cut to 100,000 characters with a note", async () => {
-  const sb = mcpSandbox(server.url, { mcpServers: { fake: stress() } });
-  server.enqueue({ toolCalls: [{ id: "b", name: "mcp__fake__big", input: { bytes: BIG } }] }, { text: "done" });
-  const r = await sb.run(["run", "--headless", "--no-stdin", "go"], { timeoutMs: 120_000 });
+// One run for two checks (a Keen and a server start less): the big result, and what the server's stderr log keeps.
+test("a 1 MiB tool result arrives whole and goes to the model cut to 100,000 characters with a note; the server's stderr log: its env values, provider keys and secret-looking variables redacted, control characters made visible", async () => {
+  const sb = mcpSandbox(server.url, { mcpServers: { fake: fakeServer("--stress", { env: { SERVICE_PASSWORD: "pw-in-server-env-42" } }) } });
+  const text = "env pw-in-server-env-42, key test-key, token ghp_from_keen_env_9\n\x1b]52;c;aGk=\x07\x1b[31mred\x1b[0m\n";
+  server.enqueue({ toolCalls: [{ id: "b", name: "mcp__fake__big", input: { bytes: BIG } }, { id: "l", name: "mcp__fake__stderr", input: { text } }] }, { text: "done" });
+  const r = await sb.run(["run", "--headless", "--no-stdin", "go"], { env: { GITHUB_TOKEN: "ghp_from_keen_env_9" }, timeoutMs: 120_000 });
   assert.equal(r.code, 0, r.stderr);
   const lines = parseLines(r.stdout);
   const note = `\n[cut: the result had ${BIG} characters; the first 100000 are shown]`;
-  assert.deepEqual(results(lines), [["b", false, `${"x".repeat(100_000)}${note}`]]);
+  assert.deepEqual(results(lines), [["b", false, `${"x".repeat(100_000)}${note}`], ["l", false, "written"]]);
   const sent = server.requests[1]!.body.messages.at(-1).content[0];
   assert.equal(sent.content, `${"x".repeat(100_000)}${note}`, "the model got the cut result, not 1 MiB");
   assert.equal(lines.at(-1)!.status, "success");
+  assert.equal(
+    readFileSync(join(sb.home, "mcp-logs", "fake.log"), "utf8"),
+    "env [redacted], key [redacted], token [redacted]\n␛]52;c;aGk=␇␛[31mred␛[0m\n",
+  );
 });
 
 test("Ctrl-C in the middle of a large transfer ends the run as interrupted while the server is still sending", async () => {
@@ -155,16 +161,4 @@ test("a flood of list_changed costs a few tools/list requests, not one each; the
   const count2 = Number(/tools\/list requests: (\d+)/.exec(stats2![2])![1]);
   assert.ok(count2 <= 6, `tools/list requests: ${count2}`);
   assert.equal(lines2.at(-1)!.status, "success");
-});
-
-test("a server's stderr log: its env values, provider keys and secret-looking variables redacted, control characters made visible", async () => {
-  const sb = mcpSandbox(server.url, { mcpServers: { fake: fakeServer("--stress", { env: { SERVICE_PASSWORD: "pw-in-server-env-42" } }) } });
-  const text = "env pw-in-server-env-42, key test-key, token ghp_from_keen_env_9\n\x1b]52;c;aGk=\x07\x1b[31mred\x1b[0m\n";
-  server.enqueue({ toolCalls: [{ id: "l", name: "mcp__fake__stderr", input: { text } }] }, { text: "done" });
-  const r = await sb.run(["run", "--headless", "--no-stdin", "go"], { env: { GITHUB_TOKEN: "ghp_from_keen_env_9" } });
-  assert.equal(r.code, 0, r.stderr);
-  assert.equal(
-    readFileSync(join(sb.home, "mcp-logs", "fake.log"), "utf8"),
-    "env [redacted], key [redacted], token [redacted]\n␛]52;c;aGk=␇␛[31mred␛[0m\n",
-  );
 });

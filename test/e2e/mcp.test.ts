@@ -1,12 +1,12 @@
 /**
  * MCP end to end: `bin/keen run --headless` against the mock LLM server with
  * the fake MCP server (test/fakes/mcp-server.mjs) as a stdio server: the tools
- * offered, results of every content kind, names and filters, permission modes.
+ * offered, results of every content kind, a tool list that changes, permission
+ * modes in `keen stdio`. The filters, accept-edits in `keen run` and an OpenAI
+ * model's image run in process: test/cli/mcp-run.test.ts.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { type MockReplyStep } from "../fakes/mock-llm-server.js";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { parseLines } from "./harness.js";
@@ -27,14 +27,19 @@ async function run(sb: Sandbox, calls: NonNullable<MockReplyStep["toolCalls"]>, 
   return { ...r, lines: parseLines(r.stdout) };
 }
 
-test("a run calls MCP tools end to end: text, image, structured and error results, each as the model and the stream see it", async () => {
-  const sb = mcpSandbox(server.url, { mcpServers: { fake: fakeServer() } });
-  const { lines, stderr } = await run(sb, [
+// The filters, accept-edits and an OpenAI model's image run in process, the same tools over HTTP:
+// test/cli/mcp-run.test.ts. Here the stdio server in a spawned run and in `keen stdio`.
+
+// One run for both (a Keen and a server start less): env values of MCP servers are secrets.
+test("a run calls MCP tools end to end: text, image, structured and error results, each as the model and the stream see it; a result that echoes a server's env value is redacted everywhere", async () => {
+  const sb = mcpSandbox(server.url, { mcpServers: { fake: fakeServer(undefined, { env: { FAKE_SETTING: "value-of-${MY_SETTING}" } }) } });
+  const { lines, stderr, stdout } = await run(sb, [
     { id: "c1", name: "mcp__fake__echo", input: { text: "hi" } },
     { id: "c2", name: "mcp__fake__image", input: {} },
     { id: "c3", name: "mcp__fake__structured", input: {} },
     { id: "c4", name: "mcp__fake__fail", input: {} },
-  ]);
+    { id: "c5", name: "mcp__fake__env", input: { name: "FAKE_SETTING" } },
+  ], [], { MY_SETTING: "plain-but-configured" });
   assert.equal(stderr, "");
   const tools = [...BUILTIN_TOOLS, ...mcpNames("fake")];
   const start = lines[0]!;
@@ -53,7 +58,9 @@ test("a run calls MCP tools end to end: text, image, structured and error result
       details: { server: "fake", tool: "structured", structured: { answer: 42 } },
     },
     { kind: "tool-result", role: "assistant", tool_name: "mcp__fake__fail", tool_call_id: "c4", result: "it failed on purpose", is_error: true, details: { server: "fake", tool: "fail" } },
+    { kind: "tool-result", role: "assistant", tool_name: "mcp__fake__env", tool_call_id: "c5", result: "[redacted]", is_error: false, details: { server: "fake", tool: "env" } },
   ]);
+  assert.doesNotMatch(JSON.stringify(server.requests) + stdout + stderr, /plain-but-configured/);
   // The provider got every tool with a clean object schema, and the results as the stream showed them.
   const offered = server.requests[0]!.body.tools as { name: string; input_schema: Record<string, unknown> }[];
   assert.deepEqual(offered.map((t) => t.name), tools);
@@ -66,48 +73,6 @@ test("a run calls MCP tools end to end: text, image, structured and error result
   // Anthropic takes images in tool results: the picture itself went along.
   assert.deepEqual(sent[1].content[1], { type: "image", source: { type: "base64", media_type: "image/png", data: PNG_BASE64 } });
   assert.deepEqual(lines.at(-1)!.status, "success");
-});
-
-test("--allowed-tools and --disallowed-tools take mcp__ names and mcp__<server>__* patterns; a name no server offers is a warning", async () => {
-  const sb = mcpSandbox(server.url, { mcpServers: { fake: fakeServer(), other: fakeServer() } });
-  const toolsOf = async (args: string[]) => {
-    server.reset();
-    server.enqueue({ text: "ok" });
-    const r = await sb.run(["run", "--headless", "--no-stdin", ...args, "go"]);
-    assert.equal(r.code, 0, r.stderr);
-    const lines = parseLines(r.stdout);
-    assert.deepEqual(server.requests[0]!.body.tools.map((t: any) => t.name), lines[0]!.tools, "offered = announced");
-    return { tools: lines[0]!.tools as string[], stderr: r.stderr, lines };
-  };
-  // The matching itself (exact names, * patterns, allow and deny together) is a table in test/mcp/config.test.ts;
-  // here each way in (--allowed-tools, --disallowed-tools, config) once, with a name no server offers.
-  const missing = await toolsOf(["--allowed-tools", "read_file,mcp__fake__echo,mcp__fake__nope"]);
-  assert.deepEqual(missing.tools, ["read_file", "mcp__fake__echo"]);
-  assert.equal(missing.stderr, 'keen: mcp: no MCP server offers a tool named "mcp__fake__nope" (--allowed-tools, --disallowed-tools or config)\n');
-  assert.deepEqual(missing.lines.filter((l) => l.kind === "mcp-server" && l.status === "warning").map(strip), [
-    { kind: "mcp-server", server: "", status: "warning", tools: [], message: 'no MCP server offers a tool named "mcp__fake__nope" (--allowed-tools, --disallowed-tools or config)' },
-  ]);
-  assert.deepEqual((await toolsOf(["--disallowed-tools", "mcp__fake__*,bash"])).tools, [...BUILTIN_TOOLS.slice(1).filter((name) => !name.startsWith("job_")), ...mcpNames("other")]);
-  // Config patterns work like flags.
-  writeFileSync(join(sb.home, "config.json"), JSON.stringify({ stdinGraceMs: 300, sandbox: { mode: "off" }, mcpServers: { fake: fakeServer() }, tools: { allowed: ["mcp__fake__e*"] } }));
-  assert.deepEqual((await toolsOf([])).tools, ["mcp__fake__echo", "mcp__fake__env"]);
-  // A built-in name that does not exist stays a usage error.
-  const bad = await sb.run(["run", "--headless", "--no-stdin", "--allowed-tools", "nope", "go"]);
-  assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /^keen: unknown tool "nope"; tools: bash, /);
-});
-
-test("permission modes in keen run: accept-edits runs a read-only MCP tool (readOnlyHint); any other needs an approval a one-shot run cannot get", async () => {
-  const sb = mcpSandbox(server.url, { mcpServers: { fake: fakeServer() } });
-  const calls = [{ id: "r", name: "mcp__fake__echo", input: { text: "x" } }, { id: "w", name: "mcp__fake__env", input: { name: "HOME" } }];
-  const results = async (mode: string) =>
-    (await run(sb, calls, ["--permission-mode", mode])).lines.filter((l) => l.kind === "tool-result").map((l) => [l.tool_call_id, l.is_error, l.result]);
-  // read-only: the keen stdio test below, in the same process as ask mode.
-  assert.deepEqual(await results("accept-edits"), [
-    ["r", false, "echo: x"],
-    ["w", true, "Not executed: mcp__fake__env needs the user's approval in accept-edits mode, and this one-shot run has nobody to ask. Do without it."],
-  ]);
-  // auto, the default of `keen run`, runs both: the env tool runs in the secrets test below.
 });
 
 test("a tool that changes the tool list: the next request of the same turn offers the new tool, and an event says so", async () => {
@@ -123,16 +88,6 @@ test("a tool that changes the tool list: the next request of the same turn offer
   assert.deepEqual(lines.filter((l) => l.kind === "tool-result").map((l) => [l.tool_name, l.result]), [
     ["mcp__fake__add_tool", "added a tool"], ["mcp__fake__added", "added works"],
   ]);
-});
-
-test("env values and headers of MCP servers are secrets: a tool result that echoes one is redacted everywhere", async () => {
-  const sb = mcpSandbox(server.url, { mcpServers: { fake: fakeServer(undefined, { env: { FAKE_SETTING: "value-of-${MY_SETTING}" } }) } });
-  server.enqueue({ toolCalls: [{ id: "e", name: "mcp__fake__env", input: { name: "FAKE_SETTING" } }] }, { text: "done" });
-  const r = await sb.run(["run", "--headless", "--no-stdin", "go"], { env: { MY_SETTING: "plain-but-configured" } });
-  assert.equal(r.code, 0, r.stderr);
-  const result = parseLines(r.stdout).find((l) => l.kind === "tool-result")!;
-  assert.equal(result.result, "[redacted]");
-  assert.doesNotMatch(JSON.stringify(server.requests) + r.stdout + r.stderr, /plain-but-configured/);
 });
 
 test("keen stdio in ask mode: a read-only MCP tool runs at once, any other asks first; the answer lets it run. In read-only mode only the read-only one runs", async () => {
@@ -173,12 +128,4 @@ test("keen stdio in ask mode: a read-only MCP tool runs at once, any other asks 
     const end = await client.end();
     assert.equal(end.code, 0, end.stderr);
   }
-});
-
-test("an OpenAI model gets the image described in the tool result's text (its tool messages take text only)", async () => {
-  const sb = mcpSandbox(server.url, { mcpServers: { fake: fakeServer() } });
-  const { lines } = await run(sb, [{ id: "i", name: "mcp__fake__image", input: {} }], ["--model", "openai/gpt-4.1"], { OPENAI_API_KEY: "test-key" });
-  assert.equal(lines.find((l) => l.kind === "tool-result")!.result, "a picture:\n[image image/png, 72 bytes]");
-  const tool = server.requests[1]!.body.messages.find((m: any) => m.role === "tool");
-  assert.deepEqual(tool, { role: "tool", tool_call_id: "i", content: "a picture:\n[image image/png, 72 bytes]" });
 });

@@ -10,12 +10,26 @@ type Line = Record<string, any>;
 const Ajv2020 = ((Ajv2020Module as any).default ?? Ajv2020Module) as typeof Ajv2020Module.default;
 let validateLine: ReturnType<InstanceType<typeof Ajv2020>["compile"]> | undefined;
 
-/** The schema `keen protocol schema` prints, compiled once per test process. */
-function schemaValidator() {
-  if (validateLine) return validateLine;
+/** The schema `keen protocol schema` prints: by default from a spawned Keen (the e2e files check what the real process publishes). */
+let schemaSource = (): Record<string, any> => {
   const out = spawnSync(KEEN_BIN, ["protocol", "schema"], { encoding: "utf8" });
   assert.equal(out.status, 0, `keen protocol schema failed: ${out.stderr}`);
-  const schema = JSON.parse(out.stdout);
+  return JSON.parse(out.stdout);
+};
+
+/**
+ * A unit test, which starts no Keen, gives the schema from the function `keen protocol schema` prints
+ * (protocol/jsonl.ts's protocolJsonSchema): then checking a stream spawns nothing.
+ */
+export function useSchemaFrom(source: () => Record<string, any>): void {
+  schemaSource = source;
+  validateLine = undefined;
+}
+
+/** The schema, compiled once per test process. */
+function schemaValidator() {
+  if (validateLine) return validateLine;
+  const schema = schemaSource();
   assert.equal(schema.$schema, "https://json-schema.org/draft/2020-12/schema", "the schema generator changed drafts: pick the matching Ajv");
   validateLine = new Ajv2020({ strict: true, allErrors: true }).compile(schema);
   return validateLine;
