@@ -30,7 +30,8 @@ export async function warmUp(): Promise<void> {
   // Both are declared by modules run.js loads: import them first.
   warmToolSchemas();
   warmConfigSchemas();
-  if (!startupSnapshot?.isBuildingSnapshot()) await warmRun();
+  // A failed demo run still leaves a cache of the imports: better than none, so it is not an error.
+  if (!startupSnapshot?.isBuildingSnapshot()) await warmRun().catch(() => {});
 }
 
 /**
