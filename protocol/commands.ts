@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { publishable } from "./json-schema.js";
-import { IMAGE_MEDIA_TYPES } from "./messages.js";
-import { PERMISSION_MODES } from "./modes.js";
+import { IMAGE_MEDIA_TYPES } from "./media.js";
+import { PermissionModeSchema } from "./mode-schema.js";
 
 /*
  * Commands: the only way into a session engine. Every front end (keen run,
@@ -16,8 +16,7 @@ export type CommandId = z.infer<typeof CommandIdSchema>;
 const id = { id: CommandIdSchema.optional().describe("echoed in the response") };
 
 export { PERMISSION_MODES, isWiderMode, type PermissionMode } from "./modes.js";
-/** The permission modes (protocol/modes.ts) as a schema. */
-export const PermissionModeSchema = z.enum(PERMISSION_MODES);
+export { PermissionModeSchema } from "./mode-schema.js";
 
 /**
  * An image on a prompt: a file (relative to the session's directory, read through the filesystem guard) or the

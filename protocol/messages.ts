@@ -1,7 +1,7 @@
 import * as z from "zod";
+import { IMAGE_MEDIA_TYPES } from "./media.js";
 
-/** The image types every provider takes (and read_file and prompts accept). */
-export const IMAGE_MEDIA_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
+export { IMAGE_MEDIA_TYPES } from "./media.js";
 /** One of IMAGE_MEDIA_TYPES. */
 export const ImageMediaTypeSchema = z.enum(IMAGE_MEDIA_TYPES);
 export type ImageMediaType = z.infer<typeof ImageMediaTypeSchema>;

@@ -2,7 +2,7 @@ import type { KeenEvent } from "../../protocol/events.js";
 import { isReplayed, isStored } from "../../protocol/kinds.js";
 import type { Message } from "../../protocol/messages.js";
 import { projectConversation, rewoundEvents } from "../../storage/projection.js";
-import { CodedError } from "../../protocol/responses.js";
+import { CodedError } from "../../protocol/errors.js";
 import { SessionBusyError, type SessionMeta, type SessionStore } from "../../storage/store.js";
 
 /** The session an engine is working on. It is in the store from its first turn on (`meta`). */

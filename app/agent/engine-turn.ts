@@ -1,7 +1,7 @@
 import type { CommandOf } from "../../protocol/commands.js";
 import { PROTOCOL_VERSION } from "../../protocol/kinds.js";
 import type { ContentBlock } from "../../protocol/messages.js";
-import { CodedError } from "../../protocol/responses.js";
+import { CodedError } from "../../protocol/errors.js";
 import type { SessionStatus } from "../../storage/store.js";
 import type { ExpandedCommand } from "../extensions/commands.js";
 import { blockedOutcome } from "../extensions/hook-points.js";

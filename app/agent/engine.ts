@@ -1,7 +1,7 @@
 import { type Command, type CommandId, type CommandOf, type PermissionMode } from "../../protocol/commands.js";
 import type { EventDraft, KeenEvent } from "../../protocol/events.js";
 import { createRecorder, type Recorder } from "../../storage/recorder.js";
-import { errorCodeOf, type ErrorCode } from "../../protocol/responses.js";
+import { errorCodeOf, type ErrorCode } from "../../protocol/errors.js";
 import type { SessionStatus } from "../../storage/store.js";
 import { stricterMode } from "../permissions/policy.js";
 import { claimSession, countStored, loadSession, type CurrentSession } from "./engine-session.js";

@@ -1,7 +1,7 @@
 import type { CommandOf } from "../../protocol/commands.js";
 import type { EventDraft, KeenEvent } from "../../protocol/events.js";
 import type { ContentBlock } from "../../protocol/messages.js";
-import { CodedError, type ErrorCode } from "../../protocol/responses.js";
+import { CodedError, type ErrorCode } from "../../protocol/errors.js";
 import type { SessionMeta, SessionStore } from "../../storage/store.js";
 import { UnknownSessionError } from "../../storage/store.js";
 import { checkpointState, planRewind } from "./checkpoints.js";

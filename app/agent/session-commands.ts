@@ -1,6 +1,6 @@
 import type { CommandOf } from "../../protocol/commands.js";
 import type { KeenEvent } from "../../protocol/events.js";
-import { CodedError } from "../../protocol/responses.js";
+import { CodedError } from "../../protocol/errors.js";
 import { UnknownSessionError, type SessionMeta } from "../../storage/store.js";
 import { listCheckpoints } from "./checkpoints.js";
 import type { EngineContext } from "./engine-context.js";

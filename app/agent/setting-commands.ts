@@ -1,4 +1,5 @@
-import { isWiderMode, type Command, type CommandOf } from "../../protocol/commands.js";
+import type { Command, CommandOf } from "../../protocol/commands.js";
+import { isWiderMode } from "../../protocol/modes.js";
 import type { EngineContext } from "./engine-context.js";
 import { listSessionModels } from "./engine-setups.js";
 import type { EngineSetup } from "./engine-types.js";

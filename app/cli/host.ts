@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { EventBus } from "../../protocol/bus.js";
 import type { PermissionMode } from "../../protocol/commands.js";
-import { errorCodeOf } from "../../protocol/responses.js";
+import { errorCodeOf } from "../../protocol/errors.js";
 import { newSessionId } from "../../storage/ids.js";
 import { openStore } from "../../storage/level-store.js";
 import type { SessionMeta, SessionStore } from "../../storage/store.js";

@@ -215,7 +215,9 @@ export interface GrepToolOptions {
 /** The `grep` tool: ripgrep when on PATH, else the JS fallback; either is stopped at its budget or on abort. */
 export function createGrepTool(ctx: ToolContext, options: GrepToolOptions = {}): Tool {
   const paths = pathHelpers(ctx);
-  const rg = options.ripgrep === false ? undefined : (options.ripgrep ?? findRipgrep(ctx.env.PATH));
+  // PATH is searched at the first call, not while the session is set up: every run builds this tool before its first request.
+  let found: { rg: string | undefined } | undefined;
+  const ripgrep = () => (found ??= { rg: options.ripgrep === false ? undefined : (options.ripgrep ?? findRipgrep(ctx.env.PATH)) }).rg;
   const budgetMs = options.budgetMs ?? ctx.searchBudgetMs ?? SEARCH_BUDGET_MS;
   return defineTool("grep", description(budgetMs), schema, async (input, call) => {
     const decision = ctx.guard.checkRead(paths.resolve(input.path ?? "."));
@@ -226,6 +228,7 @@ export function createGrepTool(ctx: ToolContext, options: GrepToolOptions = {}):
       maxResults: input.max_results ?? DEFAULT_MAX_RESULTS, guard: ctx.guard, signal: call.signal,
       budgetMs, ...(input.glob ? { glob: input.glob } : {}),
     };
+    const rg = ripgrep();
     const outcome = rg ? await grepWithRipgrep(rg, search, ctx.env) : await grepFallback(search);
     const details = { pattern: input.pattern, matches: outcome.matches.length, truncated: outcome.more, engine: rg ? "rg" : "js" };
     if (outcome.error) return fail(outcome.error, details);

@@ -1,6 +1,7 @@
 import { extname } from "node:path";
-import { IMAGE_MEDIA_TYPES, type ImageMediaType } from "../../protocol/messages.js";
-import { CodedError } from "../../protocol/responses.js";
+import { CodedError } from "../../protocol/errors.js";
+import { IMAGE_MEDIA_TYPES } from "../../protocol/media.js";
+import type { ImageMediaType } from "../../protocol/messages.js";
 
 /**
  * Images Keen sends to a model: the prompt's (`images` on the `prompt` command, the TUI's

@@ -69,6 +69,16 @@ test("neither start evaluates ACP, MCP sessions, cassettes, the CLI runner's bac
   }
 });
 
+test("a run's start builds none of protocol/'s zod schemas: the engine and the CLI import its plain modules (errors, media types, modes) and its types", () => {
+  // keen run loads app/cli/run.ts with import(): everything it evaluates before a request.
+  const runStart = evaluated(["app/cli/entry.ts", "app/cli/run.ts"]);
+  const schemas = [...runStart].filter((f) => /^protocol\/(commands|responses|messages|events|result|jsonl)\.ts$/.test(f));
+  assert.deepEqual(schemas, [], `a run evaluates ${schemas.join(", ")}`);
+  // The pattern names real modules; and `keen protocol schema` (sessions.ts) still builds them.
+  assert.ok(inputs["protocol/events.ts"] && inputs["protocol/commands.ts"], "the schema modules are in keen.cjs");
+  assert.ok(evaluated(["app/cli/sessions.ts"]).has("protocol/responses.ts"), "keen protocol schema evaluates them");
+});
+
 test("web_fetch's HTML libraries are a side bundle: keen.cjs holds none of them, its address check loads on first use", () => {
   const bundled = Object.keys(inputs).filter((f) => /node_modules\/(linkedom|turndown|@mozilla\/readability)\//.test(f));
   assert.deepEqual(bundled, []);
