@@ -195,7 +195,7 @@ export function openAcp(serverUrl: string, args: string[], config: Record<string
  * case a failed test left it running.
  */
 export function sharedAcp(serverUrl: () => string, args: string[]) {
-  type Shared = ReturnType<typeof openAcp> & { ctx: ClientContext; done: Promise<unknown> };
+  type Shared = ReturnType<typeof openAcp> & { ctx: ClientContext; init: InitializeResponse; done: Promise<unknown> };
   let started: Promise<Shared> | undefined;
   let release = () => {};
   const get = () => (started ??= new Promise<Shared>((resolve, reject) => {
@@ -203,8 +203,8 @@ export function sharedAcp(serverUrl: () => string, args: string[]) {
     // Several tests' worth of turns: a longer budget than one test's before a hang is killed.
     const acp = startAcp(args, sb.env, sb.workspace, 180_000);
     const closed = new Promise<void>((r) => (release = r));
-    const done = acp.run(async (ctx) => {
-      resolve({ sb, acp, ctx, done });
+    const done = acp.run(async (ctx, init) => {
+      resolve({ sb, acp, ctx, init, done });
       await closed;
     });
     done.catch(reject);
