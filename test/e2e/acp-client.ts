@@ -189,12 +189,13 @@ export function openAcp(serverUrl: string, args: string[], config: Record<string
 
 /**
  * One `keen acp` shared by a file's tests, each in a session of its own, as an editor keeps one agent
- * process for many sessions (a process costs ~0.7 s of CPU to start). `get()` starts it on first use
+ * process for many sessions (a process costs ~0.7 s of CPU to start), with the client `capabilities` given
+ * (default: none). `get()` starts it on first use
  * (`serverUrl` is asked then, once the mock server is up);
  * `endsCleanly()` is a last test's check of how it exits; call `kill()` in an `after` hook, in
  * case a failed test left it running.
  */
-export function sharedAcp(serverUrl: () => string, args: string[]) {
+export function sharedAcp(serverUrl: () => string, args: string[], capabilities?: ClientCapabilities) {
   type Shared = ReturnType<typeof openAcp> & { ctx: ClientContext; init: InitializeResponse; done: Promise<unknown> };
   let started: Promise<Shared> | undefined;
   let release = () => {};
@@ -206,7 +207,7 @@ export function sharedAcp(serverUrl: () => string, args: string[]) {
     const done = acp.run(async (ctx, init) => {
       resolve({ sb, acp, ctx, init, done });
       await closed;
-    });
+    }, capabilities);
     done.catch(reject);
   }));
   return {
