@@ -176,7 +176,9 @@ test("one session in auto mode: Esc and resizing mid-turn, bash output streaming
 
   await st.test("Esc interrupts a streaming turn; resizing to 40x10 and back mid-turn keeps drawing", async () => {
     const words = Array.from({ length: 400 }, (_, i) => `word${i}`).join(" ");
-    server.enqueue({ text: words, chunkSize: 6, delayMs: 15 });
+    // The stream stops after 120 chunks (~2 s) and the turn stays open until Esc: the resizes and Esc come
+    // mid-turn however slow the machine is (the whole 470-chunk stream could end first on a loaded one).
+    server.enqueue({ text: words, chunkSize: 6, delayMs: 15, stallAfterChunks: 120 });
     t.type("talk");
     t.keys(["Enter"]);
     await t.waitFor("word3");
