@@ -189,13 +189,14 @@ export function openAcp(serverUrl: string, args: string[], config: Record<string
 
 /**
  * One `keen acp` shared by a file's tests, each in a session of its own, as an editor keeps one agent
- * process for many sessions (a process costs ~0.7 s of CPU to start). `get()` starts it on first use
+ * process for many sessions (a process costs ~0.7 s of CPU to start), with the client `capabilities` given
+ * (default: none). `get()` starts it on first use
  * (`serverUrl` is asked then, once the mock server is up);
  * `endsCleanly()` is a last test's check of how it exits; call `kill()` in an `after` hook, in
  * case a failed test left it running.
  */
-export function sharedAcp(serverUrl: () => string, args: string[]) {
-  type Shared = ReturnType<typeof openAcp> & { ctx: ClientContext; done: Promise<unknown> };
+export function sharedAcp(serverUrl: () => string, args: string[], capabilities?: ClientCapabilities) {
+  type Shared = ReturnType<typeof openAcp> & { ctx: ClientContext; init: InitializeResponse; done: Promise<unknown> };
   let started: Promise<Shared> | undefined;
   let release = () => {};
   const get = () => (started ??= new Promise<Shared>((resolve, reject) => {
@@ -203,10 +204,10 @@ export function sharedAcp(serverUrl: () => string, args: string[]) {
     // Several tests' worth of turns: a longer budget than one test's before a hang is killed.
     const acp = startAcp(args, sb.env, sb.workspace, 180_000);
     const closed = new Promise<void>((r) => (release = r));
-    const done = acp.run(async (ctx) => {
-      resolve({ sb, acp, ctx, done });
+    const done = acp.run(async (ctx, init) => {
+      resolve({ sb, acp, ctx, init, done });
       await closed;
-    });
+    }, capabilities);
     done.catch(reject);
   }));
   return {

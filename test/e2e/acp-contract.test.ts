@@ -8,7 +8,7 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { methods, type SessionNotification, type ToolCallUpdate } from "@agentclientprotocol/sdk";
+import { methods, type ClientContext, type SessionNotification, type ToolCallUpdate } from "@agentclientprotocol/sdk";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { chunkText, openAcp, sharedAcp } from "./acp-client.js";
 
@@ -96,27 +96,29 @@ test("session/new with a relative, missing or non-directory cwd, or none, is inv
 });
 
 test("available_commands_update follows session/new: compact, undo and mode; undo is not offered where the editor owns the files", async () => {
-  const commandsOf = async (fs: boolean) => {
-    const { sb, acp } = open();
-    await acp.run(async (ctx) => {
-      const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
-      await acp.waitFor((n) => n.sessionId === sessionId && n.update.sessionUpdate === "available_commands_update");
-      // The session was known to the client before its commands arrived.
-      const lines = acp.raw.map((line) => JSON.parse(line));
-      assert.ok(lines.findIndex((m) => m.result?.sessionId === sessionId) < lines.findIndex((m) => m.params?.update?.sessionUpdate === "available_commands_update"));
-    }, fs ? { fs: { readTextFile: true, writeTextFile: true } } : {});
-    assert.equal((await acp.exited).code, 0, acp.stderr());
-    const update = acp.updates.find((n) => n.update.sessionUpdate === "available_commands_update")!.update;
+  /** The commands sent after a new session's answer; the session was known to the client before its commands arrived. */
+  const commandsIn = async (acp: ReturnType<typeof open>["acp"], ctx: ClientContext, cwd: string) => {
+    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
+    const { update } = await acp.waitFor((n) => n.sessionId === sessionId && n.update.sessionUpdate === "available_commands_update");
+    const lines = acp.raw.map((line) => JSON.parse(line));
+    const answered = lines.findIndex((m) => m.result?.sessionId === sessionId);
+    assert.ok(answered >= 0 && answered < lines.findIndex((m) => m.params?.sessionId === sessionId && m.params?.update?.sessionUpdate === "available_commands_update"));
     return update.sessionUpdate === "available_commands_update" ? update.availableCommands : [];
   };
-  const plain = await commandsOf(false);
+  // Without fs: in the shared process (the default flags; its exit is checked at the end). With fs: a
+  // process of its own, as capabilities are the client's, given once at initialize.
+  const one = await shared();
+  const plain = await commandsIn(one.acp, one.ctx, dirFor(one.sb, "available"));
   assert.deepEqual(plain.map((c) => [c.name, c.input?.hint]), [
     ["compact", "what the summary should keep (optional)"],
     ["undo", undefined],
     ["mode", "ask | accept-edits | auto | read-only"],
   ]);
   assert.ok(plain.every((c) => c.description.length > 10));
-  assert.deepEqual((await commandsOf(true)).map((c) => c.name), ["compact", "mode"]);
+  const { sb, acp } = open();
+  const withFs = await acp.run((ctx) => commandsIn(acp, ctx, sb.workspace), { fs: { readTextFile: true, writeTextFile: true } });
+  assert.equal((await acp.exited).code, 0, acp.stderr());
+  assert.deepEqual(withFs.map((c) => c.name), ["compact", "mode"]);
 });
 
 test("/mode, /undo and unknown /words sent as prompts: the mode change reaches the editor as current_mode_update, undo shows then reverts the last turn, other words go to the model", async () => {

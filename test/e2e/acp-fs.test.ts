@@ -1,16 +1,23 @@
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { methods, type SessionNotification, type ToolCallUpdate } from "@agentclientprotocol/sdk";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
-import { openAcp } from "./acp-client.js";
+import { openAcp, sharedAcp } from "./acp-client.js";
 
 const MODEL = "anthropic/claude-test";
 const READ = methods.client.fs.readTextFile;
 const WRITE = methods.client.fs.writeTextFile;
 const server = useMockLLMServer();
 const open = (args: string[] = []) => openAcp(server.url, ["--model", MODEL, ...args]);
+
+/*
+ * The two tests of a client with both fs capabilities and the default flags share one `keen acp` (a
+ * process costs ~0.7 s of CPU to start), each in a session of its own; the last checks it exits 0.
+ */
+const withFs = sharedAcp(() => server.url, ["--model", MODEL], { fs: { readTextFile: true, writeTextFile: true } });
+after(withFs.kill);
 
 /** The finished tool calls' updates, in order. */
 const finished = (updates: SessionNotification[]) =>
@@ -21,7 +28,9 @@ const finished = (updates: SessionNotification[]) =>
 const toolResults = (request: number) => JSON.stringify(server.requests[request]!.body.messages.at(-1));
 
 test("a client with fs: reads see its unsaved buffer, writes and edits land in it and not on disk, diffs and permission previews come from it; guarded paths never reach it", async () => {
-  const { sb, acp } = open();
+  const { sb, acp, ctx } = await withFs.get();
+  const fsFrom = acp.fsRequests.length;
+  const asked = acp.permissions.length;
   const app = join(sb.workspace, "app.txt");
   writeFileSync(app, "alpha\nbeta\n");
   acp.buffers.set(app, "alpha\nbeta\nunsaved line\n");
@@ -44,16 +53,12 @@ test("a client with fs: reads see its unsaved buffer, writes and edits land in i
     { text: "Done." },
   );
   acp.answer("allow-once", "allow-once", "allow-once");
-  const sessionId = await acp.run(async (ctx) => {
-    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
-    const reply = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "fix app.txt" }] });
-    assert.equal(reply.stopReason, "end_turn");
-    return sessionId;
-  }, { fs: { readTextFile: true, writeTextFile: true } });
-  assert.equal((await acp.exited).code, 0, acp.stderr());
+  const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
+  const reply = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "fix app.txt" }] });
+  assert.equal(reply.stopReason, "end_turn");
 
   const newFile = join(sb.workspace, "notes", "new.txt");
-  assert.deepEqual(acp.fsRequests, [
+  assert.deepEqual(acp.fsRequests.slice(fsFrom), [
     [READ, app], // read_file
     [READ, app], // the edit's permission preview
     [READ, app], [WRITE, app], // the edit
@@ -70,7 +75,7 @@ test("a client with fs: reads see its unsaved buffer, writes and edits land in i
   assert.deepEqual(edit!.content, [{ type: "diff", path: app, oldText: "alpha\nbeta\nunsaved line\n", newText: "alpha\ngamma\nunsaved line\n" }]);
   assert.deepEqual(write!.content, [{ type: "diff", path: newFile, oldText: null, newText: "fresh\n" }]);
   // The permission prompt for the edit showed the change to the buffer, as the finished call does.
-  assert.deepEqual(acp.permissions.slice(0, 2).map((p) => (p.toolCall as ToolCallUpdate).content), [edit!.content, write!.content]);
+  assert.deepEqual(acp.permissions.slice(asked, asked + 2).map((p) => (p.toolCall as ToolCallUpdate).content), [edit!.content, write!.content]);
   // The key and Keen's config: refused by the guard before the editor was asked.
   assert.deepEqual(refused.map((u) => u.status), ["failed", "failed", "failed"]);
   const results = toolResults(4);
@@ -108,19 +113,20 @@ test("a client that only reads: read_file sees its buffer, edits are planned on 
 });
 
 test("session/cancel while the editor has not answered a read: the read is withdrawn and the prompt answers cancelled", async () => {
-  const { sb, acp } = open();
-  const slow = join(sb.workspace, "slow.txt");
+  const { sb, acp, ctx } = await withFs.get();
+  const fsFrom = acp.fsRequests.length;
+  const cwd = join(sb.root, "cancel");
+  mkdirSync(cwd);
+  const slow = join(cwd, "slow.txt");
   writeFileSync(slow, "on disk\n");
   const arrived = acp.stall(slow);
   server.enqueue({ toolCalls: [{ name: "read_file", input: { path: "slow.txt" } }] }, { text: "Next." });
-  await acp.run(async (ctx) => {
-    const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [] });
-    const pending = ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "read it" }] });
-    await arrived;
-    await ctx.notify(methods.agent.session.cancel, { sessionId });
-    assert.equal((await pending).stopReason, "cancelled");
-    assert.equal((await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] })).stopReason, "end_turn");
-  }, { fs: { readTextFile: true, writeTextFile: true } });
-  assert.equal((await acp.exited).code, 0, acp.stderr());
-  assert.deepEqual(acp.fsRequests, [[READ, slow]]);
+  const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
+  const pending = ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "read it" }] });
+  await arrived;
+  await ctx.notify(methods.agent.session.cancel, { sessionId });
+  assert.equal((await pending).stopReason, "cancelled");
+  assert.equal((await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] })).stopReason, "end_turn");
+  assert.deepEqual(acp.fsRequests.slice(fsFrom), [[READ, slow]]);
+  await withFs.endsCleanly();
 });

@@ -13,38 +13,44 @@ const open = (args: string[] = []) => openAcp(server.url, ["--model", MODEL, ...
 
 const of = (updates: SessionNotification[], sessionId: string) => updates.filter((n) => n.sessionId === sessionId);
 
+/*
+ * Tests that need no flags of their own share one `keen acp` (default flags, one sandbox), each in a
+ * session of its own, as an editor keeps one agent process for many sessions; a process costs ~0.7 s
+ * of CPU to start. "the shared keen acp ..." checks how it exits. Tests of flags and of SIGTERM start
+ * their own. Updates are told apart by session id.
+ */
+const acpShared = sharedAcp(() => server.url, ["--model", MODEL]);
+const shared = acpShared.get;
+after(acpShared.kill);
+
+// The shared process has the default flags this test is about; its exit and stdout are checked at the end.
 test("initialize advertises what Keen supports; session/new gives modes and the model option; unknown sessions are JSON-RPC errors", async () => {
-  const { sb, acp } = open();
-  await acp.run(async (ctx, init) => {
-    assert.deepEqual(init.agentInfo, { name: "keen", title: "Keen", version: pkg.version });
-    assert.deepEqual(init.agentCapabilities, {
-      loadSession: true, promptCapabilities: { image: true, audio: false, embeddedContext: true }, sessionCapabilities: { list: {}, resume: {}, close: {} },
-      mcpCapabilities: { http: true, sse: true },
-    });
-    assert.equal(init.protocolVersion, 1);
-    const created = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [{ name: "files", command: "mcp-files", args: [], env: [] }] });
-    assert.match(created.sessionId, /^[0-9a-f-]{36}$/);
-    assert.deepEqual(created.modes, {
-      currentModeId: "ask",
-      availableModes: [
-        { id: "ask", name: "Ask", description: "Reads run; edits and commands ask first." },
-        { id: "accept-edits", name: "Accept edits", description: "Reads and edits run; commands ask first." },
-        { id: "auto", name: "Auto", description: "Everything runs without asking." },
-        { id: "read-only", name: "Read-only", description: "Reads run; edits and commands are refused." },
-      ],
-    });
-    const [option] = created.configOptions ?? [];
-    assert.equal(option?.id, "model");
-    assert.equal(option?.type === "select" && option.currentValue, MODEL);
-    await assert.rejects(ctx.request(methods.agent.session.prompt, { sessionId: "no-such-session", prompt: [{ type: "text", text: "hi" }] }),
-      (error: { code: number; data?: { sessionId?: string } }) => error.code === -32002 && error.data?.sessionId === "no-such-session");
-    await assert.rejects(ctx.request(methods.agent.session.load, { sessionId: "no-such-session", cwd: sb.workspace, mcpServers: [] }),
-      (error: { code: number }) => error.code === -32002);
+  const { sb, ctx, init } = await shared();
+  assert.deepEqual(init.agentInfo, { name: "keen", title: "Keen", version: pkg.version });
+  assert.deepEqual(init.agentCapabilities, {
+    loadSession: true, promptCapabilities: { image: true, audio: false, embeddedContext: true }, sessionCapabilities: { list: {}, resume: {}, close: {} },
+    mcpCapabilities: { http: true, sse: true },
   });
-  const { code } = await acp.exited;
-  assert.equal(code, 0, acp.stderr());
+  assert.equal(init.protocolVersion, 1);
+  const created = await ctx.request(methods.agent.session.new, { cwd: sb.workspace, mcpServers: [{ name: "files", command: "mcp-files", args: [], env: [] }] });
+  assert.match(created.sessionId, /^[0-9a-f-]{36}$/);
+  assert.deepEqual(created.modes, {
+    currentModeId: "ask",
+    availableModes: [
+      { id: "ask", name: "Ask", description: "Reads run; edits and commands ask first." },
+      { id: "accept-edits", name: "Accept edits", description: "Reads and edits run; commands ask first." },
+      { id: "auto", name: "Auto", description: "Everything runs without asking." },
+      { id: "read-only", name: "Read-only", description: "Reads run; edits and commands are refused." },
+    ],
+  });
+  const [option] = created.configOptions ?? [];
+  assert.equal(option?.id, "model");
+  assert.equal(option?.type === "select" && option.currentValue, MODEL);
+  await assert.rejects(ctx.request(methods.agent.session.prompt, { sessionId: "no-such-session", prompt: [{ type: "text", text: "hi" }] }),
+    (error: { code: number; data?: { sessionId?: string } }) => error.code === -32002 && error.data?.sessionId === "no-such-session");
+  await assert.rejects(ctx.request(methods.agent.session.load, { sessionId: "no-such-session", cwd: sb.workspace, mcpServers: [] }),
+    (error: { code: number }) => error.code === -32002);
   // A server that cannot start ("files") does not fail session/new; test/e2e/acp-mcp.test.ts covers servers that do.
-  assert.ok(acp.raw.every((line) => JSON.parse(line).jsonrpc === "2.0"), "stdout carries JSON-RPC only");
 });
 
 test("a prompt streams thought and message chunks, tool calls with kinds and locations, and diffs for a write and an edit", async () => {
@@ -101,16 +107,6 @@ test("a prompt streams thought and message chunks, tool calls with kinds and loc
   assert.equal(shown.session.title, "take notes and fix app.txt");
   assert.deepEqual(server.unexpected, []);
 });
-
-/*
- * The tests from here to "the shared keen acp ..." are about the engine behind ACP: they share one
- * `keen acp` (default flags, one sandbox), each in a session of its own, as an editor keeps one agent
- * process for many sessions; a process costs ~0.7 s of CPU to start. Tests about the process itself
- * (initialize and exit, flags, SIGTERM) start their own. Updates are told apart by session id.
- */
-const acpShared = sharedAcp(() => server.url, ["--model", MODEL]);
-const shared = acpShared.get;
-after(acpShared.kill);
 
 test("permission requests: reject once, then allow always (no more asking for that tool); the model hears the answers", async () => {
   const { sb, acp, ctx } = await shared();

@@ -180,23 +180,25 @@ test("a cassette records a prompt with an image and replays it; another image do
   const cassette = join(live.root, "image.jsonl");
   const prompt = (png: Buffer) => `${JSON.stringify({ kind: "prompt", id: "p", text: "what is it?", images: [{ data: b64(png), media_type: "image/png" }] })}\n`;
   server.enqueue({ text: "A tiny gradient." });
-  const r = await live.run(["stdio", "--model", "anthropic/claude-test", "--record", cassette], { stdin: prompt(png) });
+  // --sandbox off for these three: their turns only talk (a turn with bash available warms the sandbox up).
+  const r = await live.run(["stdio", "--model", "anthropic/claude-test", "--sandbox", "off", "--record", cassette], { stdin: prompt(png) });
   assert.equal(r.code, 0, r.stderr);
   clean();
 
   const rs = await replaySandbox();
-  const p = await rs.run(["stdio", "--replay", cassette, "--replay-speed", "0"], { stdin: prompt(png) });
+  const p = await rs.run(["stdio", "--replay", cassette, "--replay-speed", "0", "--sandbox", "off"], { stdin: prompt(png) });
   assert.equal(p.code, 0, p.stderr);
   const texts = (out: string) => out.split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((e) => e.kind === "text" && e.role === "assistant").map((e) => e.content);
   assert.deepEqual(texts(p.stdout), ["A tiny gradient."]);
   assert.deepEqual(texts(p.stdout), texts(r.stdout));
 
-  const other = await rs.run(["stdio", "--replay", cassette, "--replay-speed", "0"], { stdin: prompt(makePng(6, 7)) });
+  const other = await rs.run(["stdio", "--replay", cassette, "--replay-speed", "0", "--sandbox", "off"], { stdin: prompt(makePng(6, 7)) });
   assert.match(other.stdout + other.stderr, /images: the cassette's user messages carry 1/);
 });
 
 test("ACP: an image content block in session/prompt reaches the request with the prompt's text", async () => {
-  const { sb, acp } = openAcp(server.url, ["--model", "anthropic/claude-test"]);
+  // --sandbox off: the turn only talks (a turn with bash available warms the sandbox up).
+  const { sb, acp } = openAcp(server.url, ["--model", "anthropic/claude-test", "--sandbox", "off"]);
   const png = makePng(7, 3);
   server.enqueue({ text: "Seen." });
   await acp.run(async (ctx, init) => {

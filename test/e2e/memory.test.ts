@@ -50,7 +50,8 @@ test("openai, text then json: the answer without the block; turn 2 with --sessio
   for (const part of BLOCK_PARTS) assert.match(system, part);
   const [session] = await sb.sessions();
   server.enqueue({ text: "You ran echo." });
-  const second = await sb.run(["run", "--session", session!.id, "--format", "json", "what did you learn?"], { env });
+  // --sandbox off: turn 2 only talks (a turn with bash available warms the sandbox up); turn 1 ran bash in it.
+  const second = await sb.run(["run", "--session", session!.id, "--format", "json", "--sandbox", "off", "what did you learn?"], { env });
   assert.equal(second.code, 0, second.stderr);
   assert.equal(JSON.parse(second.stdout).text, "You ran echo.");
 

@@ -1,7 +1,7 @@
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox } from "./harness.js";
@@ -22,7 +22,7 @@ function userTexts(body: any): string[] {
 }
 const lastRequest = () => server.requests.at(-1)!.body;
 
-function gitWorkspace(sb: ReturnType<typeof makeSandbox>) {
+function gitWorkspace(sb: { workspace: string }) {
   execFileSync("git", ["init", "-q"], { cwd: sb.workspace });
   writeFileSync(join(sb.workspace, "a.txt"), "v0\n");
 }
@@ -35,9 +35,9 @@ async function prompt(client: StdioClient, id: string, text: string) {
 }
 
 /** Three turns: 1 writes a.txt v1, 2 edits it to v2 and creates b.txt, 3 writes a.txt v3. */
-async function threeTurns(client: StdioClient) {
+async function threeTurns(client: StdioClient, ids = "") {
   server.enqueue({ toolCalls: [{ id: "w1", name: "write_file", input: { path: "a.txt", content: "v1\n" } }] }, { text: "one done" });
-  await prompt(client, "p1", "one");
+  await prompt(client, `${ids}p1`, "one");
   server.enqueue(
     { toolCalls: [
       { id: "e2", name: "edit_file", input: { path: "a.txt", old_string: "v1", new_string: "v2" } },
@@ -45,9 +45,9 @@ async function threeTurns(client: StdioClient) {
     ] },
     { text: "two done" },
   );
-  await prompt(client, "p2", "two");
+  await prompt(client, `${ids}p2`, "two");
   server.enqueue({ toolCalls: [{ id: "w3", name: "write_file", input: { path: "a.txt", content: "v3\n" } }] }, { text: "three done" });
-  return prompt(client, "p3", "three");
+  return prompt(client, `${ids}p3`, "three");
 }
 
 test("rewind two levels with the files, then once without them; the next request and a resume from another process hold the rewound history", async () => {
@@ -106,13 +106,34 @@ test("rewind two levels with the files, then once without them; the next request
   assert.doesNotMatch(shown.stdout, /> three|> two/, "sessions show prints the current history");
 });
 
+/*
+ * The refused rewind and undo share one `keen stdio` (a start costs ~0.7 s of CPU, more as the sandbox
+ * warms up), each in a session of its own (`new-session`) in a git workspace of its own, with ids of
+ * its own; the last of them ends it and checks it exits 0.
+ */
+let sharedStdio: { sb: ReturnType<typeof makeSandbox>; client: StdioClient } | undefined;
+after(() => sharedStdio?.client.child.kill("SIGKILL"));
+/** A new session of the shared `keen stdio` in a new git workspace holding a.txt v0; returns that workspace. */
+async function sharedSession(name: string) {
+  if (!sharedStdio) {
+    const sb = makeSandbox(server.url);
+    sharedStdio = { sb, client: startStdio(["--model", MODEL, "--permission-mode", "auto"], sb.env, sb.workspace, 180_000) };
+  }
+  const { sb, client } = sharedStdio;
+  const workspace = join(sb.workspace, name);
+  mkdirSync(workspace);
+  gitWorkspace({ workspace });
+  client.send({ kind: "new-session", id: `${name}-new`, cwd: workspace });
+  const opened = await client.response(`${name}-new`);
+  assert.equal(opened.ok, true, opened.error);
+  return { client, workspace };
+}
+
 test("a file changed outside Keen refuses the rewind, and nothing changes: no file, no conversation", async () => {
-  const sb = makeSandbox(server.url);
-  gitWorkspace(sb);
-  const a = join(sb.workspace, "a.txt");
-  const b = join(sb.workspace, "b.txt");
-  const client = startStdio(["--model", MODEL, "--permission-mode", "auto"], sb.env, sb.workspace, 90_000);
-  await threeTurns(client);
+  const { client, workspace } = await sharedSession("refused");
+  const a = join(workspace, "a.txt");
+  const b = join(workspace, "b.txt");
+  await threeTurns(client, "refused-");
   writeFileSync(a, "mine\n");
   client.send({ kind: "rewind", id: "r", to: 2, files: true });
   const refused = await client.response("r");
@@ -124,22 +145,19 @@ test("a file changed outside Keen refuses the rewind, and nothing changes: no fi
   assert.equal((await client.response("l")).data.checkpoints.length, 3, "the conversation was not rewound");
   client.send({ kind: "rewind", id: "bad", to: 9 });
   assert.equal((await client.response("bad")).error_code, "unknown_checkpoint");
-  assert.equal((await client.end()).code, 0);
 });
 
 test("undo walks back turn by turn, tells the model, and a second undo does not undo the first", async () => {
-  const sb = makeSandbox(server.url);
-  gitWorkspace(sb);
-  const a = join(sb.workspace, "a.txt");
-  const client = startStdio(["--model", MODEL, "--permission-mode", "auto"], sb.env, sb.workspace, 90_000);
-  await threeTurns(client);
+  const { client, workspace } = await sharedSession("undo");
+  const a = join(workspace, "a.txt");
+  await threeTurns(client, "undo-");
   client.send({ kind: "undo", id: "u1", confirm: true });
   assert.deepEqual((await client.response("u1")).data, { files: [{ path: a, action: "restore" }], restored: true, to: 3 });
   assert.equal(readFileSync(a, "utf8"), "v2\n");
   client.send({ kind: "undo", id: "u2", confirm: true });
   assert.equal((await client.response("u2")).data.to, 2);
   assert.equal(readFileSync(a, "utf8"), "v1\n");
-  assert.equal(existsSync(join(sb.workspace, "b.txt")), false);
+  assert.equal(existsSync(join(workspace, "b.txt")), false);
   server.enqueue({ text: "noted" });
   await prompt(client, "p", "go on");
   const last = lastRequest().messages.at(-1);
@@ -184,16 +202,5 @@ test("fork at a point, continue both branches, and resume each from another proc
   const sessions = await sb.sessions();
   assert.deepEqual(sessions.find((s) => s.id === fork)!.parent, { id: original, at: 2 });
   assert.equal(sessions.find((s) => s.id === original)!.parent, undefined);
-  const listed = await sb.run(["sessions", "list"]);
-  assert.match(listed.stdout, /\(fork of \S+@2\) first/);
-
-  // `keen sessions fork` prints the new id; --at past the end is a usage error.
-  const cli = await sb.run(["sessions", "fork", original, "--at", "1"]);
-  assert.equal(cli.code, 0, cli.stderr);
-  const id = cli.stdout.trim();
-  assert.deepEqual((await sb.show(id)).events.filter((e) => e.kind === "user-message" || e.kind === "text"), [], "forked before the first prompt: an empty history");
-  assert.deepEqual((await sb.show(id)).session.parent, { id: original, at: 1 });
-  const bad = await sb.run(["sessions", "fork", original, "--at", "9"]);
-  assert.deepEqual([bad.code, bad.stdout], [2, ""]);
-  assert.match(bad.stderr, /^keen: no prompt 9: the session has 3/);
+  // `keen sessions fork`, its usage error and how `keen sessions list` shows a fork: test/cli/sessions-fork.test.ts, in process.
 });

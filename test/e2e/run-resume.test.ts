@@ -26,6 +26,13 @@ async function runJson(sb: Sandbox, args: string[], options: Parameters<Sandbox[
   return JSON.parse(r.stdout);
 }
 
+/**
+ * `--sandbox off` for turns that only talk (no tool call is scripted for them): the sandbox plays no
+ * role there, and a turn with bash available warms it up in the background (~0.26 s of CPU). Turns
+ * that run bash keep the sandbox at its default.
+ */
+const TALK_ONLY = ["--sandbox", "off"];
+
 /** The content of the first tool_result block the model received in request `i`. */
 function toolResultSent(i: number): string {
   const last = server.requests[i]!.body.messages.at(-1);
@@ -43,14 +50,14 @@ test("resume by full id and by unique prefix: later turns see user messages and 
   assert.match(toolResultSent(1), /RAW_TOOL_OUTPUT_42/);
 
   server.enqueue({ text: "Second answer." });
-  const second = await runJson(sb, ["--session", first.session_id, "second question"]);
+  const second = await runJson(sb, [...TALK_ONLY, "--session", first.session_id, "second question"]);
   assert.equal(second.session_id, first.session_id);
   assert.equal(second.text, "Second answer.");
   assert.deepEqual(messagesOf(2), [user("first question"), assistant("Checking.\n\nFound it."), user("second question")]);
   assert.doesNotMatch(JSON.stringify(server.requests[2]!.body.messages), /RAW_TOOL_OUTPUT_42|tool_use|tool_result/);
 
   server.enqueue({ text: "Third answer." });
-  const third = await runJson(sb, ["--session", first.session_id.slice(0, 10), "third question"]);
+  const third = await runJson(sb, [...TALK_ONLY, "--session", first.session_id.slice(0, 10), "third question"]);
   assert.equal(third.session_id, first.session_id);
   assert.deepEqual(messagesOf(3), [
     user("first question"), assistant("Checking.\n\nFound it."),
@@ -68,7 +75,7 @@ test("resumed from another directory, tools run in the session's cwd; --cwd over
   const elsewhere = join(sb.root, "elsewhere");
   mkdirSync(elsewhere);
   server.enqueue({ text: "hi" });
-  const first = await runJson(sb, ["start here"]);
+  const first = await runJson(sb, [...TALK_ONLY, "start here"]);
 
   server.enqueue({ toolCalls: [{ name: "bash", input: { command: "pwd" } }] }, { text: "done" });
   await runJson(sb, ["--session", first.session_id, "where are you?"], { cwd: elsewhere });
@@ -99,7 +106,7 @@ test("resume after kill -9 mid-stream: the session opens, is listed interrupted,
   assert.deepEqual(shown.events.slice(0, 2).map((e) => e.kind), ["session-start", "user-message"]);
 
   server.enqueue({ text: "Back again." });
-  const resumed = await runJson(sb, ["--session", id, "continue"]);
+  const resumed = await runJson(sb, [...TALK_ONLY, "--session", id, "continue"]);
   assert.equal(resumed.text, "Back again.");
   assert.deepEqual(messagesOf(1), [user("long story"), assistant("[turn interrupted]"), user("continue")]);
   assert.deepEqual((await sb.sessions()).map((s) => s.status), ["success"]);
@@ -113,7 +120,7 @@ test("with extended thinking on, a tool turn and a resumed turn pass the API's r
     { thinking: "again", text: "Answer two." },
   );
   const first = await runJson(sb, ["think first"]);
-  const second = await runJson(sb, ["--session", first.session_id, "think again"]);
+  const second = await runJson(sb, [...TALK_ONLY, "--session", first.session_id, "think again"]);
   assert.deepEqual([first.text, second.text], ["Answer one.", "Answer two."]);
   assert.deepEqual(server.rejected, []);
   assert.deepEqual(server.requests.map((q) => q.body.thinking), Array(3).fill({ type: "enabled", budget_tokens: 2000 }));

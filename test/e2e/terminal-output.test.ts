@@ -37,7 +37,8 @@ test("sessions list and show print a hostile title, answer and tool output inert
 test("an error message with escape sequences reaches stderr inert", async () => {
   const sb = makeSandbox(server.url);
   server.enqueue({ kind: "http-error", status: 400, body: { type: "error", error: { type: "invalid_request_error", message: "bad \x1b]0;pwned\x07\x1b[2J" } } });
-  const r = await sb.run(["run", "--headless", "--no-stdin", "hi"]);
+  // --sandbox off: the turn only talks, to a failing model (a turn with bash available warms the sandbox up).
+  const r = await sb.run(["run", "--headless", "--no-stdin", "--sandbox", "off", "hi"]);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /keen: error: 400 invalid_request_error: bad ␛\]0;pwned␇␛\[2J/);
   assert.doesNotMatch(r.stderr, DRIVES_TERMINAL);
@@ -49,7 +50,8 @@ test("text output on a terminal makes the model's escape sequences visible", { s
   const sb = makeSandbox(server.url);
   server.enqueue({ text: ANSWER });
   // script(1) gives keen a pseudo-terminal as stdout; its own output is what the terminal received.
-  const r = await sb.run(["-qec", `${KEEN_BIN} run --no-stdin hi`, "/dev/null"], { bin: "script" });
+  // --sandbox off: the turn only talks (a turn with bash available warms the sandbox up).
+  const r = await sb.run(["-qec", `${KEEN_BIN} run --no-stdin --sandbox off hi`, "/dev/null"], { bin: "script" });
   assert.equal(r.code, 0, r.stderr);
   // The terminal is stderr too: the session note follows the answer.
   assert.match(r.stdout.replace(/\r\n/g, "\n"), /^done ␛\[2J␛\[31mred␛\[0m␍over <U\+202E>txt\.exe\nkeen: done · session /);

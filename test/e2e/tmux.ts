@@ -57,21 +57,24 @@ export class TmuxKeen {
   }
 
   /**
-   * The screen once it shows `pattern`. A capture-pane is a tmux client process (~20 ms of CPU with
+   * The screen once it shows `pattern`. A capture-pane is a tmux client process (~25 ms of CPU with
    * the spawn): the screen is read again only after the pane printed more (its output file grew,
-   * looked at every 100 ms, a stat), or after a second without output, for a change tmux makes on
-   * its own. The size is taken before each capture, so output during one is never missed.
+   * looked at every 100 ms, a stat), at most every 200 ms while it keeps printing (a streamed answer
+   * redraws every few ms; reading it every 100 ms cost a file seconds of CPU for no earlier match
+   * worth having), or after a second without output, for a change tmux makes on its own. The size
+   * is taken before each capture, so output during one is never missed: a later capture shows it.
    */
   async waitFor(pattern: string | RegExp, timeoutMs = 10_000): Promise<string> {
     const end = Date.now() + timeoutMs;
     for (;;) {
       const printed = this.printed();
+      const captured = Date.now();
       const screen = this.screen();
       if (typeof pattern === "string" ? screen.includes(pattern) : pattern.test(screen)) return screen;
       if (Date.now() > end) throw new Error(`tmux screen never showed ${String(pattern)}:\n${screen}`);
-      const quiet = Math.min(Date.now() + 1000, end + 1);
+      const quiet = Math.min(captured + 1000, end + 1);
       do await new Promise((r) => setTimeout(r, 100));
-      while (this.printed() === printed && Date.now() < quiet);
+      while ((this.printed() === printed || Date.now() - captured < 200) && Date.now() < quiet);
     }
   }
 

@@ -130,16 +130,25 @@ test("tmux: rewind two levels (conversation, then conversation and files), a ref
   const sessions = await sb.sessions();
   const full = (prefix: string) => sessions.find((s) => s.id.startsWith(prefix))!.id;
   assert.equal(sessions.find((s) => s.id === full(fork!))!.parent?.id, full(parent!), "the fork records its parent");
-  // Another process resumes each: the original without the rewound turns nor the fork's, the fork with its own turn.
-  const original = keen(["--resume", full(parent!)]);
-  screen = await original.waitFor("did-second-again", 20_000);
+  // Another process resumes each: the original (--resume) without the rewound turns nor the fork's, then
+  // the fork (picked in /sessions, in the same process: a Keen TUI in tmux costs ~2 s of CPU) with its own turn.
+  const other = keen(["--resume", full(parent!)]);
+  screen = await other.waitFor("did-second-again", 20_000);
   assert.doesNotMatch(screen, /did-third|did-in-fork/);
   assert.doesNotMatch(screen, /did-second(?!-again)/);
-  original.keys(["C-d"]);
-  await original.waitFor("[exit 0]", 20_000);
-  const forked = keen(["--resume", full(fork!)]);
-  screen = await forked.waitFor("did-in-fork", 20_000);
+  other.type("/sessions");
+  other.keys(["Enter"]);
+  screen = await other.waitFor(/Sessions \(Enter resumes\)[\s\S]*\(this one\)/, 20_000);
+  // The rows' 8-character ids can be the same for two sessions made within a minute (UUIDv7): the
+  // fork is the row saying whose fork it is, the original the one marked as this one.
+  const forkRow = screen.indexOf(`fork of ${parent!.slice(0, 8)}`);
+  const thisRow = screen.indexOf("(this one)");
+  assert.ok(forkRow >= 0 && thisRow >= 0, screen);
+  // Newest first: the fork, unless the resume moved the original up.
+  other.keys(forkRow < thisRow ? ["Enter"] : ["Down", "Enter"]);
+  screen = await other.waitFor("did-in-fork", 20_000);
   assert.match(screen, /did-first[\s\S]*did-second-again[\s\S]*did-in-fork/);
-  forked.keys(["C-d"]);
-  await forked.waitFor("[exit 0]", 20_000);
+  other.keys(["C-d"]);
+  await other.waitFor(`Resume it with: keen --resume ${full(fork!)}`, 20_000);
+  await other.waitFor("[exit 0]", 20_000);
 });
