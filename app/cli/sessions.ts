@@ -6,6 +6,7 @@ import { commandJsonSchema } from "../../protocol/commands.js";
 import { protocolJsonSchema } from "../../protocol/jsonl.js";
 import type { KeenEvent } from "../../protocol/events.js";
 import { isReplayed, nestedIn } from "../../protocol/kinds.js";
+import { uniquePrefixes } from "../../protocol/short-ids.js";
 import { openStore } from "../../storage/level-store.js";
 import { rewoundEvents } from "../../storage/projection.js";
 import { SessionBusyError, UnknownSessionError, type SessionMeta, type SessionStore } from "../../storage/store.js";
@@ -16,6 +17,8 @@ import { sessionCassettePath } from "./cassette-flags.js";
 import { keenPaths } from "./config.js";
 import { ExitError, UsageError } from "./errors.js";
 import { secretsRedactor } from "./secrets.js";
+
+export { uniquePrefixes };
 
 
 /** Flags of `keen sessions list`. */
@@ -198,23 +201,6 @@ async function resolveOrUsage(store: SessionStore, idOrPrefix: string): Promise<
     if (error instanceof UnknownSessionError) throw new UsageError(error.message);
     throw error;
   }
-}
-
-/** Each id's shortest prefix no other id shares, at least 8 characters (ids start with their creation time), never ending in "-". */
-export function uniquePrefixes(ids: string[]): Map<string, string> {
-  const sorted = [...ids].sort();
-  const common = (a: string | undefined, b: string) => {
-    let i = 0;
-    while (a !== undefined && i < a.length && a[i] === b[i]) i++;
-    return i;
-  };
-  const out = new Map<string, string>();
-  sorted.forEach((id, i) => {
-    let length = Math.max(8, common(sorted[i - 1], id) + 1, common(sorted[i + 1], id) + 1);
-    if (id[length - 1] === "-") length++;
-    out.set(id, id.slice(0, length));
-  });
-  return out;
 }
 
 /** `30d`, `12h`, `90m`, `2w`, `45s` → milliseconds. */

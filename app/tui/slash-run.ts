@@ -1,4 +1,5 @@
 import { MODE_CYCLE, isPermissionMode } from "../../protocol/modes.js";
+import { uniquePrefixes } from "../../protocol/short-ids.js";
 import { THEME_NAMES } from "../../themes/index.js";
 import type { TuiController } from "./controller.js";
 import { completeSlash, INIT_PROMPT } from "./slash.js";
@@ -74,9 +75,13 @@ function pickSession(c: TuiController): void {
     const rows = [...r.data].sort((a, b) => b.updated - a.updated);
     if (!rows.length) return c.note("no stored sessions in this workspace");
     const now = c.now();
+    // Ids made within a minute share their first 8 characters (they start with the time): each row gets the
+    // shortest prefix no other listed session shares, as `keen sessions list` shows them.
+    const short = uniquePrefixes(rows.map((s) => s.id));
+    const width = Math.max(...[...short.values()].map((id) => id.length));
     const items: ListItem[] = rows.map((s) => ({
-      label: `${s.id.slice(0, 8)}  ${s.title.replace(/\s+/g, " ").slice(0, 60)}`,
-      detail: [ago(s.updated, now), s.model, s.status && s.status !== "success" ? s.status : "", s.parent ? `fork of ${s.parent.id.slice(0, 8)}` : "", s.id === c.view.sessionId ? "(this one)" : ""].filter(Boolean).join("  "),
+      label: `${short.get(s.id)!.padEnd(width)}  ${s.title.replace(/\s+/g, " ").slice(0, 60)}`,
+      detail: [ago(s.updated, now), s.model, s.status && s.status !== "success" ? s.status : "", s.parent ? `fork of ${short.get(s.parent.id) ?? s.parent.id}` : "", s.id === c.view.sessionId ? "(this one)" : ""].filter(Boolean).join("  "),
     }));
     c.ui.overlay = { kind: "picker", title: "Sessions (Enter resumes)", items, values: rows.map((s) => s.id), selected: 0, pick: (id) => c.resume(id) };
     c.deps.requestFrame(true);

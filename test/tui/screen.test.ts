@@ -156,7 +156,11 @@ test("/model and /sessions pickers send set-model and resume-session with replay
   await setModel;
   assert.deepEqual(h.engine.commands("set-model").map((c) => c.model), ["openai/gpt-x"]);
   await h.waitFor(" idle  openai/gpt-x");
-  h.engine.answers["list-sessions"] = { ok: true, data: [{ id: "0199bbbb-0000", title: "older work", updated: Date.now() - 3_600_000, model: "x", status: "success" }] };
+  // Two ids made within a minute share their first 8 characters: each row shows the prefix that tells them apart.
+  h.engine.answers["list-sessions"] = { ok: true, data: [
+    { id: "0199bbbb-0000-7aaa", title: "older work", updated: Date.now() - 3_600_000, model: "x", status: "success" },
+    { id: "0199bbbb-0001-7bbb", title: "a fork", updated: Date.now() - 7_200_000, model: "x", status: "success", parent: { id: "0199bbbb-0000-7aaa", at: 1 } },
+  ] };
   h.engine.onCommand = (cmd, engine) => {
     if (cmd.kind !== "resume-session") return;
     engine.emit({ ...d.user("what was it?"), replay: true } as never);
@@ -164,10 +168,14 @@ test("/model and /sessions pickers send set-model and resume-session with replay
   };
   await h.keys("/sessions\r");
   await h.waitFor("older work");
+  await h.waitFor("a fork");
+  assert.match(h.text(), /0199bbbb-0000 +older work/);
+  assert.match(h.text(), /0199bbbb-0001 +a fork/);
+  assert.match(h.text(), /fork of 0199bbbb-0000\b/);
   await h.keys("\r");
   await h.waitFor("It was this.");
   assert.deepEqual(h.engine.commands("list-sessions").map((c) => c.cwd), ["/work/proj"]);
-  assert.deepEqual(h.engine.commands("resume-session").map(({ session, replay }) => ({ session, replay })), [{ session: "0199bbbb-0000", replay: true }]);
+  assert.deepEqual(h.engine.commands("resume-session").map(({ session, replay }) => ({ session, replay })), [{ session: "0199bbbb-0000-7aaa", replay: true }]);
   const compact = h.engine.nextCommand("compact");
   await h.keys("/compact keep the API notes\r");
   await compact;
