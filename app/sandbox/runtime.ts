@@ -6,6 +6,7 @@ import { linuxTools } from "./deps.js";
 import { terminateInside } from "./inner-signal.js";
 import type { SandboxPolicy } from "./policy.js";
 import { protectedPaths, removeCreated, type AbsentPath } from "./protected-paths.js";
+import { presentReadDenies } from "./read-denies.js";
 import { createDirectoryListings, createSecretScanner, type SecretScanner } from "./secret-paths.js";
 import { sandboxTempRoot } from "./temp-root.js";
 
@@ -105,8 +106,9 @@ const listings = new Map<string, ReturnType<typeof createDirectoryListings>>();
 /**
  * What commands may not read, read from the disk now (called for every wrap). On Linux the
  * secret names below the workspace come as the paths found there (secret-paths.ts), marked
- * literal, so the library neither walks the tree for them nor reads a `[` in a name as a pattern.
- * macOS's sandbox matches globs itself, when a file is opened: there they stay globs.
+ * literal, so the library neither walks the tree for them nor reads a `[` in a name as a pattern;
+ * the other denies that are not there are left out (read-denies.ts). macOS's sandbox matches
+ * globs itself, when a file is opened: there they stay globs.
  */
 function readDenies(policy: SandboxPolicy): RuntimeConfig["filesystem"]["denyRead"] {
   if (process.platform !== "linux") {
@@ -117,7 +119,7 @@ function readDenies(policy: SandboxPolicy): RuntimeConfig["filesystem"]["denyRea
     if (!scanner) scanners.set(root, (scanner = createSecretScanner(root)));
     return scanner.scan();
   });
-  return [...policy.denyRead, ...found.map((path) => ({ path, literal: true as const }))];
+  return [...presentReadDenies(policy.denyRead), ...found.map((path) => ({ path, literal: true as const }))];
 }
 
 /**
