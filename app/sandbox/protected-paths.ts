@@ -93,21 +93,37 @@ async function listMatches(workspace: string, list?: (dir: string) => Dirent[]):
     } catch {
       return;
     }
-    const inGit = parts.length > 0 && parts[parts.length - 1]!.toLowerCase() === ".git";
-    const below: Promise<void>[] = [];
-    for (const entry of entries) {
-      const path = [...parts, entry.name];
-      if (entry.isDirectory()) {
-        if (entry.name === "node_modules" || path.length > SEARCH_DEPTH || (inGit && entry.name.toLowerCase() !== "hooks")) continue;
-        below.push(walk(path));
-      } else if (entry.isFile() && matches(path)) {
-        found.push(path.join(sep));
-      }
-    }
-    await Promise.all(below);
+    const key = parts.join(sep);
+    let step = steps.get(entries);
+    if (step?.key !== key) steps.set(entries, (step = { key, ...classify(parts, entries, matches) }));
+    found.push(...step.found);
+    await Promise.all(step.below.map(walk));
   };
   await walk([]);
   return found;
+}
+
+/**
+ * What one directory's entries give the walk: its matching files and the directories to walk
+ * into. Kept by the listing (createDirectoryListings hands back the same array while a directory
+ * is unchanged), so a command in a large tree does not match its ~10,000 unchanged names again.
+ */
+const steps = new WeakMap<Dirent[], { key: string; found: string[]; below: string[][] }>();
+
+function classify(parts: string[], entries: Dirent[], matches: (parts: string[]) => boolean): { found: string[]; below: string[][] } {
+  const inGit = parts.length > 0 && parts[parts.length - 1]!.toLowerCase() === ".git";
+  const found: string[] = [];
+  const below: string[][] = [];
+  for (const entry of entries) {
+    const path = [...parts, entry.name];
+    if (entry.isDirectory()) {
+      if (entry.name === "node_modules" || path.length > SEARCH_DEPTH || (inGit && entry.name.toLowerCase() !== "hooks")) continue;
+      below.push(path);
+    } else if (entry.isFile() && matches(path)) {
+      found.push(path.join(sep));
+    }
+  }
+  return { found, below };
 }
 
 /** The library's reading of a match: the protected directory that holds it, else the file; a repository's HEAD stands for its hooks. */
