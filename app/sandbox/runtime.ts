@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { accessSync, constants, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { secretNameGlobs } from "../permissions/secret-names.js";
 import { linuxTools } from "./deps.js";
@@ -47,10 +47,9 @@ export interface CommandSandbox {
   /**
    * Wraps a bash command line. `ask` decides hosts outside the allowlist while it runs
    * (absent: denied). `audit: false` skips the check after it (see `finish`), for a
-   * long-lived process whose end says nothing about who made what meanwhile. `environment: "own"`:
-   * the script is spawned with variables of its own, not (a subset of) this process's (see layerShell).
+   * long-lived process whose end says nothing about who made what meanwhile.
    */
-  wrap(command: string, ask?: NetworkAsk, options?: { audit?: boolean; environment?: "own" }): Promise<WrappedCommand>;
+  wrap(command: string, ask?: NetworkAsk, options?: { audit?: boolean }): Promise<WrappedCommand>;
   /**
    * Starts what the first `wrap` waits for (the library's load, its proxies and bridges) in the
    * background, so a turn's first bash call finds it ready. A failure is kept for that call to report.
@@ -169,8 +168,7 @@ export function createCommandSandbox(policyOf: SandboxPolicy | (() => SandboxPol
         const found = await protectedPaths(policy.workspace, policy.denyWrite, list);
         filesystem.denyWrite = found.existing;
         if (options?.audit !== false) audit = { workspace: policy.workspace, absent: found.absent };
-        const shell = options?.environment === "own" ? undefined : layerShell();
-        script = await outsideWorkspace(() => sandbox.wrapWithSandbox(keeper(command), shell, { filesystem }, undefined, { commandId: id, commandText: command }));
+        script = await outsideWorkspace(() => sandbox.wrapWithSandbox(keeper(command), undefined, { filesystem }, undefined, { commandId: id, commandText: command }));
         if (audit) pending.add(audit);
       } else {
         script = await sandbox.wrapWithSandbox(command, undefined, { filesystem }, undefined, { commandId: id, commandText: command });
@@ -213,33 +211,6 @@ function keeper(command: string): string {
     'if [ -n "$keen_term" ]; then while keen_others; do sleep 0.05; done; fi',
     "exit $keen_rc",
   ].join("\n");
-}
-
-let dash: string | null | undefined;
-
-/**
- * The shell of the layers between bubblewrap and the command (the library's two `-c` shells and
- * the keeper; the command itself always runs in `bash -c`): dash where there is one, which starts
- * in a fraction of bash's time (~45 ms of CPU less per command at load, docs/performance.md).
- * dash drops environment variables whose names are no shell identifiers (exported bash functions,
- * `a.b`), which the command's bash would then miss: with any such name here, bash as before.
- */
-function layerShell(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (Object.keys(env).some((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))) return undefined;
-  if (dash === undefined) {
-    dash = null;
-    for (const dir of (env.PATH ?? "").split(":")) {
-      if (!isAbsolute(dir)) continue;
-      try {
-        accessSync(join(dir, "dash"), constants.X_OK);
-        dash = join(dir, "dash");
-        break;
-      } catch {
-        // not here
-      }
-    }
-  }
-  return dash ?? undefined;
 }
 
 /** A command's absent protected paths, to remove once it has ended. */
@@ -357,6 +328,6 @@ function shellQuote(word: string): string {
 export async function sandboxedSpawnArgs(command: string, args: string[], policy: SandboxPolicy): Promise<{ command: string; args: string[] }> {
   // Not audited: what a server that runs all session creates cannot be told from what the
   // user or the file tools wrote meanwhile. The names that exist stay read-only for it.
-  const wrapped = await createCommandSandbox(policy).wrap([command, ...args].map(shellQuote).join(" "), undefined, { audit: false, environment: "own" });
+  const wrapped = await createCommandSandbox(policy).wrap([command, ...args].map(shellQuote).join(" "), undefined, { audit: false });
   return { command: "bash", args: ["-c", wrapped.script] };
 }
