@@ -53,6 +53,20 @@ const lastTimes = (() => {
 const rank = (f) =>
   SLOW.includes(f) ? SLOW.indexOf(f) - SLOW.length - 2e12 : f in lastTimes ? -lastTimes[f] : -1e12 - statSync(join(root, f)).size;
 const times = {};
+/**
+ * CPU seconds of a worker and of the children it has reaped (Keen, servers, shells: /proc's utime, stime,
+ * cutime, cstime), so a file's share is the difference around it. What a tmux server runs is not a child.
+ * KEEN_E2E_CPU=1 lists the files by it at the end: where to look when the suite grows slow.
+ */
+function cpuOf(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "latin1").split(") ")[1].split(" ");
+    return fields.slice(11, 15).reduce((sum, ticks) => sum + Number(ticks), 0) / 100;
+  } catch {
+    return undefined;
+  }
+}
+const cpu = {};
 const queue = [...files].sort((a, b) => rank(a) - rank(b));
 const jobs = Math.max(1, Math.min(files.length, Number(process.env.KEEN_E2E_JOBS) || 2));
 
@@ -108,11 +122,14 @@ function startWorker() {
       await ready;
       current = file;
       const began = Date.now();
+      const cpuBefore = cpuOf(child.pid);
       await new Promise((resolve, reject) => {
         waiting = { resolve, reject };
         child.send({ file });
       });
       times[file] = Date.now() - began;
+      const cpuAfter = cpuOf(child.pid);
+      if (cpuBefore !== undefined && cpuAfter !== undefined) cpu[file] = cpuAfter - cpuBefore;
       current = undefined;
     },
     async end() {
@@ -174,6 +191,11 @@ rmSync(tmp, { recursive: true, force: true });
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
 console.log(`\ntest:e2e: ${files.length} files in ${workers} processes (${jobs} at a time), ${seconds} s: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped${counts.todo ? `, ${counts.todo} todo` : ""}`);
 if (failedFiles.size) console.error(`test:e2e: failed in ${[...failedFiles].join(", ")}:\n  ${failures.join("\n  ")}`);
+if (process.env.KEEN_E2E_CPU === "1") {
+  const rows = Object.entries(cpu).sort((a, b) => b[1] - a[1]);
+  const total = rows.reduce((sum, [, s]) => sum + s, 0);
+  console.log(`test:e2e: CPU by file (worker and reaped children; ${total.toFixed(1)} s in all):\n${rows.map(([f, s]) => `  ${s.toFixed(1).padStart(6)} s  ${f}`).join("\n")}`);
+}
 if (stoppedBy) console.error(`test:e2e: stopped by ${stoppedBy}; the files not yet started did not run`);
 if (!failedFiles.size && codes.some(Boolean)) console.error("test:e2e: a worker process failed after its files' tests passed (see its last words above: something left running?)");
 if (survivors.length) console.error(`test:e2e: processes of the run still alive (killed now):\n  ${survivors.join("\n  ")}`);
