@@ -15,10 +15,12 @@ import { statSync } from "node:fs";
 export function presentReadDenies(entries: string[]): string[] {
   return entries.filter((entry) => {
     if (/[*?[\]{}]/.test(entry)) return true;
+    // Not statSync's throwIfNoEntry: Node 24 answers undefined for ENOTDIR as well, and Node 20 throws.
     try {
-      return statSync(entry, { throwIfNoEntry: false }) !== undefined;
-    } catch {
+      statSync(entry);
       return true;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code !== "ENOENT";
     }
   });
 }
