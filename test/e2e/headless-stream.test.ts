@@ -103,19 +103,22 @@ test("5,000 deltas arrive complete and in order; a consumer that stops reading f
   const r = await sb.run(["run", "--headless", "--stream-deltas", "--model", MODEL, "--sandbox", "off", "count"], {
     timeoutMs: 60_000,
     onSpawn: (child) => {
-      // Stop reading far beyond the pipe's buffer (~850 KB of lines), three times.
-      const stall = () => {
+      // Stop reading for 700 ms three times, at the start and after each further 200 KB of the ~850 KB of
+      // lines: counted in bytes, not time, since how fast the lines come differs by machine and Node version.
+      let read = 0;
+      let next = 0;
+      child.stdout!.on("data", (chunk: Buffer) => {
+        read += chunk.length;
+        if (pauses === 3 || read < next) return;
+        pauses++;
+        next = read + 200_000;
         child.stdout!.pause();
-        setTimeout(() => {
-          child.stdout!.resume();
-          if (++pauses < 3) setTimeout(stall, 50);
-        }, 700);
-      };
-      child.stdout!.once("data", stall);
+        setTimeout(() => child.stdout!.resume(), 700);
+      });
     },
   });
   assert.equal(r.code, 0, r.stderr);
-  assert.equal(pauses, 3, "the run outlasted the pauses");
+  assert.equal(pauses, 3, "the reader stopped three times");
   const lines = parseLines(r.stdout);
   const result = assertProtocolStream(lines, { deltas: true });
   assert.deepEqual(lines.filter((l) => l.kind === "text-delta").map((l) => l.delta), deltas);
