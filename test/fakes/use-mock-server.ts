@@ -13,7 +13,9 @@ export function useMockLLMServer(options?: MockLLMServerOptions): MockLLMServer 
     server = await startMockLLMServer(options);
   });
   after(() => server?.close());
-  beforeEach(() => server!.reset());
+  // In a unit shard many files share one process and their top-level hooks are the root's: another
+  // file's test can come before this file's before() (Node 22), with nothing to reset yet.
+  beforeEach(() => server?.reset());
   return new Proxy({} as MockLLMServer, {
     get(_target, key) {
       if (!server) throw new Error("the mock LLM server was used before its before() hook ran");
