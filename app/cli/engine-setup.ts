@@ -220,6 +220,7 @@ async function prepare(
     },
     close: async () => mcp?.handle?.close(),
     end: () => jobs.killAll(),
+    jobs,
     system: buildSystemPrompt({ cwd, workspace, toolNames: names, extra: instructions, configDir, skills: skills.current().skills }),
     contextWindow: info.contextWindow,
     price: info.price,
