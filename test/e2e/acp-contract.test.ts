@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { methods, type ClientContext, type SessionNotification, type ToolCallUpdate } from "@agentclientprotocol/sdk";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { chunkText, openAcp, sharedAcp } from "./acp-client.js";
+import { loadAcpSchema } from "./acp-schema.js";
 
 const MODEL = "anthropic/claude-test";
 const server = useMockLLMServer();
@@ -189,6 +190,10 @@ test("a background job is an execute tool call in progress after its turn; /kill
   assert.match((await prompt("/kill-job job-1")).text, /^Not killed: job-1 has already been killed\.$/);
   assert.equal((await prompt("/kill-job")).text, "Which job? Send /kill-job with its id, as its tool call's title shows it (e.g. /kill-job job-1).");
   assert.deepEqual(server.unexpected, []);
+  // The job's updates are valid session/update notifications for the ACP SDK's schema.
+  const jobLines = acp.raw.filter((line) => line.includes('"toolCallId":"job:job-1"')).map((line) => ({ from: "agent" as const, line }));
+  assert.equal(jobLines.length, 2);
+  assert.deepEqual(loadAcpSchema().problems(jobLines), []);
 });
 
 test("/compact sent as a prompt compacts the conversation with the given instructions; the next turn starts from the summary", async () => {
