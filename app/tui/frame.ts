@@ -7,7 +7,7 @@ import { paint } from "./style.js";
 import { fit, truncate, wrap } from "./text.js";
 import { DIFF_AT_FIRST_CHANGE, diffPaneLines } from "./views/diff-pane.js";
 import { promptView } from "./views/input-box.js";
-import { jobLines, jobOrder } from "./views/jobs.js";
+import { jobLines, jobOrder, selectedJob } from "./views/jobs.js";
 import { helpLines, listLines, type ListItem } from "./views/lists.js";
 import { planLabel, planPaneLines } from "./views/plan.js";
 import { permissionModal, type PermissionUi } from "./views/permission.js";
@@ -226,10 +226,11 @@ function overlayPane(view: SessionView, ui: UiState, cols: number, rows: number,
     return { rect, lines: fitAll(all.slice(top, top + rect.height - 2), rect.width - 2), label: " Help ", border: true, focused: true };
   }
   if (o.kind === "jobs") {
-    const all = jobLines(view.jobs, theme, Math.min(cols, 100) - 2, now, o.selected);
+    const selected = selectedJob(view.jobs, o.selected);
+    const all = jobLines(view.jobs, theme, Math.min(cols, 100) - 2, now, selected);
     const rect = centered(cols, rows, 100, Math.min(rows - 2, all.length + 2));
     // The selected job stays in sight: centred when the list is longer than the box.
-    const at = Math.max(0, jobOrder(view.jobs).findIndex((job) => job.job_id === o.selected));
+    const at = Math.max(0, jobOrder(view.jobs).findIndex((job) => job.job_id === selected));
     const top = Math.max(0, Math.min(at - Math.floor((rect.height - 2) / 2), all.length - (rect.height - 2)));
     return { rect, lines: fitAll(all.slice(top, top + rect.height - 2), rect.width - 2), label: " Jobs (↑↓ select, k kills, Esc closes) ", border: true, focused: true };
   }

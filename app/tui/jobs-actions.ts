@@ -1,7 +1,7 @@
 import type { TuiController } from "./controller.js";
 import type { Overlay } from "./frame.js";
 import type { InputEvent } from "./keys.js";
-import { findJob, jobOrder } from "./views/jobs.js";
+import { findJob, jobOrder, selectedJob } from "./views/jobs.js";
 
 /*
  * The user's hand on background jobs: the `/jobs` overlay's selection and its `k`, and `/jobs kill <id>`.
@@ -23,6 +23,8 @@ export function jobsOverlayInput(c: TuiController, o: JobsOverlay, ev: InputEven
     return c.deps.requestFrame(true);
   }
   const order = jobOrder(c.view.jobs).map((job) => job.job_id);
+  // Opened before any job existed, the first one that came is the selected one (as the view draws it).
+  o.selected = selectedJob(c.view.jobs, o.selected);
   const at = Math.max(0, order.indexOf(o.selected ?? ""));
   const step = key === "up" ? -1 : key === "down" ? 1 : key === "pageup" ? -10 : key === "pagedown" ? 10 : key === "home" ? -order.length : key === "end" ? order.length : 0;
   if (step && order.length) o.selected = order[Math.max(0, Math.min(order.length - 1, at + step))];

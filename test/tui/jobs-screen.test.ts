@@ -133,6 +133,20 @@ test("/jobs: arrows select a job, k kills the selected running one through kill-
   await quit(h);
 });
 
+test("/jobs opened before any job: the first job that comes is selected and k kills it", async () => {
+  const h = new TuiHarness(120, 30).start();
+  await h.waitFor("Type a prompt");
+  await h.keys("/jobs\r");
+  await h.waitFor("No background jobs in this session");
+  h.engine.emit(job("running", { job_id: "job-1", command: "npm run dev" }));
+  await h.waitFor(/● running\s+1m1\ds\s+job-1/);
+  assert.ok(selectedRow(h, "job-1"));
+  await h.keys("k");
+  assert.deepEqual(h.engine.commands("kill-job").map((c) => c.job_id), ["job-1"]);
+  await h.keys("\x1b");
+  await quit(h);
+});
+
 test("/jobs kill <id> kills by id, number or unique prefix; an ambiguous prefix and the engine's refusal are shown", async () => {
   const h = new TuiHarness(120, 30).start();
   await h.waitFor("Type a prompt");

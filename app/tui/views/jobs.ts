@@ -25,6 +25,11 @@ export function jobOrder(jobs: Map<string, Job>): Job[] {
   return [...jobs.values()].sort((a, b) => Number(b.state === "running") - Number(a.state === "running") || b.started_at - a.started_at);
 }
 
+/** The job the `/jobs` selection is on: `selected` while the view knows it, else the first in `jobOrder`. */
+export function selectedJob(jobs: Map<string, Job>, selected: string | undefined): string | undefined {
+  return selected && jobs.has(selected) ? selected : jobOrder(jobs)[0]?.job_id;
+}
+
 /**
  * The `/jobs` view: one line per background job in `jobOrder`: its state (with the exit code),
  * how long it ran or has been running, its id and its command (first line, cut to the width).
