@@ -115,11 +115,17 @@ export const ForkSessionCommand = z.object({
   replay: z.boolean().optional().describe("re-emit the fork's history"),
 });
 
+/**
+ * End a background job (bash `background: true`) the user no longer wants: SIGTERM to its processes, SIGKILL to
+ * its process group after a grace period, as the model's job_kill does. Acts at once, like `interrupt`.
+ */
+export const KillJobCommand = z.object({ kind: z.literal("kill-job"), ...id, job_id: z.string().describe("the `job` event's `job_id` (`job-1`, …)") });
+
 /** Every command a front end can send. */
 export const CommandSchema = z.discriminatedUnion("kind", [
   PromptCommand, InterruptCommand, PermissionResponseCommand, SetModelCommand, SetPermissionModeCommand,
   NewSessionCommand, ResumeSessionCommand, ListSessionsCommand, ListModelsCommand, ListFilesCommand, ListCommandsCommand, ListSkillsCommand, ShutdownCommand, UndoCommand, CompactCommand, ShellCommand,
-  ListCheckpointsCommand, RewindCommand, ForkSessionCommand,
+  ListCheckpointsCommand, RewindCommand, ForkSessionCommand, KillJobCommand,
 ]);
 export type Command = z.infer<typeof CommandSchema>;
 export type CommandOf<K extends Command["kind"]> = Extract<Command, { kind: K }>;
@@ -148,6 +154,7 @@ export const COMMAND_ANSWERS: Record<Command["kind"], string> = {
   "list-checkpoints": "at once, `data` `{ session_id, checkpoints: [{ index, text, ts, files }] }` in prompt order: each prompt of the session's current (rewound) history, as typed, and the workspace paths that turn or later ones changed through Keen's tools; empty for a session with no turn yet",
   rewind: "once rewound, `data` `{ session_id, to, text, files: [{ path, action: \"restored\" \| \"deleted\" }] }` (`text`: the prompt rewound to, to edit and send again); a `rewind` event is stored and emitted first. `ok: false` and nothing changed: `nothing_to_rewind` (no prompt, or neither `files` nor `conversation`), `unknown_checkpoint` (no prompt `to`), `file_changed` (a file changed outside Keen since; `data` `{ paths }`), `rewind_refused` (a change too large to keep, or files cannot be restored in this session), `busy` (a turn runs), `session_busy`",
   "fork-session": "after the replay, `data` `{ session_id, parent, at, text? }`: the new session (now the engine's), its parent's id, the prompt it was forked before (`at`; the parent's prompt count + 1 for all of it) and that prompt's text (for the input). `ok: false` for no such session (`unknown_session`), no prompt `at` (`unknown_checkpoint`) or while a turn runs (`busy`)",
+  "kill-job": "at once, without waiting for earlier commands or the running turn; once the job has ended (within about 2 s: SIGTERM, then SIGKILL to its process group), after its `job` event with `state` `killed`: `data` `{ job_id, state, exit_code }`. `ok: false`: `unknown_job` (no job of this engine has that id), `job_ended` (it had already exited or been killed; `data` `{ job_id, state, exit_code }`)",
   compact: "when the compaction has ended: `data` `{ session_id, tokens_before, tokens_after }`; `ok: false` while a turn runs, before the session's first turn, when another process holds the session (busy), or when the compaction failed (the session is then unchanged)",
 };
 

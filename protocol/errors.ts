@@ -32,6 +32,8 @@ export const ERROR_CODES = {
   rewind_refused: "`rewind`: nothing was changed, because a change was too large for Keen to keep its contents, or files cannot be restored in this session (the CLI runner's own tools)",
   nothing_to_compact: "`compact`: the session has no conversation yet",
   compaction_failed: "`compact`: the summary request failed; the conversation is unchanged",
+  unknown_job: "`kill-job`: no background job of this engine has that `job_id`",
+  job_ended: "`kill-job`: the job had already exited or been killed (`data` `{ job_id, state, exit_code }`)",
   provider: "`error` event: the model provider failed (after retries)",
   runner: "`error` event: the CLI runner (e.g. `claude`) failed",
   timeout: "`error` event: the turn ran out of time (`--timeout`)",

@@ -242,7 +242,7 @@ export const RewindEvent = z.object({
 
 /**
  * A background job (bash with `background: true`) started or ended: `state` is `running` at
- * its start, then `exited` (on its own, with `exit_code`) or `killed` (job_kill, or the session
+ * its start, then `exited` (on its own, with `exit_code`) or `killed` (job_kill, a `kill-job` command, or the session
  * ending). Its output is not here: the model reads it with job_output, whose results carry it.
  */
 export const JobEvent = z.object({

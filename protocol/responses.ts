@@ -75,6 +75,10 @@ export const RESPONSE_DATA = {
     session_id: z.string().describe("the new session"), parent: z.string(), at: z.number().int(),
     text: z.string().optional().describe("the prompt at `at`, for the input box (absent when the whole history was copied)"),
   }),
+  "kill-job": z.object({
+    job_id: z.string(), state: z.literal("killed"),
+    exit_code: z.number().int().nullable().describe("null: ended by a signal; sandboxed, bubblewrap's 143 (128 + SIGTERM)"),
+  }),
   compact: z.object({ session_id: z.string(), tokens_before: z.number(), tokens_after: z.number() }),
   shell: z.object({
     session_id: z.string(), exit_code: z.number().int().nullable().describe("null: killed (interrupt, timeout)"),

@@ -8,7 +8,7 @@ import type { ResponseTo } from "../../protocol/responses.js";
  * Offered are the TUI's commands an editor has no control of its own for:
  * `compact`, `undo` (only where the engine can undo: not when the editor owns
  * the files, nor for the CLI runner) and `mode` (for editors without a mode
- * picker). New session, model, theme, copy, help and exit are the editor's own. No `rewind`: ACP cannot take
+ * picker), and `kill-job` (an editor shows a background job as a tool call, but has no way to end one). New session, model, theme, copy, help and exit are the editor's own. No `rewind`: ACP cannot take
  * messages out of the editor's thread, and where the editor owns the files it owns undo too.
  * A command's outcome, refusals included, is told as an agent message and the
  * prompt ends `end_turn`, as the TUI shows them as notices; only a cancel
@@ -19,6 +19,8 @@ import type { ResponseTo } from "../../protocol/responses.js";
 export interface CommandOffers {
   compact: boolean;
   undo: boolean;
+  /** The engine runs background jobs (its own tools: not the CLI runner). */
+  jobs?: boolean;
 }
 
 /** What the commands need from their session. */
@@ -59,6 +61,10 @@ export function createAcpCommands(deps: CommandDeps): AcpCommands {
       name: "undo", description: "Revert the latest turn's file writes and edits still in place, one turn further back each time (shows them first; /undo again does it)",
     }] : []),
     { name: "mode", description: "Show or set the permission mode", input: { hint: deps.modes.join(" | ") } },
+    ...(offers.jobs ? [{
+      name: "kill-job", description: "End a background job the model started (a dev server, a watch build)",
+      input: { hint: "its id, as its tool call's title shows it (job-1)" },
+    }] : []),
   ];
   // The first /undo showed what it would do; the next /undo, right after, does it.
   let undoArmed = false;
@@ -80,6 +86,13 @@ export function createAcpCommands(deps: CommandDeps): AcpCommands {
     const answer = await deps.call({ kind: "compact", ...(instructions ? { instructions } : {}) });
     if (!answer.ok) return deps.say(`Not compacted: ${answer.error}.`);
     return deps.say(`Compacted: about ${answer.data.tokens_before} tokens of conversation are now ${answer.data.tokens_after}.`);
+  }
+
+  async function killJob(arg: string): Promise<void> {
+    if (!arg) return deps.say("Which job? Send /kill-job with its id, as its tool call's title shows it (e.g. /kill-job job-1).");
+    const id = /^\d+$/.test(arg) ? `job-${arg}` : arg;
+    const answer = await deps.call({ kind: "kill-job", job_id: id });
+    return deps.say(answer.ok ? `Killed ${id}.` : `Not killed: ${answer.error}.`);
   }
 
   async function mode(arg: string): Promise<void> {
@@ -104,6 +117,7 @@ export function createAcpCommands(deps: CommandDeps): AcpCommands {
       try {
         if (name === "undo") await undo();
         else if (name === "compact") await compact(arg);
+        else if (name === "kill-job") await killJob(arg);
         else await mode(arg);
       } catch {
         // A failed notification: the outcome could not be shown, the command still ran.

@@ -6,7 +6,7 @@ import type { EventOf, KeenEvent } from "../../protocol/events.js";
 import type { PromptImage } from "../../protocol/commands.js";
 import { createAcpCommands } from "./commands.js";
 import type { HostedSession } from "./host.js";
-import { permissionToolCall, planUpdate, replayUpdates, stopReasonOf, toolCallFinished, toolCallProgress, toolCallStarted } from "./updates.js";
+import { jobUpdate, permissionToolCall, planUpdate, replayUpdates, stopReasonOf, toolCallFinished, toolCallProgress, toolCallStarted } from "./updates.js";
 
 /** A request the session cannot serve; `code` is the JSON-RPC error code the client gets, `errorCode` the engine's (its `data.error_code`). */
 export class AcpFailure extends Error {
@@ -77,6 +77,8 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
   let prompts = 0;
   // Calls announced and not yet finished: a turn that ends leaves none spinning in the client.
   const open = new Set<string>();
+  // Background jobs whose start the client was sent (they outlive turns: a turn's end does not close them).
+  const jobsShown = new Set<string>();
   // Text or thinking of the current step went out: a retry then restarts it, and the client is told.
   let streamed = false;
 
@@ -127,6 +129,11 @@ export function createAcpSession(options: AcpSessionOptions): AcpSession {
         return notify(toolCallFinished(event));
       case "plan-update":
         return notify(planUpdate(event));
+      case "job": {
+        const announced = jobsShown.has(event.job_id);
+        if (event.state === "running") jobsShown.add(event.job_id);
+        return notify(jobUpdate(event, announced));
+      }
       case "permission-request":
         // Not awaited: the answer comes back as a command, and the bus must keep flowing meanwhile.
         void ask(event);

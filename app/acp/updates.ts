@@ -88,6 +88,31 @@ function resultContent(event: EventOf<"tool-result">): ToolCallContent[] {
   return event.result ? [text(fenced(event.result))] : [];
 }
 
+/**
+ * A background job (bash `background: true`) as a tool call of its own, beside the bash call that
+ * started it (which completes at once): kind `execute`, titled with its command, `in_progress` while it
+ * runs; when it ends, `completed` (exit 0, or killed: by the model's job_kill, the user or the session's
+ * end, which is how a dev server is meant to stop) or `failed` (a non-zero exit). `announced`: the client
+ * was sent its start; a job it never heard of (its start went to no client) arrives whole, already ended.
+ * Its id is `job:<job_id>`, apart from the model's call ids.
+ */
+export function jobUpdate(event: EventOf<"job">, announced: boolean): SessionUpdate {
+  const toolCallId = `job:${event.job_id}`;
+  if (event.state === "running") {
+    const said = `${event.job_id}${event.pid ? ` (pid ${event.pid})` : ""} runs in the background; the model reads its output with job_output.`;
+    return { sessionUpdate: "tool_call", toolCallId, status: "in_progress", ...jobView(event), content: [text(said)] };
+  }
+  const status = event.state === "exited" && event.exit_code !== 0 ? "failed" : "completed";
+  const said = event.state === "killed" ? `${event.job_id} was killed.` : `${event.job_id} exited with code ${event.exit_code ?? "?"}.`;
+  return announced
+    ? { sessionUpdate: "tool_call_update", toolCallId, status, content: [text(said)] }
+    : { sessionUpdate: "tool_call", toolCallId, status, ...jobView(event), content: [text(said)] };
+}
+
+function jobView(event: EventOf<"job">) {
+  return { title: short(`${event.command.split("\n")[0]!.trim()} (background ${event.job_id})`), kind: "execute" as const, rawInput: { command: event.command, background: true } };
+}
+
 /** The updates that show one stored event of a session's history (`session/load`, or turns another process appended). */
 export function replayUpdates(event: KeenEvent): SessionUpdate[] {
   // A subagent's text is not the agent's message (its answer is its task call's result); its tool calls show.
@@ -104,7 +129,8 @@ export function replayUpdates(event: KeenEvent): SessionUpdate[] {
     case "plan-update":
       return [planUpdate(event)];
     default:
-      // Tool memory, errors and everything internal stay out of the client's transcript.
+      // Tool memory, errors and everything internal stay out of the client's transcript; so do jobs (`job`):
+      // a job of an earlier process is gone, and replayed as running it would spin in the client for ever.
       return [];
   }
 }

@@ -44,6 +44,8 @@ export interface EngineContext {
   setupFor(current: CurrentSession): Promise<EngineSetup>;
   /** The setup being prepared or prepared for `current`, without preparing one. */
   peekSetup(current: CurrentSession): Promise<EngineSetup> | undefined;
+  /** The setup prepared last (whichever session): background jobs belong to the engine, not to one session. */
+  latestSetup(): EngineSetup | undefined;
   /** The user chose this permission mode: it holds across sessions in this process. */
   chooseMode(mode: PermissionMode): void;
   /**

@@ -8,6 +8,7 @@ import type { SessionStore } from "../../storage/store.js";
 import type { Redactor } from "../permissions/redact.js";
 import type { Tool } from "../tools/tool.js";
 import type { ImageReader } from "../tools/prompt-images.js";
+import type { JobInfo } from "../tools/jobs.js";
 import type { CustomCommandInfo, ExpandedCommand } from "../extensions/commands.js";
 import type { SkillInfo, SkippedSkill } from "../extensions/skills.js";
 import type { HookSet } from "../extensions/hook-points.js";
@@ -51,6 +52,8 @@ export interface SetupBase {
   close?(): Promise<void>;
   /** Ends what outlives a setup's replacement (background jobs, shared by an engine's setups); called once, when the engine ends. */
   end?(): Promise<void>;
+  /** The engine's background jobs (app/tools/jobs.ts), the same registry in each of its setups: `kill-job` ends one. */
+  jobs?: JobControl;
   /** Compaction settings: the `compact` command uses `keepTokens` (the automatic policy is in `perTurn`). */
   compaction?: CompactionSettings;
   /** The mode this session starts in: flags, else config, else the front end's default; narrowed by the project. */
@@ -81,6 +84,12 @@ export interface SetupBase {
   expandCommand?(name: string, args: string): ExpandedCommand | undefined;
   /** A model a custom agent names, for its subagent (app/cli/agent-models.ts); rejects with why it cannot be used. Absent: none but the session's. */
   agentModel?(name: string): Promise<ChildModel>;
+}
+
+/** What the engine does with background jobs (a JobRegistry): find one, end one (resolves once it has ended). */
+export interface JobControl {
+  list(): JobInfo[];
+  kill(id: string): Promise<JobInfo | undefined>;
 }
 
 /** Everything the engine is given (the test seam: no module mocking). */

@@ -13,10 +13,14 @@ import { createPermissionGate } from "./permission-gate.js";
 import type { EngineContext } from "./engine-context.js";
 import { compact, rewind, shell, undo } from "./held-commands.js";
 import { fork, listSessionCheckpoints, listSessions, newSession, resume } from "./session-commands.js";
+import { killJob } from "./job-commands.js";
 import { fromSetup, listModels, setModel, setPermissionMode } from "./setting-commands.js";
 import type { StopReason } from "./verdict.js";
 
 export type { EngineOptions, EngineSetup, ModelChoice, SessionEngine } from "./engine-types.js";
+
+/** Commands that act at once, not after the ones sent before them. */
+const URGENT = new Set(["interrupt", "permission-response", "kill-job"]);
 
 /**
  * The session engine: commands in, events out. It owns the session (create,
@@ -25,7 +29,7 @@ export type { EngineOptions, EngineSetup, ModelChoice, SessionEngine } from "./e
  * never throws; every command gets exactly one `response`, also when the
  * engine closes right after it; commands take effect in the order they were
  * sent (a `prompt` after a `resume-session` runs in the resumed session),
- * except `interrupt` and `permission-response`, which act at once even while
+ * except `interrupt`, `permission-response` and `kill-job`, which act at once even while
  * an earlier command is still being handled. A prompt is answered when its
  * turn ends, so responses may come in another order than their commands. A
  * claim is held only while a turn runs, so another process may continue the
@@ -91,6 +95,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   const ctx: EngineContext = {
     store, options, gate, emit, respond, refuse, refuseError, active, setupFor, holdSession,
     peekSetup: (current) => setups.peek(current),
+    latestSetup: () => setups.latest,
     chooseMode(mode) {
       chosenMode = mode;
       gate.mode = mode;
@@ -113,9 +118,12 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     ordered(command, () => (command.kind === "prompt" && dropped() ? refuse(command, "interrupted", "dropped: the turn was interrupted") : handle(command)));
   }
 
-  /** Handles a command after the ones sent before it; interrupt and permission-response at once. */
+  /**
+   * Handles a command after the ones sent before it; interrupt, permission-response and kill-job at once (a job
+   * belongs to no session state the others change, and a user stopping a runaway server must not wait behind them).
+   */
   function ordered(command: { kind: string; id?: CommandId }, work: () => Promise<void>): void {
-    order.run(() => answerSafely(command, work), command.kind === "interrupt" || command.kind === "permission-response");
+    order.run(() => answerSafely(command, work), URGENT.has(command.kind));
   }
 
   /** Runs a command's handler; a handler that fails answers its command with the error. Never rejects. */
@@ -177,6 +185,8 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
         return rewind(ctx, command);
       case "fork-session":
         return fork(ctx, command);
+      case "kill-job":
+        return killJob(ctx, command);
       case "shutdown":
         // Ordered: every command sent before it has been handled; prompts among them still run to their end.
         closing = true;

@@ -60,7 +60,7 @@ function acpSessions(host: Host): SessionHost {
       return {
         client: engine, id: session.id, cwd: session.cwd, model: setup.modelRef, mode: session.permissionMode,
         // What the engine's setup supports: its file restorer (absent when the editor owns the files), Keen's own loop (compaction).
-        offers: { undo: Boolean(setup.checkFile && setup.restoreFile), compact: !setup.backend },
+        offers: { undo: Boolean(setup.checkFile && setup.restoreFile), compact: !setup.backend, jobs: Boolean(setup.jobs) },
         async close() {
           engine.stop("shutdown");
           await session.close();

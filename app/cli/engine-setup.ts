@@ -33,7 +33,7 @@ import { secretsRedactor } from "./secrets.js";
 import { UsageError } from "./errors.js";
 import type { LoadedSchema } from "./output-schema.js";
 import { chooseModel, createProvider } from "./provider-setup.js";
-import { agentModels } from "./agent-models.js";
+import { agentModels, chooseAgentModel } from "./agent-models.js";
 import { chooseRunner, cliSetup, type Runner } from "./cli-runner-setup.js";
 import { mcpSecrets, mcpSources, openMcp } from "./mcp-setup.js";
 import { sessionHooks } from "./hooks-setup.js";
@@ -155,8 +155,17 @@ async function prepare(
     dataDir: paths.dataDir,
   });
   const jobs = jobsFor(redactor);
+  // The same choice the subagent's resolver (agentModels, below) makes, without building its provider: for the task call's title.
+  const agentModelRef = (name: string) => {
+    try {
+      const chosen = chooseAgentModel(name, { session: choice, config, env, ...(replay ? { choose: replay.choose } : {}) });
+      return `${chosen.providerId}/${chosen.model}`;
+    } catch {
+      return undefined;
+    }
+  };
   settings.trace?.("tools");
-  const builtin = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files, sandbox, skills, configDir: dirname(paths.configFile), web: webSettings(config), jobs, ...(config.search?.budgetMs ? { searchBudgetMs: config.search.budgetMs } : {}) });
+  const builtin = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files, sandbox, skills, configDir: dirname(paths.configFile), web: webSettings(config), jobs, agentModel: agentModelRef, ...(config.search?.budgetMs ? { searchBudgetMs: config.search.budgetMs } : {}) });
   if (settings.headless) reportSkipped(skills.current().skipped);
   const builtinNames = builtin.map((t) => t.definition.name);
   const { unknown } = checkToolNames(builtinNames, limits.allowedTools, limits.disallowedTools);
@@ -220,6 +229,7 @@ async function prepare(
     },
     close: async () => mcp?.handle?.close(),
     end: () => jobs.killAll(),
+    jobs,
     system: buildSystemPrompt({ cwd, workspace, toolNames: names, extra: instructions, configDir, skills: skills.current().skills }),
     contextWindow: info.contextWindow,
     price: info.price,

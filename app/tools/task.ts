@@ -80,7 +80,8 @@ function description(agents: AgentDefinition[]): string {
  * app/cli/agent-models.ts: Claude Code's `sonnet`/`opus`/`haiku`, a model id a configured provider
  * lists, or `<provider>/<model>`), priced at its own price in the turn's cost; without one (or with
  * `inherit`) on the turn's. A model that cannot be used fails the call, naming the model and the
- * agent's file: never a silent fallback to another model. The result's `details.model` says which ran.
+ * agent's file: never a silent fallback to another model. The call's title names that model while it runs
+ * (`Task (explorer · anthropic/claude-haiku-4-5): Find callers`); the result's `details.model` says which ran.
  */
 export function createTaskTool(ctx: ToolContext): Tool {
   const agents = () => loadAgents(ctx.configDir, ctx.workspace);
@@ -114,6 +115,13 @@ export function createTaskTool(ctx: ToolContext): Tool {
     kind: "other",
     mutates: false,
     concurrent: true,
-    describe: (args) => ({ title: `Task: ${strArg(args, "description") ?? "subagent"}${strArg(args, "agent") ? ` (${strArg(args, "agent")})` : ""}`, locations: [] }),
+    describe: (args) => {
+      // An agent that names its own model shows it from the start (the status bar shows the one every other task runs on),
+      // before the description: a narrow line cuts the end of a title.
+      const name = strArg(args, "agent");
+      const model = name ? agents().find((a) => a.name === name.toLowerCase())?.model : undefined;
+      const label = [name, model && (ctx.agentModel?.(model) ?? model)].filter(Boolean).join(" · ");
+      return { title: `Task${label ? ` (${label})` : ""}: ${strArg(args, "description") ?? "subagent"}`, locations: [] };
+    },
   });
 }

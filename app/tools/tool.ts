@@ -49,6 +49,11 @@ export interface ToolContext {
   searchBudgetMs?: number;
   /** The session engine's background jobs (bash `background: true`, job_output, job_kill); absent: none can start. */
   jobs?: JobRegistry;
+  /**
+   * The `provider/model` a custom agent's `model` (e.g. `haiku`) runs on in this session (app/cli/agent-models.ts),
+   * for the task call's title while it runs; undefined when it cannot be used (the call then fails, saying why).
+   */
+  agentModel?(name: string): string | undefined;
 }
 
 /** What the user's config says about web_fetch (docs/config.md, `web`). */

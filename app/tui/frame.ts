@@ -7,7 +7,7 @@ import { paint } from "./style.js";
 import { fit, truncate, wrap } from "./text.js";
 import { DIFF_AT_FIRST_CHANGE, diffPaneLines } from "./views/diff-pane.js";
 import { promptView } from "./views/input-box.js";
-import { jobLines } from "./views/jobs.js";
+import { jobLines, jobOrder, selectedJob } from "./views/jobs.js";
 import { helpLines, listLines, type ListItem } from "./views/lists.js";
 import { planLabel, planPaneLines } from "./views/plan.js";
 import { permissionModal, type PermissionUi } from "./views/permission.js";
@@ -23,8 +23,8 @@ export type Pane = "transcript" | "tools" | "diff" | "input";
 /** A pop-up over the panes: help, a picker, or the step-limit question. */
 export type Overlay =
   | { kind: "help"; scroll: number }
-  /** `/jobs`: the background jobs (views/jobs.ts). */
-  | { kind: "jobs"; scroll: number }
+  /** `/jobs`: the background jobs (views/jobs.ts); `selected`: the job `k` kills (jobs-actions.ts). */
+  | { kind: "jobs"; selected?: string }
   | { kind: "picker"; title: string; items: ListItem[]; values: string[]; selected: number; pick: (value: string) => void }
   | { kind: "continue" }
   | { kind: "rewind"; picker: RewindPickerUi };
@@ -226,10 +226,13 @@ function overlayPane(view: SessionView, ui: UiState, cols: number, rows: number,
     return { rect, lines: fitAll(all.slice(top, top + rect.height - 2), rect.width - 2), label: " Help ", border: true, focused: true };
   }
   if (o.kind === "jobs") {
-    const all = jobLines(view.jobs, theme, Math.min(cols, 100) - 2, now);
+    const selected = selectedJob(view.jobs, o.selected);
+    const all = jobLines(view.jobs, theme, Math.min(cols, 100) - 2, now, selected);
     const rect = centered(cols, rows, 100, Math.min(rows - 2, all.length + 2));
-    const top = Math.max(0, Math.min(o.scroll, all.length - (rect.height - 2)));
-    return { rect, lines: fitAll(all.slice(top, top + rect.height - 2), rect.width - 2), label: " Jobs (Esc closes) ", border: true, focused: true };
+    // The selected job stays in sight: centred when the list is longer than the box.
+    const at = Math.max(0, jobOrder(view.jobs).findIndex((job) => job.job_id === selected));
+    const top = Math.max(0, Math.min(at - Math.floor((rect.height - 2) / 2), all.length - (rect.height - 2)));
+    return { rect, lines: fitAll(all.slice(top, top + rect.height - 2), rect.width - 2), label: " Jobs (↑↓ select, k kills, Esc closes) ", border: true, focused: true };
   }
   const rect = centered(cols, rows, 90, Math.min(rows - 2, o.items.length + 2));
   const lines = listLines(o.items, o.selected, rect.width - 2, rect.height - 2, theme);

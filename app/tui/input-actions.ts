@@ -14,6 +14,7 @@ import { searchInput } from "./history-search.js";
 import { screenAction } from "./layout-actions.js";
 import { pastedImageMention } from "./image-mentions.js";
 import { escapeOnEmpty, rewindPickerInput } from "./rewind-actions.js";
+import { jobsOverlayInput } from "./jobs-actions.js";
 
 const EXIT_CONFIRM_MS = 2000;
 
@@ -275,7 +276,8 @@ function overlayInput(c: TuiController, ev: InputEvent, key: string | undefined)
     }
     return;
   }
-  if (o.kind === "help" || o.kind === "jobs") {
+  if (o.kind === "jobs") return jobsOverlayInput(c, o, ev, key);
+  if (o.kind === "help") {
     if (key === "escape" || key === "enter" || (ev.type === "text" && (ev.text === "q" || ev.text === "?"))) return close();
     if (key === "down" || key === "pagedown") o.scroll += key === "down" ? 1 : 10;
     if (key === "up" || key === "pageup") o.scroll = Math.max(0, o.scroll - (key === "up" ? 1 : 10));

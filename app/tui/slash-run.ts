@@ -6,6 +6,7 @@ import { completeSlash, INIT_PROMPT } from "./slash.js";
 import { disarmExport, exportTranscript } from "./export.js";
 import { changePanes } from "./layout-actions.js";
 import { fork, openRewind, undo } from "./rewind-actions.js";
+import { killJobNamed, openJobs } from "./jobs-actions.js";
 import { ago, type ListItem } from "./views/lists.js";
 
 /** Runs a slash command typed in the prompt. Contract: never throws; failures become notices. */
@@ -45,9 +46,12 @@ export function runSlash(c: TuiController, name: string, arg: string): void {
       return c.prompt(c.view.lastPrompt);
     case "init": return c.prompt(INIT_PROMPT);
     case "skills": return pickSkill(c);
-    case "jobs":
-      c.ui.overlay = { kind: "jobs", scroll: 0 };
-      return;
+    case "jobs": {
+      const [sub, id = ""] = arg.split(/\s+/, 2);
+      if (!arg) return openJobs(c);
+      if (sub === "kill") return killJobNamed(c, id);
+      return c.notice(`unknown /jobs argument "${arg}"; use /jobs or /jobs kill <id>`, "error");
+    }
     case "help":
       c.loadCommands();
       c.ui.overlay = { kind: "help", scroll: 0 };

@@ -26,7 +26,7 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   { name: "fork", args: "[N]", help: "continue in a new session sharing this one's history (up to before prompt N); this one stays as it is" },
   { name: "export", args: "[file]", help: "write the transcript as markdown (default keen-<session>.md here; asks before overwriting)" },
   { name: "layout", args: "[tools|diff|plan|zoom|all]", help: "hide or show the tool panel, diff pane or plan panel, zoom the transcript (remembered)" },
-  { name: "jobs", help: "the background jobs the model started: command, state, runtime" },
+  { name: "jobs", args: "[kill <id>]", help: "the background jobs the model started: command, state, runtime (↑↓ select, k kills); kill <id> ends one" },
   { name: "init", help: "ask the model to write an AGENTS.md for this project" },
   { name: "skills", help: "list the Agent Skills the model can load (Enter starts a prompt using one)" },
   { name: "help", help: "keys and commands" },

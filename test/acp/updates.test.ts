@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fenced, permissionToolCall, promptImages, promptText, replayUpdates, stopReasonOf, toolCallFinished, toolView, UnsupportedContentError } from "../../app/acp/updates.js";
+import { fenced, jobUpdate, permissionToolCall, promptImages, promptText, replayUpdates, stopReasonOf, toolCallFinished, toolView, UnsupportedContentError } from "../../app/acp/updates.js";
 
 const base = { conversation_id: "s", ts: 0, role: "assistant" as const };
 
@@ -67,4 +67,27 @@ test("permission previews: a diff item when the old and new text came along, the
   assert.deepEqual(permissionToolCall(ask({ path: "/w/a", diff: "@@", old_text: null, new_text: "x\n" })).content, [{ type: "diff", path: "/w/a", oldText: null, newText: "x\n" }]);
   assert.deepEqual(permissionToolCall(ask({ path: "/w/a", diff: "@@ -1 +1 @@" })).content, [{ type: "content", content: { type: "text", text: "```diff\n@@ -1 +1 @@\n```" } }]);
   assert.equal(permissionToolCall({ ...ask({}), tool_name: "bash", input: "{}" }).content, undefined);
+});
+
+test("a background job is an execute tool call of its own: in progress while it runs, completed when killed or exiting 0, failed on another exit; never replayed", () => {
+  const job = (state: "running" | "exited" | "killed", exit_code: number | null = null) =>
+    ({ conversation_id: "s", ts: 0, kind: "job" as const, job_id: "job-2", command: "npm run dev -- --port 5173", state, pid: 4242, exit_code, started_at: 1, ...(state === "running" ? {} : { ended_at: 2 }) });
+  const started = jobUpdate(job("running"), false);
+  assert.deepEqual(started, {
+    sessionUpdate: "tool_call", toolCallId: "job:job-2", status: "in_progress", title: "npm run dev -- --port 5173 (background job-2)", kind: "execute",
+    rawInput: { command: "npm run dev -- --port 5173", background: true },
+    content: [{ type: "content", content: { type: "text", text: "job-2 (pid 4242) runs in the background; the model reads its output with job_output." } }],
+  });
+  const end = (state: "exited" | "killed", code: number | null) => {
+    const update = jobUpdate(job(state, code), true) as { sessionUpdate: string; status: string; content: { content: { text: string } }[] };
+    return [update.sessionUpdate, update.status, update.content[0]!.content.text];
+  };
+  assert.deepEqual(end("killed", null), ["tool_call_update", "completed", "job-2 was killed."]);
+  assert.deepEqual(end("exited", 0), ["tool_call_update", "completed", "job-2 exited with code 0."]);
+  assert.deepEqual(end("exited", 2), ["tool_call_update", "failed", "job-2 exited with code 2."]);
+  // A client that never heard of the job gets it whole, already ended.
+  const unseen = jobUpdate(job("exited", 1), false);
+  assert.deepEqual([unseen.sessionUpdate, "status" in unseen && unseen.status, "title" in unseen && unseen.title], ["tool_call", "failed", "npm run dev -- --port 5173 (background job-2)"]);
+  assert.deepEqual(replayUpdates(job("running")), []);
+  // test/e2e/acp-contract.test.ts checks the updates the real process sends against the ACP SDK's schema.
 });

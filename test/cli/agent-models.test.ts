@@ -43,7 +43,8 @@ async function run(sb: ReturnType<typeof sandbox>, env: Record<string, string | 
   assert.equal(server.pending(), 0);
   const lines: Record<string, any>[] = r.stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line));
   const task = lines.find((l) => l.kind === "tool-result" && l.tool_call_id === "toolu_t")!;
-  return { task, result: lines.at(-1)!, lines };
+  const title = lines.find((l) => l.kind === "tool-use" && l.tool_call_id === "toolu_t")!.title as string;
+  return { task, title, result: lines.at(-1)!, lines };
 }
 
 // A child's conversation starts with its own prompt; the parent's with the user's (OpenAI's system message comes first).
@@ -52,8 +53,10 @@ const sent = () => server.requests.map((q) => [q.vendor, q.body.model, JSON.stri
 test("an agent naming `haiku`: the child's requests go to Claude Haiku, the parent's to the session's model; each priced at its own", async () => {
   const sb = sandbox("haiku");
   script(true);
-  const { task, result } = await run(sb);
+  const { task, title, result } = await run(sb);
   assert.deepEqual(sent(), [["anthropic", "claude-test", "parent"], ["anthropic", "claude-haiku-5-5", "child"], ["anthropic", "claude-test", "parent"]]);
+  // Known when the call is announced: the title names the model the child will run on.
+  assert.equal(title, "Task (quick · anthropic/claude-haiku-5-5): Look it up");
   assert.deepEqual([task.is_error, task.result, task.details.model, task.details.agent], [false, "found it", "anthropic/claude-haiku-5-5", "quick"]);
   assert.deepEqual([result.usage.input_tokens, result.usage.output_tokens], [1300, 130]);
   // Parent: 300 in at $10, 30 out at $100 = $0.006; child: 1000 in at $1, 100 out at $5 = $0.0015.
@@ -65,9 +68,10 @@ test("an agent naming another configured provider's model: the child talks to th
     server.reset();
     const sb = sandbox(name);
     script(true);
-    const { task, result } = await run(sb, { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.openaiBaseURL });
+    const { task, title, result } = await run(sb, { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.openaiBaseURL });
     assert.deepEqual(sent(), [["anthropic", "claude-test", "parent"], ["openai", "gpt-5.4-mini", "child"], ["anthropic", "claude-test", "parent"]], name);
     assert.equal(task.details.model, "openai/gpt-5.4-mini");
+    assert.equal(title, "Task (quick · openai/gpt-5.4-mini): Look it up");
     // gpt-5.4-mini: $0.75 in, $4.5 out: 1000 in and 100 out = $0.0012, with the parent's $0.006.
     assert.equal(result.cost_usd, 0.0072);
   }
@@ -76,9 +80,10 @@ test("an agent naming another configured provider's model: the child talks to th
 test("`model: inherit`: the child runs on the session's model, the whole turn at its price", async () => {
   const sb = sandbox("inherit");
   script(true);
-  const { task, result } = await run(sb);
+  const { task, title, result } = await run(sb);
   assert.deepEqual(sent().map((s) => s[1]), ["claude-test", "claude-test", "claude-test"]);
   assert.equal(task.details.model, MODEL);
+  assert.equal(title, "Task (quick): Look it up", "the session's model, shown in the status bar, is not repeated");
   assert.equal(result.cost_usd, 0.026);
 });
 
@@ -102,8 +107,9 @@ test("a model Keen cannot use fails the task call, naming the model and the agen
     server.reset();
     const sb = sandbox(name);
     script(false);
-    const { task, result } = await run(sb, env);
+    const { task, title, result } = await run(sb, env);
     assert.deepEqual(sent(), [["anthropic", "claude-test", "parent"], ["anthropic", "claude-test", "parent"]], name);
+    assert.equal(title, `Task (quick · ${name}): Look it up`, "a model that cannot be used is shown as the agent names it");
     assert.equal(task.is_error, true);
     const file = join(".claude", "agents", "quick.md");
     assert.ok(task.result.startsWith(`The agent "quick" (${file}) names the model "${name}", which cannot be used: `), task.result);

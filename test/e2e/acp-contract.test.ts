@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { methods, type ClientContext, type SessionNotification, type ToolCallUpdate } from "@agentclientprotocol/sdk";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { chunkText, openAcp, sharedAcp } from "./acp-client.js";
+import { loadAcpSchema } from "./acp-schema.js";
 
 const MODEL = "anthropic/claude-test";
 const server = useMockLLMServer();
@@ -95,7 +96,7 @@ test("session/new with a relative, missing or non-directory cwd, or none, is inv
   assert.doesNotMatch(acp.stderr(), /\n\s+at /, "no stack traces");
 });
 
-test("available_commands_update follows session/new: compact, undo and mode; undo is not offered where the editor owns the files", async () => {
+test("available_commands_update follows session/new: compact, undo, mode and kill-job; undo is not offered where the editor owns the files", async () => {
   /** The commands sent after a new session's answer; the session was known to the client before its commands arrived. */
   const commandsIn = async (acp: ReturnType<typeof open>["acp"], ctx: ClientContext, cwd: string) => {
     const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
@@ -113,12 +114,13 @@ test("available_commands_update follows session/new: compact, undo and mode; und
     ["compact", "what the summary should keep (optional)"],
     ["undo", undefined],
     ["mode", "ask | accept-edits | auto | read-only"],
+    ["kill-job", "its id, as its tool call's title shows it (job-1)"],
   ]);
   assert.ok(plain.every((c) => c.description.length > 10));
   const { sb, acp } = open();
   const withFs = await acp.run((ctx) => commandsIn(acp, ctx, sb.workspace), { fs: { readTextFile: true, writeTextFile: true } });
   assert.equal((await acp.exited).code, 0, acp.stderr());
-  assert.deepEqual(withFs.map((c) => c.name), ["compact", "mode"]);
+  assert.deepEqual(withFs.map((c) => c.name), ["compact", "mode", "kill-job"]);
 });
 
 test("/mode, /undo and unknown /words sent as prompts: the mode change reaches the editor as current_mode_update, undo shows then reverts the last turn, other words go to the model", async () => {
@@ -163,6 +165,35 @@ test("/mode, /undo and unknown /words sent as prompts: the mode change reaches t
   assert.equal(server.requests.length, 3);
   assert.match(JSON.stringify(server.requests[2]!.body.messages.at(-1)), /\/frobnicate now/);
   assert.deepEqual(server.unexpected, []);
+});
+
+test("a background job is an execute tool call in progress after its turn; /kill-job ends it (completed), and says so when it has ended already", async () => {
+  const { sb, acp, ctx } = await shared();
+  const cwd = dirFor(sb, "jobs");
+  const marker = `${process.pid}${Date.now() % 100000}`;
+  server.enqueue({ toolCalls: [{ name: "bash", input: { command: `exec sleep 300.${marker}`, background: true } }] }, { text: "Started it." });
+  const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
+  const prompt = async (text: string) => {
+    const from = acp.updates.length;
+    const { stopReason } = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+    assert.equal(stopReason, "end_turn");
+    return { from, text: said(acp.updates, from) };
+  };
+  await prompt("/mode auto");
+  const turn = await prompt("start the server");
+  const job = (from: number) => ofSession(acp.updates.slice(from), sessionId).map((n) => n.update).filter((u) => "toolCallId" in u && u.toolCallId === "job:job-1");
+  assert.deepEqual(job(turn.from).map((u) => [u.sessionUpdate, "status" in u && u.status, "kind" in u && u.kind]), [["tool_call", "in_progress", "execute"]]);
+  assert.equal((job(turn.from)[0] as { title: string }).title, `exec sleep 300.${marker} (background job-1)`);
+  const kill = await prompt("/kill-job 1");
+  assert.equal(kill.text, "Killed job-1.");
+  assert.deepEqual(job(kill.from).map((u) => [u.sessionUpdate, "status" in u && u.status]), [["tool_call_update", "completed"]]);
+  assert.match((await prompt("/kill-job job-1")).text, /^Not killed: job-1 has already been killed\.$/);
+  assert.equal((await prompt("/kill-job")).text, "Which job? Send /kill-job with its id, as its tool call's title shows it (e.g. /kill-job job-1).");
+  assert.deepEqual(server.unexpected, []);
+  // The job's updates are valid session/update notifications for the ACP SDK's schema.
+  const jobLines = acp.raw.filter((line) => line.includes('"toolCallId":"job:job-1"')).map((line) => ({ from: "agent" as const, line }));
+  assert.equal(jobLines.length, 2);
+  assert.deepEqual(loadAcpSchema().problems(jobLines), []);
 });
 
 test("/compact sent as a prompt compacts the conversation with the given instructions; the next turn starts from the summary", async () => {

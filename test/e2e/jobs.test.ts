@@ -117,19 +117,42 @@ test("SIGTERM to Keen while the model waits on job_output: the job ends with Kee
 // One `keen stdio` for both: in auto mode a job is left running after its turn; then, narrowed to ask
 // mode (a client may narrow, never widen), a background call is asked about and denied: no job starts.
 // At the end of input the job left running is killed.
-test("keen stdio: a job left running is killed at the end of input; in ask mode a background bash call is asked about as bash is, denied no job starts", async () => {
+test("keen stdio: kill-job ends one job and is refused for an ended or unknown one; a job left running is killed at the end of input; in ask mode a background bash call is asked about as bash is, denied no job starts", async () => {
   const { sb } = gitSandbox();
   const marker = newMarker();
   const denied = newMarker();
+  const stopped = newMarker();
   server.enqueue(
-    { toolCalls: [{ name: "bash", input: { command: `exec sleep 300.${marker}`, background: true } }] }, { text: "done" },
+    {
+      toolCalls: [
+        { name: "bash", input: { command: `exec sleep 300.${stopped}`, background: true } },
+        { name: "bash", input: { command: `exec sleep 300.${marker}`, background: true } },
+      ],
+    },
+    { text: "done" },
     { toolCalls: [{ name: "bash", input: { command: `exec sleep 300.${denied}`, background: true } }] }, { text: "done" },
   );
   const client = startStdio(["--permission-mode", "auto"], sb.env, sb.workspace, 60_000);
   client.send({ kind: "prompt", id: "p1", text: "go" });
-  const started = await client.next((l) => l.kind === "job" && l.state === "running");
+  const started = await client.next((l) => l.kind === "job" && l.state === "running" && l.command.includes(marker));
   await client.next((l) => l.kind === "result");
   assert.equal(processesWith(marker).length > 0, true, "the job runs after the turn");
+
+  // The user (a client) ends the other job with kill-job: its `job` event (killed) comes before the answer; the other job runs on.
+  const victim = client.lines.find((l) => l.kind === "job" && l.command.includes(stopped))!;
+  client.send({ kind: "kill-job", id: "k1", job_id: victim.job_id });
+  const killed = await client.response("k1");
+  assert.deepEqual([killed.ok, killed.data.job_id, killed.data.state], [true, victim.job_id, "killed"]);
+  // null (a signal) unsandboxed; sandboxed, bubblewrap passes on its child's end as 128 + SIGTERM.
+  assert.ok([null, 143].includes(killed.data.exit_code), String(killed.data.exit_code));
+  const ended = client.lines.findIndex((l) => l.kind === "job" && l.job_id === victim.job_id && l.state === "killed");
+  assert.ok(ended >= 0 && ended < client.lines.indexOf(killed), "the job event, then the answer");
+  assert.ok(gone(victim.pid));
+  assert.deepEqual(processesWith(stopped), []);
+  assert.equal(processesWith(marker).length > 0, true, "the other job still runs");
+  client.send({ kind: "kill-job", id: "k2", job_id: victim.job_id });
+  client.send({ kind: "kill-job", id: "k3", job_id: "job-99" });
+  assert.deepEqual([(await client.response("k2")).error_code, (await client.response("k3")).error_code], ["job_ended", "unknown_job"]);
 
   client.send({ kind: "set-permission-mode", id: "m1", mode: "ask" });
   assert.equal((await client.response("m1")).ok, true);

@@ -100,6 +100,8 @@ test("every command kind, followed at once by EOF, is answered before keen stdio
       command: { kind: "fork-session", id: "f", session, at: 1 },
       check: (r) => assert.deepEqual([r.ok, r.data.parent, r.data.at, r.data.text, r.data.session_id !== session], [true, session, 1, "write a.txt", true]),
     }],
+    // A job that never started (a real kill round trip is in test/e2e/jobs.test.ts: a job spawns a process).
+    "kill-job": [{ command: { kind: "kill-job", id: "k", job_id: "job-1" }, check: (r) => assert.deepEqual([r.ok, r.error_code], [false, "unknown_job"]) }],
     rewind: [
       { flags: { session }, command: { kind: "rewind", id: "rw", to: 2 }, check: (r) => assert.deepEqual([r.ok, r.error_code], [false, "unknown_checkpoint"]) },
       {

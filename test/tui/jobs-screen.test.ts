@@ -81,15 +81,86 @@ test("running jobs are counted in the status bar; /jobs lists command, state and
   h.engine.emit(job("running"));
   await h.waitFor("1 job running (/jobs)");
   await h.keys("/jobs\r");
-  await h.waitFor("Jobs (Esc closes)");
+  await h.waitFor("Esc closes)");
   assert.match(h.text(), /● running\s+1m1\ds\s+job-1\s+npm run dev -- --port 5173/);
   await h.keys("\x1b");
-  assert.doesNotMatch(h.text(), /Jobs \(Esc closes\)/);
+  assert.doesNotMatch(h.text(), /Esc closes\)/);
   h.engine.emit(job("killed", { ended_at: Date.now() }));
   await h.waitFor(/^(?![\s\S]*job running)/);
   await h.keys("/jobs\r");
-  await h.waitFor("Jobs (Esc closes)");
+  await h.waitFor("Esc closes)");
   assert.match(h.text(), /✗ killed\s+1m1\ds\s+job-1\s+npm run dev/);
   await h.keys("\x1b");
+  await quit(h);
+});
+
+/** Whether the screen row showing `text` is drawn inverse there (the selection). */
+function selectedRow(h: TuiHarness, text: string): boolean {
+  const y = h.screen().findIndex((line) => line.includes(text));
+  assert.ok(y >= 0, `${text} is on the screen:\n${h.text()}`);
+  const buf = h.term.buffer.active;
+  return Boolean(buf.getLine(buf.viewportY + y)!.getCell(h.screen()[y]!.indexOf(text))!.isInverse());
+}
+
+test("/jobs: arrows select a job, k kills the selected running one through kill-job, and the list follows the job event", async () => {
+  const h = new TuiHarness(120, 30).start();
+  await h.waitFor("Type a prompt");
+  const started = Date.now() - 5000;
+  h.engine.emit(job("running", { job_id: "job-1", command: "npm run dev", started_at: started }));
+  h.engine.emit(job("running", { job_id: "job-2", command: "tsc --watch", started_at: Date.now() - 1000 }));
+  await h.waitFor("2 jobs running (/jobs)");
+  await h.keys("/jobs\r");
+  await h.waitFor("↑↓ select, k kills, Esc closes");
+  assert.ok(selectedRow(h, "job-2"), "the newest running job is selected first");
+  assert.ok(!selectedRow(h, "job-1"));
+  await h.keys("\x1b[B"); // down
+  assert.ok(selectedRow(h, "job-1"));
+  assert.ok(!selectedRow(h, "job-2"));
+  // The fake engine ends the job as the real one does: its `job` event, then the answer.
+  h.engine.onCommand = (command, engine) => {
+    if (command.kind === "kill-job") engine.emit(job("killed", { job_id: command.job_id, command: "npm run dev", started_at: started, ended_at: Date.now() }));
+  };
+  await h.keys("k");
+  assert.deepEqual(h.engine.commands("kill-job").map((c) => c.job_id), ["job-1"]);
+  await h.waitFor(/✗ killed\s+\d+s\s+job-1\s+npm run dev/);
+  assert.ok(selectedRow(h, "job-1"), "the selection stays on the job it was on");
+  await h.waitFor("1 job running (/jobs)");
+  // k on a job that has ended sends nothing.
+  await h.keys("k");
+  await h.waitFor("job-1 has already been killed");
+  assert.equal(h.engine.commands("kill-job").length, 1);
+  await h.keys("\x1b");
+  await quit(h);
+});
+
+test("/jobs opened before any job: the first job that comes is selected and k kills it", async () => {
+  const h = new TuiHarness(120, 30).start();
+  await h.waitFor("Type a prompt");
+  await h.keys("/jobs\r");
+  await h.waitFor("No background jobs in this session");
+  h.engine.emit(job("running", { job_id: "job-1", command: "npm run dev" }));
+  await h.waitFor(/● running\s+1m1\ds\s+job-1/);
+  assert.ok(selectedRow(h, "job-1"));
+  await h.keys("k");
+  assert.deepEqual(h.engine.commands("kill-job").map((c) => c.job_id), ["job-1"]);
+  await h.keys("\x1b");
+  await quit(h);
+});
+
+test("/jobs kill <id> kills by id, number or unique prefix; an ambiguous prefix and the engine's refusal are shown", async () => {
+  const h = new TuiHarness(120, 30).start();
+  await h.waitFor("Type a prompt");
+  for (const id of ["job-1", "job-2", "job-12"]) h.engine.emit(job("running", { job_id: id, command: `sleep ${id}` }));
+  await h.waitFor("3 jobs running (/jobs)");
+  await h.keys("/jobs kill 2\r");
+  await h.keys("/jobs kill job-12\r");
+  await h.keys("/jobs kill job-1\r");
+  assert.deepEqual(h.engine.commands("kill-job").map((c) => c.job_id), ["job-2", "job-12", "job-1"]);
+  await h.keys("/jobs kill job\r");
+  await h.waitFor('"job" matches several jobs: job-1, job-2, job-12');
+  h.engine.answers["kill-job"] = { ok: false, error: "no background job job-7 in this session", error_code: "unknown_job" };
+  await h.keys("/jobs kill 7\r");
+  await h.waitFor("kill-job: no background job job-7 in this session");
+  assert.deepEqual(h.engine.commands("kill-job").map((c) => c.job_id), ["job-2", "job-12", "job-1", "job-7"]);
   await quit(h);
 });

@@ -54,3 +54,15 @@ test("a subagent's calls fold under its task line: live while it runs, counted o
     "  │ So: 42.",
   ]);
 });
+
+test("a task whose agent names a model shows that model on its line while it runs (the call's title, model first so a narrow line keeps it)", () => {
+  const title = "Task (quick · anthropic/claude-haiku-5-5): Find the answer";
+  const running: EventDraft[] = [
+    { kind: "text", role: "user", content: "go" },
+    { kind: "tool-use", role: "assistant", tool_name: "task", tool_call_id: "p1", input: JSON.stringify({ ...task, agent: "quick" }), tool_kind: "other", mutates: false, title, locations: [] },
+    { kind: "tool-start", role: "assistant", tool_name: "task", tool_call_id: "p1" },
+  ];
+  assert.deepEqual(screen(running, false).slice(2).map((l) => l.replace(/ running \d+m?s$/, " running")), ["⠋ Task (quick · anthropic/claude-haiku-5-5): F… running"]);
+  const ended: EventDraft = { kind: "tool-result", role: "assistant", tool_name: "task", tool_call_id: "p1", result: "42", is_error: false, duration_ms: 1200, details: { agent: "quick", model: "anthropic/claude-haiku-5-5" } };
+  assert.equal(screen([...running, ended], false)[2], "✓ Task (quick · anthropic/claude-haiku-5-5): Find … ok 1.2s");
+});

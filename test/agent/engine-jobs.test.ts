@@ -1,0 +1,63 @@
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { EventBus } from "../../protocol/bus.js";
+import { request } from "../../protocol/client.js";
+import type { KeenEvent } from "../../protocol/events.js";
+import { createSessionEngine, type EngineSetup } from "../../app/agent/engine.js";
+import type { JobControl } from "../../app/agent/engine-types.js";
+import type { JobInfo } from "../../app/tools/jobs.js";
+import { openStore } from "../../storage/level-store.js";
+import { FakeProvider } from "../fakes/fake-provider.js";
+import { makeTempDir } from "../temp.js";
+
+/* kill-job through the whole engine: it acts at once, as interrupt does, and reaches the jobs of the setup prepared last. */
+
+const root = makeTempDir("keen-engine-jobs-");
+after(() => rmSync(root, { recursive: true, force: true }));
+
+test("kill-job is answered while an earlier command still waits (a setup being prepared), and after the job's killed event", async () => {
+  const events: KeenEvent[] = [];
+  const bus = new EventBus();
+  bus.subscribe((e) => void events.push(e));
+  const job: JobInfo = { id: "job-1", command: "npm run dev", state: "running", exit_code: null, started_at: 1, pid: 9 };
+  let report: (info: JobInfo) => void = () => {};
+  const jobs: JobControl = {
+    list: () => [{ ...job }],
+    async kill() {
+      Object.assign(job, { state: "killed", ended_at: 2 });
+      report({ ...job });
+      return { ...job };
+    },
+  };
+  const setup = (modelRef: string): EngineSetup => ({
+    modelRef, provider: new FakeProvider([]), tools: [], system: "sys", contextWindow: 1000, perTurn: () => ({ policies: [], tools: [] }), jobs,
+    attach: (emit) => void (report = (info) => void emit({ kind: "job", job_id: info.id, command: info.command, state: info.state, exit_code: info.exit_code, started_at: info.started_at })),
+  });
+  let release!: (value: EngineSetup) => void;
+  const held = new Promise<EngineSetup>((resolve) => (release = resolve));
+  let ids = 0;
+  const engine = createSessionEngine({
+    store: openStore(join(root, "s")), bus, headless: true, cwd: root, permissionMode: "ask", interactive: true, earlyNews: true,
+    // The first model's setup is ready; the second one's waits until the test releases it.
+    prepare: async (session) => (session.model === "fake/other" ? held : setup("fake/first")),
+    checkModel: (ref) => ref, listModels: () => [],
+    retry: { maxRetries: 0, maxWaitMs: 0, idleTimeoutMs: 1000, baseDelayMs: 0 },
+    newId: () => `id-${String(ids++).padStart(4, "0")}`,
+  });
+  await engine.prepare();
+  assert.ok((await request(engine, { kind: "set-model", model: "fake/other" })).ok);
+  const models = request(engine, { kind: "list-models" });
+  // Were kill-job ordered, it would wait for list-models, which waits for the test: fail instead of hanging.
+  let guard: NodeJS.Timeout | undefined;
+  const stuck = new Promise<never>((_, reject) => (guard = setTimeout(() => reject(new Error("kill-job waited behind list-models")), 30_000)));
+  const killed = await Promise.race([request(engine, { kind: "kill-job", job_id: "job-1" }), stuck]).finally(() => clearTimeout(guard));
+  assert.deepEqual([killed.ok, killed.ok && killed.data], [true, { job_id: "job-1", state: "killed", exit_code: null }]);
+  const kinds = events.map((e) => (e.kind === "response" ? `response:${e.command}` : e.kind));
+  assert.ok(kinds.indexOf("job") >= 0 && kinds.indexOf("job") < kinds.indexOf("response:kill-job"), kinds.join(" "));
+  assert.ok(!kinds.includes("response:list-models"), "the earlier list-models still waits for its setup");
+  release(setup("fake/other"));
+  assert.ok((await models).ok);
+  await request(engine, { kind: "shutdown" });
+});
