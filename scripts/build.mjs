@@ -16,6 +16,7 @@ import { createRequire } from "node:module";
 import { dirname, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { decideStartup } from "./snapshot.mjs";
+import { toolSchemas } from "./tool-schemas.mjs";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
@@ -171,7 +172,8 @@ rmSync(staging, { recursive: true, force: true });
 mkdirSync(staging);
 // The bundles are independent: esbuild builds them at once (one service, its own threads).
 const builds = [];
-builds.push(build({
+// The tools' JSON Schemas go into the bundle, converted here (scripts/tool-schemas.mjs), not at each run's start.
+builds.push(toolSchemas().then((schemas) => build({
   ...common,
   metafile: true,
   entryPoints: { keen: "app/cli/entry.ts" },
@@ -179,9 +181,9 @@ builds.push(build({
   outExtension: { ".js": ".cjs" },
   sourcemap: "linked",
   plugins: [levelBinding, sideBundles, tuiBundle, mcpSdkBundle, webHtmlBundle, sandboxRuntime],
-  define: { KEEN_VERSION: JSON.stringify(pkg.version), "import.meta": "__keenImportMeta" },
+  define: { KEEN_VERSION: JSON.stringify(pkg.version), "import.meta": "__keenImportMeta", __KEEN_TOOL_SCHEMAS__: JSON.stringify(schemas) },
   banner: { js: RUNTIME_PATHS },
-}));
+})));
 const sideEntries = Object.fromEntries(Object.entries(SIDE_BUNDLES).map(([specifier, file]) => [file, specifier]));
 builds.push(build({ ...common, entryPoints: sideEntries, outdir: stagingDir, outExtension: { ".js": ".cjs" } }));
 builds.push(build({
