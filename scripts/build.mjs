@@ -209,7 +209,7 @@ builds.push(toolSchemas().then((schemas) => build({
   outExtension: { ".js": ".cjs" },
   sourcemap: "linked",
   plugins: [levelBinding, sideBundles, tuiBundle, mcpSdkBundle, webHtmlBundle, sandboxRuntime],
-  define: { KEEN_VERSION: JSON.stringify(pkg.version), "import.meta": "__keenImportMeta", __KEEN_TOOL_SCHEMAS__: JSON.stringify(schemas) },
+  define: { KEEN_VERSION: JSON.stringify(pkg.version), "import.meta": "__keenImportMeta", __KEEN_TOOL_SCHEMAS__: JSON.stringify(JSON.stringify(schemas)) },
   banner: { js: RUNTIME_PATHS },
 })));
 const sideEntries = Object.fromEntries(Object.entries(SIDE_BUNDLES).map(([specifier, file]) => [file, specifier]));

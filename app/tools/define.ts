@@ -33,8 +33,9 @@ export function defineTool<S extends z.ZodType>(
  * model the tool list without converting a schema. Running from source there is none: converted
  * on first use. test/build/tool-schemas.test.ts checks the table against zod, byte for byte.
  */
-declare const __KEEN_TOOL_SCHEMAS__: Record<string, Record<string, unknown>> | undefined;
-const built: Record<string, Record<string, unknown>> | undefined = typeof __KEEN_TOOL_SCHEMAS__ === "object" ? __KEEN_TOOL_SCHEMAS__ : undefined;
+declare const __KEEN_TOOL_SCHEMAS__: string | undefined;
+// A JSON string, parsed here: esbuild makes an object-valued define a module that every module of the bundle initialises.
+const built: Record<string, Record<string, unknown>> | undefined = typeof __KEEN_TOOL_SCHEMAS__ === "string" ? JSON.parse(__KEEN_TOOL_SCHEMAS__) : undefined;
 
 /** Every tool input schema by its tool's name, with its JSON Schema once converted. */
 const inputs = new Map<z.ZodType, { name: string; json?: Record<string, unknown> }>();
