@@ -42,6 +42,8 @@ const inputs = new Map<z.ZodType, { name: string; json?: Record<string, unknown>
 
 /** Declares a tool's input schema (at module level), under its tool's name: `warmToolSchemas` and the build know it. */
 export function toolInput<S extends z.ZodType>(name: string, schema: S): S {
+  // The build's table is keyed by this name: two inputs under one would share a schema.
+  for (const input of inputs.values()) if (input.name === name) throw new Error(`tool input "${name}" is declared twice`);
   inputs.set(schema, { name });
   return schema;
 }
