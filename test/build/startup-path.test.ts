@@ -124,7 +124,7 @@ test("a run sends its request before loading child_process, dgram or readline (s
   const sandbox = makeSandbox(server.url);
   spawnSync("git", ["init", "-q"], { cwd: sandbox.workspace });
   server.enqueue({ toolCalls: [{ name: "bash", input: { command: "echo through-the-stand-in" } }] }, { text: "done" });
-  const run = await sandbox.run(["run", "--headless", "--sandbox", "off", "go"], { env: { NODE_OPTIONS: `--require ${preload}`, KEEN_TEST_LOADED: loaded } });
+  const run = await sandbox.run(["run", "--headless", "--sandbox", "off", "go"], { env: { NODE_OPTIONS: `--require ${JSON.stringify(preload)}`, KEEN_TEST_LOADED: loaded } });
   assert.equal(run.code, 0, run.stderr);
   const modules = new Set((JSON.parse(readFileSync(loaded, "utf8")) as string[]).map((m) => m.replace(/^NativeModule /, "")));
   // The list is node's own: it names what a start loads (the store's fs/promises, and net for the request itself).
