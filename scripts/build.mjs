@@ -16,6 +16,7 @@ import { createRequire } from "node:module";
 import { dirname, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { decideStartup } from "./snapshot.mjs";
+import { toolSchemas } from "./tool-schemas.mjs";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
@@ -68,7 +69,35 @@ var __keenDist = () => {
   return require("node:path").dirname(i >= 0 ? require("node:path").resolve(process.execArgv[i + 1]) : __filename);
 };
 var __keenImportMeta = { get url() { return require("node:url").pathToFileURL(require("node:path").join(__keenDist(), "keen.cjs")).href; } };
-var require = ((builtin) => (id) => (id.startsWith("./") ? builtin("node:module").createRequire(__keenImportMeta.url)(id) : builtin(id)))(require);
+var require = ((builtin) => (id) => (id.startsWith("./") ? builtin("node:module").createRequire(__keenImportMeta.url)(id) : __keenLazy(builtin, id)))(require);
+`
+/**
+ * Node built-ins that a run's start imports (commander needs child_process for executable subcommands; the tools
+ * import them at their top) but does not call before its first request: each is a stand-in that requires the module
+ * at its first use (child_process with the dgram it requires, readline: ~8 ms of CPU at every start). Every operation
+ * on the stand-in is the module's. test/build/startup-path.test.ts checks what a run has loaded at its request.
+ */
+  + `var __keenLazy = ((lazy, made) => (builtin, id) => {
+  const name = id.replace(/^node:/, "");
+  if (!lazy.includes(name)) return builtin(id);
+  if (made[name]) return made[name];
+  let module;
+  const real = () => (module ??= builtin(id));
+  return (made[name] = new Proxy({}, {
+    get: (_, key) => real()[key],
+    set: (_, key, value) => Reflect.set(real(), key, value),
+    has: (_, key) => key in real(),
+    ownKeys: () => Reflect.ownKeys(real()),
+    // The stand-in's own (empty, extensible) target allows no property that cannot be configured.
+    getOwnPropertyDescriptor: (_, key) => {
+      const descriptor = Reflect.getOwnPropertyDescriptor(real(), key);
+      return descriptor && { ...descriptor, configurable: true };
+    },
+    defineProperty: (_, key, descriptor) => Reflect.defineProperty(real(), key, descriptor),
+    deleteProperty: (_, key) => Reflect.deleteProperty(real(), key),
+    getPrototypeOf: () => Reflect.getPrototypeOf(real()),
+  }));
+})(["child_process", "readline", "readline/promises"], Object.create(null));
 `;
 
 /**
@@ -171,7 +200,8 @@ rmSync(staging, { recursive: true, force: true });
 mkdirSync(staging);
 // The bundles are independent: esbuild builds them at once (one service, its own threads).
 const builds = [];
-builds.push(build({
+// The tools' JSON Schemas go into the bundle, converted here (scripts/tool-schemas.mjs), not at each run's start.
+builds.push(toolSchemas().then((schemas) => build({
   ...common,
   metafile: true,
   entryPoints: { keen: "app/cli/entry.ts" },
@@ -179,9 +209,9 @@ builds.push(build({
   outExtension: { ".js": ".cjs" },
   sourcemap: "linked",
   plugins: [levelBinding, sideBundles, tuiBundle, mcpSdkBundle, webHtmlBundle, sandboxRuntime],
-  define: { KEEN_VERSION: JSON.stringify(pkg.version), "import.meta": "__keenImportMeta" },
+  define: { KEEN_VERSION: JSON.stringify(pkg.version), "import.meta": "__keenImportMeta", __KEEN_TOOL_SCHEMAS__: JSON.stringify(JSON.stringify(schemas)) },
   banner: { js: RUNTIME_PATHS },
-}));
+})));
 const sideEntries = Object.fromEntries(Object.entries(SIDE_BUNDLES).map(([specifier, file]) => [file, specifier]));
 builds.push(build({ ...common, entryPoints: sideEntries, outdir: stagingDir, outExtension: { ".js": ".cjs" } }));
 builds.push(build({

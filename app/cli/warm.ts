@@ -19,19 +19,21 @@ import { warmConfigSchemas } from "./config.js";
  * the engine, the store, the SDK's request) that the imports alone never do.
  */
 export async function warmUp(): Promise<void> {
+  const snapshot = startupSnapshot?.isBuildingSnapshot() ?? false;
   await Promise.all([
     import("./run.js"),
-    import("./sessions.js"),
     import("../providers/anthropic.js"),
     import("../providers/anthropic-client.js"),
-    import("../providers/openai.js"),
-    import("openai"),
+    // The code cache is read and deserialised whole by every start: it holds what a run with the default
+    // provider compiles, not `keen sessions` (with protocol/'s zod schemas) or the OpenAI SDK, which
+    // compile on use as before. A snapshot holds them: there they cost nothing until used.
+    ...(snapshot ? [import("./sessions.js"), import("../providers/openai.js"), import("openai")] : []),
   ]);
   // Both are declared by modules run.js loads: import them first.
   warmToolSchemas();
   warmConfigSchemas();
   // A failed demo run still leaves a cache of the imports: better than none, so it is not an error.
-  if (!startupSnapshot?.isBuildingSnapshot()) await warmRun().catch(() => {});
+  if (!snapshot) await warmRun().catch(() => {});
 }
 
 /**

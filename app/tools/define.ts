@@ -27,24 +27,45 @@ export function defineTool<S extends z.ZodType>(
   };
 }
 
-/** Every tool input schema, with its JSON Schema once converted. */
-const inputs = new Map<z.ZodType, Record<string, unknown> | undefined>();
+/**
+ * The JSON Schema of every declared tool input, computed at build time from these same zod
+ * schemas (scripts/tool-schemas.mjs; esbuild puts the table in the bundle), so a run sends the
+ * model the tool list without converting a schema. Running from source there is none: converted
+ * on first use. test/build/tool-schemas.test.ts checks the table against zod, byte for byte.
+ */
+declare const __KEEN_TOOL_SCHEMAS__: string | undefined;
+// A JSON string, parsed here: esbuild makes an object-valued define a module that every module of the bundle initialises.
+const built: Record<string, Record<string, unknown>> | undefined = typeof __KEEN_TOOL_SCHEMAS__ === "string" ? JSON.parse(__KEEN_TOOL_SCHEMAS__) : undefined;
 
-/** Declares a tool's input schema (at module level), so `warmToolSchemas` knows it. */
-export function toolInput<S extends z.ZodType>(schema: S): S {
-  inputs.set(schema, undefined);
+/** Every tool input schema by its tool's name, with its JSON Schema once converted. */
+const inputs = new Map<z.ZodType, { name: string; json?: Record<string, unknown> }>();
+
+/** Declares a tool's input schema (at module level), under its tool's name: `warmToolSchemas` and the build know it. */
+export function toolInput<S extends z.ZodType>(name: string, schema: S): S {
+  // The build's table is keyed by this name: two inputs under one would share a schema.
+  for (const input of inputs.values()) if (input.name === name) throw new Error(`tool input "${name}" is declared twice`);
+  inputs.set(schema, { name });
   return schema;
 }
 
-/** The JSON Schema the model sees, converted once per schema. Callers must not mutate it. */
+/** The JSON Schema the model sees: the build's, else converted once per schema. Callers must not mutate it. */
 function inputJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  let json = inputs.get(schema);
-  if (!json) {
-    json = z.toJSONSchema(schema) as Record<string, unknown>;
-    delete json.$schema;
-    inputs.set(schema, json);
-  }
+  const input = inputs.get(schema);
+  if (input?.json) return input.json;
+  const json = (input && built?.[input.name]) ?? convert(schema);
+  if (input) input.json = json;
   return json;
+}
+
+function convert(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
+}
+
+/** Every declared input's JSON Schema, converted by zod now (never the build's), by tool name: what the build bakes in. */
+export function convertToolSchemas(): Record<string, Record<string, unknown>> {
+  return Object.fromEntries([...inputs].map(([schema, { name }]) => [name, convert(schema)]));
 }
 
 /**

@@ -6,7 +6,7 @@ import { changeDetails, decodeExact, isCrlf, markerRefusal, toCrlf } from "./fil
 import { clientFailure, currentText, writeSource, type FileText } from "./file-source.js";
 import type { Tool, ToolContext, ToolPreview, ToolResult } from "./tool.js";
 
-const schema = toolInput(z.object({
+const schema = toolInput("edit_file", z.object({
   path: z.string().min(1).describe("File path, absolute or relative to the working directory."),
   old_string: z.string().min(1).describe("The exact text to replace, including whitespace and indentation."),
   new_string: z.string().describe("The replacement text."),

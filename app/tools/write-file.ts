@@ -8,7 +8,7 @@ import type { Tool, ToolContext, ToolPreview, ToolResult } from "./tool.js";
 
 export { unifiedDiff } from "./file-text.js";
 
-const schema = toolInput(z.object({
+const schema = toolInput("write_file", z.object({
   path: z.string().min(1).describe("File path, absolute or relative to the working directory."),
   content: z.string().describe("The complete new content of the file."),
   overwrite_non_utf8: z.boolean().optional().describe("Replace an existing file that is not valid UTF-8 (default false: refused, since its other bytes would be lost)."),

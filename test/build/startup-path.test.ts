@@ -8,9 +8,13 @@
  * side bundles or with `import()`.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { test } from "node:test";
+import { makeSandbox } from "../e2e/harness.js";
+import { useMockLLMServer } from "../fakes/use-mock-server.js";
+import { makeTempDir } from "../temp.js";
 
 const DIST = resolve(import.meta.dirname, "../../dist");
 type Inputs = Record<string, { imports: Array<{ path: string; kind: string; external?: boolean }> }>;
@@ -94,4 +98,38 @@ test("the sandbox library is a side bundle: keen.cjs holds none of its modules a
   assert.ok(inputs["app/sandbox/runtime.ts"]!.imports.every((i) => !i.path.includes("sandbox-runtime") || i.kind === "dynamic-import"), "runtime.ts loads it with import()");
   // Its helpers are found in the installed package: import.meta.url points into it.
   assert.match(readFileSync(join(DIST, "sandbox-runtime.cjs"), "utf8"), /require\.resolve\("@anthropic-ai\/sandbox-runtime\/package\.json"\)/);
+});
+
+const server = useMockLLMServer();
+
+/** Written by the preload below: the built-in modules node had loaded when the first request's bytes left. */
+const PRELOAD = `
+const net = require("node:net");
+const write = net.Socket.prototype.write;
+let done = false;
+net.Socket.prototype.write = function (...args) {
+  if (!done && this.remotePort) {
+    done = true;
+    require("node:fs").writeFileSync(process.env.KEEN_TEST_LOADED, JSON.stringify(process.moduleLoadList));
+  }
+  return write.apply(this, args);
+};
+`;
+
+test("a run sends its request before loading child_process, dgram or readline (stand-ins load them on first use), and bash still runs", async () => {
+  const dir = makeTempDir("keen-startup-path-");
+  const preload = join(dir, "preload.cjs");
+  const loaded = join(dir, "loaded.json");
+  writeFileSync(preload, PRELOAD);
+  const sandbox = makeSandbox(server.url);
+  spawnSync("git", ["init", "-q"], { cwd: sandbox.workspace });
+  server.enqueue({ toolCalls: [{ name: "bash", input: { command: "echo through-the-stand-in" } }] }, { text: "done" });
+  const run = await sandbox.run(["run", "--headless", "--sandbox", "off", "go"], { env: { NODE_OPTIONS: `--require ${JSON.stringify(preload)}`, KEEN_TEST_LOADED: loaded } });
+  assert.equal(run.code, 0, run.stderr);
+  const modules = new Set((JSON.parse(readFileSync(loaded, "utf8")) as string[]).map((m) => m.replace(/^NativeModule /, "")));
+  // The list is node's own: it names what a start loads (the store's fs/promises, and net for the request itself).
+  assert.ok(modules.has("net") && modules.has("fs/promises"), [...modules].join(" "));
+  for (const name of ["child_process", "dgram", "readline", "readline/promises"]) assert.ok(!modules.has(name), `${name} was loaded before the request`);
+  // bash reached child_process through its stand-in: its output went back to the model.
+  assert.match(JSON.stringify(server.requests[1]!.body.messages), /through-the-stand-in/);
 });
