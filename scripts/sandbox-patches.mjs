@@ -45,6 +45,41 @@ export const SANDBOX_PATCHES = [
     ],
   },
   {
+    name: "relay-wait-pauses",
+    file: LINUX,
+    why: "The command waits until the relay listens (at most 0.3 s), polling /proc/net/sockstat in a loop that " +
+      "never pauses, since `sleep` would be a program started before the seccomp filter: on a busy machine the " +
+      "loop takes the CPU the relay needs to start (~30 ms of CPU per command). Under bash (not in POSIX mode) each " +
+      "round now pauses 2 ms in `read -t` on a pipe the shell holds both ends of (made by `<(:)`, a subshell that " +
+      "runs the builtin `:`): still no program is started, and the fd is closed before the command. Other shells " +
+      "poll as before. Upstream: the same pause, or the relay announcing itself on a pipe the shell reads.",
+    mark: 'read -t 0.002 -u "$_srt_fd"',
+    edits: [
+      {
+        find: `        ...RELAYS_LISTEN,
+    ];`,
+        replace: `        '_srt_fd=',
+        ...(path.basename(shellPath) === 'bash'
+            ? ['case :$SHELLOPTS: in *:posix:*) ;; *) eval "exec {_srt_fd}<> <(:)" 2>/dev/null ;; esac']
+            : []),
+        ...RELAYS_LISTEN,
+    ];`,
+      },
+      {
+        find: `'  read -r _srt_now _srt_skip 2>/dev/null < /proc/uptime || break',`,
+        replace: `'  [ -z "$_srt_fd" ] || read -t 0.002 -u "$_srt_fd"',
+    '  read -r _srt_now _srt_skip 2>/dev/null < /proc/uptime || break',`,
+      },
+      {
+        find: `    'done',
+    'unset `,
+        replace: `    'done',
+    '[ -z "$_srt_fd" ] || eval "exec {_srt_fd}<&-"',
+    'unset _srt_fd `,
+      },
+    ],
+  },
+  {
     name: "one-shell-around-relays",
     file: LINUX,
     why: "bubblewrap already runs the relays' script with `<shell> -c`, and the library wraps it in a second " +
