@@ -217,6 +217,7 @@ builds.push(build({ ...common, entryPoints: sideEntries, outdir: stagingDir, out
 builds.push(build({
   ...common,
   entryPoints: { "sandbox-runtime": "@anthropic-ai/sandbox-runtime" },
+  plugins: [(await import("./sandbox-patches.mjs")).sandboxPatches()], // edits to the library that save work per command
   outdir: stagingDir,
   outExtension: { ".js": ".cjs" },
   define: { "import.meta.url": "__keenSandboxUrl" },

@@ -13,8 +13,11 @@ const LINUX_TOOLS: [command: string, pkg: string][] = [["bwrap", "bubblewrap"], 
 let probed: Map<string, SandboxSupport> | undefined;
 let located: Map<string, Map<string, string | undefined>> | undefined;
 
-/** Where bwrap, socat and rg are on `env`'s PATH (stat calls, no spawn; cached per PATH for the process). */
-export function linuxTools(env: NodeJS.ProcessEnv = process.env): { bwrap?: string; socat?: string; rg?: string } {
+/**
+ * Where bwrap, socat and rg are on `env`'s PATH, and bash, the sandbox's shell (stat calls, no spawn;
+ * cached per PATH for the process). bash is not a requirement checked here: Keen runs every command with it.
+ */
+export function linuxTools(env: NodeJS.ProcessEnv = process.env): { bwrap?: string; socat?: string; rg?: string; bash?: string } {
   return Object.fromEntries(locate(env));
 }
 
@@ -22,7 +25,7 @@ function locate(env: NodeJS.ProcessEnv): Map<string, string | undefined> {
   const key = env.PATH ?? "";
   located ??= new Map();
   let found = located.get(key);
-  if (!found) located.set(key, (found = new Map(LINUX_TOOLS.map(([cmd]) => [cmd, which(cmd, env)]))));
+  if (!found) located.set(key, (found = new Map([...LINUX_TOOLS.map(([cmd]) => cmd), "bash"].map((cmd) => [cmd, which(cmd, env)]))));
   return found;
 }
 

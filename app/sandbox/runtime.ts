@@ -136,6 +136,16 @@ function binaries(): Pick<RuntimeConfig, "bwrapPath" | "socatPath"> {
 }
 
 /**
+ * The shell the library runs inside the sandbox: the bash on PATH, by its path, which a build-time
+ * patch of the library takes as given instead of spawning `which bash` for every wrap
+ * (scripts/sandbox-patches.mjs, "shell-path-as-given"). Unknown or relative: the library looks it up.
+ */
+function sandboxShell(): string | undefined {
+  const { bash } = linuxTools();
+  return bash && isAbsolute(bash) ? bash : undefined;
+}
+
+/**
  * A sandbox for one session's commands. Creating it loads nothing; the first `wrap` does.
  * A policy given as a function is built when first needed (it makes the session's temp
  * directory), so a session that never runs bash pays nothing for it.
@@ -168,7 +178,7 @@ export function createCommandSandbox(policyOf: SandboxPolicy | (() => SandboxPol
         const found = await protectedPaths(policy.workspace, policy.denyWrite, list);
         filesystem.denyWrite = found.existing;
         if (options?.audit !== false) audit = { workspace: policy.workspace, absent: found.absent };
-        script = await outsideWorkspace(() => sandbox.wrapWithSandbox(keeper(command), undefined, { filesystem }, undefined, { commandId: id, commandText: command }));
+        script = await outsideWorkspace(() => sandbox.wrapWithSandbox(keeper(command), sandboxShell(), { filesystem }, undefined, { commandId: id, commandText: command }));
         if (audit) pending.add(audit);
       } else {
         script = await sandbox.wrapWithSandbox(command, undefined, { filesystem }, undefined, { commandId: id, commandText: command });
