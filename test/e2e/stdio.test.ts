@@ -295,7 +295,7 @@ test("keen run --headless --input-format jsonl is keen stdio; keen protocol sche
   assert.deepEqual(kindsInSchema, [
     "prompt", "interrupt", "permission-response", "set-model", "set-permission-mode", "new-session", "resume-session",
     "list-sessions", "list-models", "list-files", "list-commands", "list-skills", "shutdown", "undo", "compact", "shell",
-    "list-checkpoints", "rewind", "fork-session",
+    "list-checkpoints", "rewind", "fork-session", "kill-job",
   ]);
   const ask = await sb.run(["run", "--permission-mode", "ask", "--model", MODEL, "--no-stdin", "hi"]);
   assert.equal(ask.code, 2);
