@@ -80,6 +80,22 @@ export const SANDBOX_PATCHES = [
     ],
   },
   {
+    name: "relay-wait-longer",
+    file: LINUX,
+    why: "The command waits for the relay to listen at most 0.3 s, then starts anyway: on a loaded machine (the " +
+      "e2e suite with three workers on two cores) socat took longer, and the command's first connection to the " +
+      "proxy was refused (`curl: (7) Failed to connect to localhost port 3128`). The wait now gives up after 5 s; it " +
+      "still ends the moment the relay listens or exits, so an unloaded command waits as before. Upstream: a longer " +
+      "bound, or the relay announcing itself on a pipe the shell reads.",
+    mark: "keen-relay-wait-5s",
+    edits: [
+      {
+        find: `'  [ "$((_srt_now - \${_srt_since:=$_srt_now}))" -lt 30 ] || break',`,
+        replace: `'  [ "$((_srt_now - \${_srt_since:=$_srt_now}))" -lt 500 ] || break # keen-relay-wait-5s',`,
+      },
+    ],
+  },
+  {
     name: "one-shell-around-relays",
     file: LINUX,
     why: "bubblewrap already runs the relays' script with `<shell> -c`, and the library wraps it in a second " +

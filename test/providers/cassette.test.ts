@@ -126,27 +126,37 @@ test("a stream Keen aborted (a stall) is recorded as aborted and stalls again on
   const writer = openCassetteWriter(file, HEADER, "fresh");
   const live = make("anthropic", { fetch: createRecordingFetch(globalThis.fetch, { kind: "anthropic", writers: () => [writer], redactor: createRedactor([]) }) });
   const before = performance.now();
-  const liveEvents = await collectUntilAbort(live, 300);
+  // Aborted once the first text delta has come (message_start, with the usage checked below, came
+  // before it), never on a timer alone: on a loaded machine a fixed wait could end before either.
+  const liveEvents = await collectUntilAbort(live, (events) => events.some((e) => e.type === "text-delta"));
   const elapsed = performance.now() - before;
   const text = readFileSync(file, "utf8");
   const { ms, ...end } = JSON.parse(text.trim().split("\n").at(-1)!);
   // When the abort came, counted from the request: within the call, however late a loaded machine sent it.
   assert.ok(ms > 0 && ms <= elapsed + 1, `recorded ${ms} ms of ${elapsed} ms`);
   assert.deepEqual(end, { type: "end", n: 1, aborted: true });
-  const started = performance.now();
-  const replayed = await collectUntilAbort(replay("anthropic", text), 300);
-  assert.ok(performance.now() - started >= 290, "the replay waited for the abort");
+  // The replay gives what was recorded, then stalls: it ends only with the abort sent after it.
+  let stalled = false;
+  const replayed = await collectUntilAbort(replay("anthropic", text), (events) => {
+    stalled = events.length === liveEvents.length - 1;
+    return stalled;
+  });
+  assert.ok(stalled, "the replay waited for the abort");
   assert.deepEqual(replayed, liveEvents);
   // The failure carries the usage message_start reported before the stall.
   const usage = { input_tokens: 10, cached_tokens: 0, cache_write_tokens: 0, output_tokens: 1, reasoning_tokens: 0, total_tokens: 11 };
   assert.deepEqual(replayed.at(-1), { type: "error", failure: { message: "aborted", retryable: false, usage } });
 });
 
-async function collectUntilAbort(p: Provider, ms: number): Promise<ProviderEvent[]> {
+/** Streams until `ready(events)` holds, then aborts (a little later, so a stream that would go on could) and collects the rest. */
+async function collectUntilAbort(p: Provider, ready: (events: ProviderEvent[]) => boolean): Promise<ProviderEvent[]> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), ms);
+  let timer: NodeJS.Timeout | undefined;
   const events: ProviderEvent[] = [];
-  for await (const e of p.stream(request("hi"), controller.signal)) events.push(e);
+  for await (const e of p.stream(request("hi"), controller.signal)) {
+    events.push(e);
+    if (!timer && ready(events)) timer = setTimeout(() => controller.abort(), 50);
+  }
   clearTimeout(timer);
   return events;
 }
