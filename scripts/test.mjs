@@ -30,11 +30,13 @@ const cache = join(root, "node_modules/.cache/keen");
 mkdirSync(cache, { recursive: true });
 const started = Date.now();
 let e2eChild;
-const e2e = script("test-e2e.mjs", process.env, (child) => (e2eChild = child));
+// Three e2e workers once tsc and the unit tests are done (test-e2e.mjs says why); two before, beside them.
+const e2e = script("test-e2e.mjs", { KEEN_E2E_JOBS_LATER: "3", ...process.env }, (child) => (e2eChild = child));
 const typecheck = run(bin("tsc"), ["--noEmit", "--incremental", "--tsBuildInfoFile", join(cache, "tsbuildinfo")], { capture: true });
 const unit = await script("test-unit.mjs");
 if (unit.code !== 0) e2eChild.kill("SIGTERM");
 const types = await typecheck;
+if (unit.code === 0 && types.code === 0) e2eChild.kill("SIGUSR2");
 process.stdout.write(`\n── tsc --noEmit: ${types.code === 0 ? "no errors" : "failed"} (${((Date.now() - started) / 1000).toFixed(1)} s) ──\n${types.out}`);
 if (types.code !== 0) e2eChild.kill("SIGTERM");
 const e2eCode = (await e2e).code;
