@@ -30,6 +30,8 @@ export interface TurnOptions {
   /** Per-turn policies (max-steps, structured output, ...), consulted in order. */
   policies?: TurnPolicy[];
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** How long an answer may keep us waiting, or pause its stream, before tools warm up (tests); default WARM_AFTER_MS. */
+  warmAfterMs?: number;
   /** Child loops for delegating calls (`task`), one per call with the step's tools (app/agent/subagent.ts); absent: none. */
   subagents?: (callId: string, tools: Tool[]) => SubagentHost;
 }
@@ -101,12 +103,12 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
         await emit({ kind: "prompt-injection", turn_id: options.turnId, step, name: plan.inject.name, text: plan.inject.text });
         messages[messages.length - 1] = withText(messages[messages.length - 1]!, plan.inject.text);
       }
-      const warm = step === 1 ? warmWhileWaiting(tools) : undefined;
+      const warm = step === 1 ? warmWhileWaiting(tools, options.warmAfterMs ?? WARM_AFTER_MS) : undefined;
       return runStep({
         provider: options.provider,
         request: { system: options.system, messages, tools: definitions, toolChoice: plan.toolChoice, sessionId: options.sessionId },
         retry: options.retry, signal: options.signal, sleep: options.sleep, firstAttempt: attempt,
-        emit: warm ? async (event) => { await emit(event); warm(); } : emit,
+        emit: warm ? async (event) => { await emit(event); warm(event); } : emit,
         describe: (name, input) => {
           const tool = tools.find((t) => t.definition.name === name);
           return tool ? callView(tool, input) : undefined;
@@ -187,13 +189,17 @@ function withText(message: Message, text: string): Message {
 
 /**
  * Once a turn's first request is on its way, tools set up what their first call needs (the sandbox)
- * meanwhile (Tool.warm). Not at once: loading the sandbox library is ~90 ms of synchronous work, which
- * held the first delta back by ~100 ms on loopback. It starts after the answer's first event has gone
- * out, or once the answer has kept us waiting WARM_AFTER_MS, as a real provider's does (time to first
- * token is hundreds of ms), whichever comes first. Returns the call that the step's events make.
+ * meanwhile (Tool.warm). Loading the sandbox library is ~90 ms of synchronous work: never ahead of the
+ * request (it held the first delta back by ~100 ms on loopback), and never in the middle of a streaming
+ * answer (it held every delta behind it back as long: the pass-through bench's p99 went from 3 to 65 ms).
+ * So it starts while nothing streams: once the answer has kept us waiting WARM_AFTER_MS (a real
+ * provider's time to first token is hundreds of ms), once its events pause as long, or when the step's
+ * tool calls are out (a call is coming), whichever comes first. A text answer streamed without a pause
+ * warms nothing while it streams, and a `keen run` that ends with it pays nothing (the timer is unref'd);
+ * a session that stays warms once the answer has been still that long. Returns the call the step's events make.
  */
 const WARM_AFTER_MS = 150;
-function warmWhileWaiting(tools: readonly Tool[]): () => void {
+function warmWhileWaiting(tools: readonly Tool[], after: number): (event: EventDraft) => void {
   let started = false;
   const start = () => {
     if (started) return;
@@ -202,6 +208,11 @@ function warmWhileWaiting(tools: readonly Tool[]): () => void {
     setImmediate(() => tools.forEach((t) => t.warm?.()));
   };
   // Unref: a run that ends sooner must not wait for it.
-  const timer = setTimeout(start, WARM_AFTER_MS).unref();
-  return start;
+  let timer = setTimeout(start, after).unref();
+  return (event) => {
+    if (started) return;
+    if (event.kind === "tool-use") return start();
+    clearTimeout(timer);
+    timer = setTimeout(start, after).unref();
+  };
 }

@@ -190,3 +190,41 @@ test("tools warm once a turn, after the answer's first event has gone out, never
   assert.equal(warms, 1, "once for the turn, not per step");
   assert.ok(kindsAtWarm!.includes("tool-use"), `warmed after the answer's first event: ${kindsAtWarm}`);
 });
+
+test("a streaming answer is never held up by the warm-up: tools warm when its tool calls are out, or when it pauses", async () => {
+  const run = async (steps: ConstructorParameters<typeof FakeProvider>[0], warmAfterMs: number) => {
+    const events: EventDraft[] = [];
+    const warmedAt: number[] = [];
+    const warming: Tool = { ...echoTool, warm: () => void warmedAt.push(events.length) };
+    // Each event a macrotask after the one before, as from a socket: a warm-up started mid-stream would run between them.
+    const fake = new FakeProvider(steps);
+    const provider = { ...fake, providerId: fake.providerId, model: fake.model, async *stream(request: any, signal: AbortSignal) {
+      for await (const event of fake.stream(request, signal)) {
+        await new Promise((done) => setImmediate(done));
+        yield event;
+      }
+    } } as unknown as FakeProvider;
+    const turning = runTurn({
+      sessionId: "s1", turnId: "t1", provider, tools: [warming], system: "sys", history: [],
+      user: { role: "user", content: [{ type: "text", text: "hi" }], headless: true },
+      emit: async (e) => void events.push(e), requester: approveAll, warmAfterMs,
+      retry: { maxRetries: 2, maxWaitMs: 1000, idleTimeoutMs: 60_000, baseDelayMs: 1 },
+      signal: new AbortController().signal, sleep: async () => {},
+    });
+    await turning;
+    await new Promise((done) => setTimeout(done, warmAfterMs === 60_000 ? 0 : 3 * warmAfterMs));
+    return { events, warmedAt };
+  };
+  const deltas = Array.from({ length: 50 }, (_, i) => `w${i} `);
+  // Text, then a call: the warm-up waits for the call, not the first delta (no timer can fire: 60 s).
+  const withCall = await run([{ deltas, toolCalls: [{ id: "a", name: "echo", input: {} }] }, { text: "done" }], 60_000);
+  assert.equal(withCall.warmedAt.length, 1);
+  const before = withCall.events.slice(0, withCall.warmedAt[0]).map((e) => e.kind);
+  assert.ok(before.includes("tool-use"), `warmed once the call was out, not mid-stream: after ${before.filter((k) => k === "text-delta").length} deltas`);
+  // A text answer streamed without a pause warms nothing while it streams.
+  const textOnly = await run([{ deltas }], 60_000);
+  assert.deepEqual(textOnly.warmedAt, []);
+  // Once it has ended (a pause as long as the wait), a long-lived session warms for its next turn.
+  const paused = await run([{ deltas: ["a", "b"] }], 20);
+  assert.deepEqual(paused.warmedAt, [paused.events.length]);
+});
