@@ -6,8 +6,8 @@
  * output in a temp BENCH_DIR.
  */
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { readFileSync, symlinkSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { chmodSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { after, test } from "node:test";
@@ -49,10 +49,31 @@ test("a claude on PATH is run over the link and gets rows with numbers", { timeo
   assert.ok(!json.notes.some((n: string) => /not on this machine.*claude/.test(n)), json.notes.join("\n"));
 });
 
+test("a claude that fails gives a note with its stderr's last line, no row, and the bench still reports", { timeout: 300_000 }, async () => {
+  const bin = makeTempDir("keen-bench-peers-bin-");
+  dirs.push(bin);
+  writeFileSync(join(bin, "claude"), "#!/bin/sh\necho 'starting' >&2\necho 'Invalid API key: the end' >&2\nexit 1\n");
+  chmodSync(join(bin, "claude"), 0o755);
+  const { json } = await benchLink(bin);
+  assert.ok(!json.rows.some((r: any) => r.floorName === "Claude Code (claude -p)"));
+  assert.ok(json.rows.some((r: any) => /link: spawn → first text-delta/.test(r.name) && r.floorName === "fetch script"));
+  assert.ok(json.notes.includes("claude on PATH failed, so no row: Invalid API key: the end"), json.notes.join("\n"));
+});
+
 test("without claude on PATH the note names it as absent and there is no row", { timeout: 300_000 }, async (t) => {
+  if (onMachine("claude")) return t.skip("a real claude is on this machine's PATH");
   const { json } = await benchLink();
   if (json.notes.some((n: string) => n.startsWith("link bench skipped"))) return t.skip("no openssl");
   assert.ok(json.rows.length > 0);
   assert.ok(!json.rows.some((r: any) => r.floorName === "Claude Code (claude -p)"));
   assert.ok(json.notes.some((n: string) => /not on this machine, so no row: .*claude/.test(n)), json.notes.join("\n"));
 });
+
+function onMachine(command: string): boolean {
+  try {
+    execFileSync("sh", ["-c", `command -v ${command}`], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
