@@ -8,7 +8,8 @@
  * runs of the 1,000-delta latency stream; BENCH_RESUME_TURNS (default 1000,
  * 10 events each); BENCH_TUI_RUNS (default 3) runs of the in-process TUI
  * stream and of the resumed-session RSS; BENCH_LINK_RTT_MS (default 40) the
- * link bench's round trip; BENCH_ONLY a comma list of sections to run.
+ * link bench's round trip; BENCH_ONLY a comma list of sections to run;
+ * BENCH_DIR (default .bench) where the snapshots and latest.json go.
  */
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
@@ -21,6 +22,7 @@ import { percentile, RSS_METHOD, stats, timeProcess, type ProcessSample, type St
 import { buildSession, timeCompactedResume, timeFloorRead, timeResume } from "./resume-10k.js";
 import { benchFirstFrame, benchInProcess, benchResumeRss } from "./tui.js";
 import { startLink } from "./link.js";
+import { claudeRunner, CODEX_NOTE, type PeerRunner } from "./peers.js";
 
 const RUNS = positive("BENCH_RUNS", 9);
 // BENCH_ONLY=link,first-delta runs those sections only (names in the `wanted(...)` calls below).
@@ -36,7 +38,8 @@ const WASM_FLAGS = ["--no-wasm-tier-up", "--no-wasm-dynamic-tiering"];
 // A copy of bin/ and dist/ (links and mtimes kept, so bin/keen still follows the
 // start-up decision) beside a link to node_modules: a rebuild started elsewhere
 // while the bench runs cannot swap files from under it.
-const SNAPSHOT = join(ROOT, ".bench", "snapshot");
+const OUT = resolve(process.env.BENCH_DIR ?? join(ROOT, ".bench"));
+const SNAPSHOT = join(OUT, "snapshot");
 rmSync(SNAPSHOT, { recursive: true, force: true });
 cpSync(join(ROOT, "bin"), join(SNAPSHOT, "bin"), { recursive: true });
 cpSync(join(ROOT, "dist"), join(SNAPSHOT, "dist"), { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
@@ -48,7 +51,7 @@ if (existsSync(join(ROOT, "dist", "startup-node.mtime"))) {
 }
 const KEEN_BIN = join(SNAPSHOT, "bin", "keen");
 // Both ways of starting, whichever bin/keen picked: a second copy whose dist/ is made to keep a snapshot.
-const FORCED = join(ROOT, ".bench", "forced");
+const FORCED = join(OUT, "forced");
 rmSync(FORCED, { recursive: true, force: true });
 cpSync(join(SNAPSHOT, "dist"), join(FORCED, "dist"), { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
 symlinkSync(join(ROOT, "node_modules"), join(FORCED, "node_modules"));
@@ -87,11 +90,11 @@ const floor = (options: Partial<TimeOptions> = {}) => timeProcess([NODE, FLOOR, 
  * Runs the commands in turn, RUNS rounds after one warm-up round, so drift in
  * the machine's load hits every side alike. `steps` are queued before each run.
  */
-async function alternate(steps: MockStep[], ...runners: Array<() => Promise<ProcessSample>>): Promise<ProcessSample[][]> {
+async function alternate(steps: MockStep[], ...runners: Array<(() => Promise<ProcessSample>) | PeerRunner>): Promise<ProcessSample[][]> {
   const samples = runners.map((): ProcessSample[] => []);
   for (let i = -1; i < RUNS; i++) {
     for (const [n, run] of runners.entries()) {
-      server.enqueue(...steps);
+      if (!("unscripted" in run)) server.enqueue(...steps);
       const sample = await run();
       if (i >= 0) samples[n]!.push(sample);
     }
@@ -296,19 +299,29 @@ if (wanted("link")) {
     try {
       const overLink = { ANTHROPIC_BASE_URL: link.url, NODE_EXTRA_CA_CERTS: link.caFile };
       const args = ["run", "--headless", "--stream-deltas", "hello"];
-      const [floors = [], keens = [], cold = []] = await alternate(
+      const claude = onPath("claude") ? claudeRunner(server, reply200, link.url, link.caFile, sandbox.workspace) : undefined;
+      const [floors = [], keens = [], cold = [], claudes = []] = await alternate(
         [reply200],
         () => floor({ firstLine: anyLine, env: { ...floorEnv, ...overLink } }),
         () => keen(args, { firstLine: isKeenDelta, env: { ...keenEnv, ...overLink } }),
         () => keen(args, { firstLine: isKeenDelta, env: { ...keenEnv, ...overLink, KEEN_PRECONNECT: "off" } }),
-      );
+        ...(claude ? [claude] : []),
+      ).finally(() => claude?.dispose());
       const first = (samples: ProcessSample[]) => stats(samples.map((s) => s.firstMs!));
       const row = { name: `${rtt} ms link: spawn → first text-delta`, unit: "ms" as const, keen: first(keens), floor: first(floors), floorName: "fetch script" };
       rows.push({ ...row, budget: ratioBudget(row, 1.1) });
       rows.push({ name: "  (same, for information)", unit: "ms", keen: row.keen, floor: first(cold), floorName: "Keen, KEEN_PRECONNECT=off" });
       rows.push({ name: `${rtt} ms link: 1 turn, 200 deltas`, unit: "ms", keen: wall(keens), floor: wall(floors), floorName: "fetch script" });
+      // Peers: information only, no budget; Keen's own figures stand beside them.
+      const failed = claude?.failure();
+      if (claude && !failed) {
+        rows.push({ name: `${rtt} ms link: spawn → first text-delta`, unit: "ms", keen: row.keen, floor: first(claudes), floorName: "Claude Code (claude -p)" });
+        rows.push({ name: `${rtt} ms link: 1 turn, 200 deltas`, unit: "ms", keen: wall(keens), floor: wall(claudes), floorName: "Claude Code (claude -p)" });
+      }
       const peers = ["codex", "claude"].filter((cmd) => !onPath(cmd));
       notes.push(`the ${rtt} ms link is a user-space relay (the TCP handshake itself is not delayed; see test/bench/link.ts)${peers.length ? `; not on this machine, so no row: ${peers.join(", ")}` : ""}`);
+      if (failed) notes.push(`claude on PATH failed, so no row: ${failed}`);
+      if (onPath("codex")) notes.push(CODEX_NOTE);
     } finally {
       await link.close();
     }
@@ -468,7 +481,7 @@ function report() {
       : `\nbudgets: ${budgeted - misses.length}/${budgeted} met; MISSED: ${misses.map((r) => `${r.name} (${r.keen.median.toFixed(2)} ${r.unit}, budget ${r.budget!.text})`).join("; ")}\n`,
   );
 
-  mkdirSync(join(ROOT, ".bench"), { recursive: true });
+  mkdirSync(OUT, { recursive: true });
   const json = {
     date: new Date().toISOString(),
     commit: gitCommit(),
@@ -480,8 +493,8 @@ function report() {
     rows: rows.map((r) => ({ ...r, ratio: r.floor ? r.keen.median / r.floor.median : undefined })),
     misses: misses.map((r) => r.name),
   };
-  writeFileSync(join(ROOT, ".bench", "latest.json"), `${JSON.stringify(json, null, 2)}\n`);
-  process.stdout.write("wrote .bench/latest.json\n");
+  writeFileSync(join(OUT, "latest.json"), `${JSON.stringify(json, null, 2)}\n`);
+  process.stdout.write(`wrote ${join(OUT, "latest.json")}\n`);
 }
 
 function gitCommit(): string | undefined {

@@ -91,6 +91,22 @@ test("steps are consumed one per request across vendors; empty queue → 500 + u
   assert.equal(server.requests.length, 4);
 });
 
+test("setFallback answers requests beyond the queue with its step, not a 500; reset turns it off", async () => {
+  server.enqueue({ text: "queued" });
+  server.setFallback({ text: "fallback" });
+  const texts: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const res = await post("/v1/messages", ANTHROPIC_OK);
+    assert.equal(res.status, 200);
+    texts.push(events(res.text).filter((e) => e.data.delta?.type === "text_delta").map((e) => e.data.delta.text).join(""));
+  }
+  assert.deepEqual(texts, ["queued", "fallback", "fallback"]);
+  assert.deepEqual(server.unexpected, []);
+  server.reset();
+  assert.equal((await post("/v1/messages", ANTHROPIC_OK)).status, 500);
+  assert.equal(server.unexpected.length, 1);
+});
+
 test("http-error steps answer with the vendor's error JSON and headers", async () => {
   server.enqueue({ kind: "http-error", status: 529, headers: { "retry-after": "3" } }, { kind: "http-error", status: 429 });
   const res = await fetch(server.url + "/v1/messages", { method: "POST", body: JSON.stringify(ANTHROPIC_OK) });

@@ -148,6 +148,11 @@ export interface MockLLMServer {
   /** TCP connections accepted so far (a tunnel counts once), e.g. to see a pre-connect arrive before its request. */
   connections(): number;
   enqueue(...steps: MockStep[]): void;
+  /**
+   * The reply for a request that finds the queue empty, instead of a 500 and an
+   * `unexpected` entry (e.g. a peer CLI in the bench that makes extra calls); undefined turns it off.
+   */
+  setFallback(step: MockStep | undefined): void;
   /** Steps not yet consumed. */
   pending(): number;
   /** Drops queued steps and everything recorded, for the next test. */
@@ -178,6 +183,7 @@ export async function startMockLLMServer(options: MockLLMServerOptions = {}): Pr
   const rejected: { path: string; message: string }[] = [];
   const tunnels: string[] = [];
   let counter = 0;
+  let fallback: MockStep | undefined;
   // Raw bodies of every request so far, and steps waiting for one (`waitFor`).
   const bodies: string[] = [];
   const arrivals: (() => void)[] = [];
@@ -216,7 +222,7 @@ export async function startMockLLMServer(options: MockLLMServerOptions = {}): Pr
       return sendJSON(res, 400, errorBody(vendor, 400, problem));
     }
     const index = queue.findIndex((s) => s.match === undefined || raw.includes(s.match));
-    const step = index >= 0 ? queue.splice(index, 1)[0] : undefined;
+    const step = index >= 0 ? queue.splice(index, 1)[0] : fallback;
     if (!step) {
       unexpected.push(`${line}: no scripted step left`);
       return sendJSON(res, 500, errorBody(vendor, 500, `mock LLM server: no scripted step left for ${line}`));
@@ -267,9 +273,11 @@ export async function startMockLLMServer(options: MockLLMServerOptions = {}): Pr
     tunnels,
     connections: () => connections,
     enqueue: (...steps) => void queue.push(...steps),
+    setFallback: (step) => void (fallback = step),
     pending: () => queue.length,
     reset: () => {
       for (const list of [queue, requests, unexpected, rejected, tunnels, bodies]) list.length = 0;
+      fallback = undefined;
       connections = 0;
     },
     close: () =>
