@@ -20,7 +20,6 @@ import { sandboxSupport } from "../../app/sandbox/deps.js";
 import { startMockLLMServer, type MockStep } from "../fakes/mock-llm-server.js";
 import { percentile, RSS_METHOD, stats, timeProcess, type ProcessSample, type Stats, type TimeOptions } from "./measure.js";
 import { buildSession, timeCompactedResume, timeFloorRead, timeResume } from "./resume-10k.js";
-import { benchFirstFrame, benchInProcess, benchResumeRss } from "./tui.js";
 import { startLink } from "./link.js";
 import { claudeRunner, CODEX_NOTE, type PeerRunner } from "./peers.js";
 
@@ -51,11 +50,14 @@ if (existsSync(join(ROOT, "dist", "startup-node.mtime"))) {
 }
 const KEEN_BIN = join(SNAPSHOT, "bin", "keen");
 // Both ways of starting, whichever bin/keen picked: a second copy whose dist/ is made to keep a snapshot.
+// Only the start-up rows use it: building a snapshot costs seconds that BENCH_ONLY=link (its test) need not pay.
 const FORCED = join(OUT, "forced");
 rmSync(FORCED, { recursive: true, force: true });
-cpSync(join(SNAPSHOT, "dist"), join(FORCED, "dist"), { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
-symlinkSync(join(ROOT, "node_modules"), join(FORCED, "node_modules"));
-execFileSync(NODE, [join(FORCED, "dist", "snapshot.mjs"), join(FORCED, "dist")], { env: { ...process.env, KEEN_SNAPSHOT: "on" }, stdio: ["ignore", "ignore", "inherit"] });
+if (wanted("startup")) {
+  cpSync(join(SNAPSHOT, "dist"), join(FORCED, "dist"), { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+  symlinkSync(join(ROOT, "node_modules"), join(FORCED, "node_modules"));
+  execFileSync(NODE, [join(FORCED, "dist", "snapshot.mjs"), join(FORCED, "dist")], { env: { ...process.env, KEEN_SNAPSHOT: "on" }, stdio: ["ignore", "ignore", "inherit"] });
+}
 
 /** One row of the table. */
 interface Row {
@@ -411,6 +413,8 @@ if (wanted("pass-through")) {
 // 8. The TUI (test/bench/tui.ts): spawn to first frame in a pty, keystroke latency and frame time while
 // a turn streams over a 100k-character transcript (in-process), peak RSS resuming a 10k-event session.
 if (wanted("tui")) {
+  // Loaded here: the TUI's modules cost the other sections (and BENCH_ONLY runs) a second of start-up.
+  const { benchFirstFrame, benchInProcess, benchResumeRss } = await import("./tui.js");
   progress("TUI: spawn to first frame");
   const first = await benchFirstFrame(KEEN_BIN, keenEnv, sandbox.workspace, RUNS);
   rows.push({ ...first, budget: ratioBudget(first, 2.5) });

@@ -1,12 +1,12 @@
 /**
  * The link bench's peer rows (test/bench/peers.ts) without the real CLIs: a
  * fake `claude` (test/fakes/fake-claude-link.mjs, a real streaming request over
- * the bench's TLS link) on PATH gives the Claude Code rows with numbers; with no
- * `claude` on PATH the note names it as absent. BENCH_RUNS=1, link rows only,
- * output in a temp BENCH_DIR.
+ * the bench's TLS link) on PATH gives the Claude Code rows with numbers; a failing one a note. BENCH_RUNS=1,
+ * link rows only, output in a temp BENCH_DIR. (The note for a peer that is absent is every
+ * bench run's on this machine; a third bench run here, ~5 s of CPU, would only repeat it.)
  */
 import assert from "node:assert/strict";
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { chmodSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -59,21 +59,3 @@ test("a claude that fails gives a note with its stderr's last line, no row, and 
   assert.ok(json.rows.some((r: any) => /link: spawn → first text-delta/.test(r.name) && r.floorName === "fetch script"));
   assert.ok(json.notes.includes("claude on PATH failed, so no row: Invalid API key: the end"), json.notes.join("\n"));
 });
-
-test("without claude on PATH the note names it as absent and there is no row", { timeout: 300_000 }, async (t) => {
-  if (onMachine("claude")) return t.skip("a real claude is on this machine's PATH");
-  const { json } = await benchLink();
-  if (json.notes.some((n: string) => n.startsWith("link bench skipped"))) return t.skip("no openssl");
-  assert.ok(json.rows.length > 0);
-  assert.ok(!json.rows.some((r: any) => r.floorName === "Claude Code (claude -p)"));
-  assert.ok(json.notes.some((n: string) => /not on this machine, so no row: .*claude/.test(n)), json.notes.join("\n"));
-});
-
-function onMachine(command: string): boolean {
-  try {
-    execFileSync("sh", ["-c", `command -v ${command}`], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
