@@ -81,3 +81,19 @@ test("an OpenAI model gets the image described in the tool result's text (its to
   assert.deepEqual(tool, { role: "tool", tool_call_id: "i", content: "a picture:\n[image image/png, 72 bytes]" });
   assert.deepEqual([server.unexpected, server.rejected], [[], []]);
 });
+
+// Was a spawned run in test/e2e/mcp-add.test.ts: which servers --mcp-config names is Keen's decision, the transport plays no role.
+test("--mcp-config takes inline JSON as well as a file", async () => {
+  const sb = makeInProcessSandbox(server);
+  const toolsWith = async (config: string) => {
+    server.reset();
+    server.enqueue({ text: "ok" });
+    const r = await sb.keen([...run, "--mcp-config", config, "go"]);
+    assert.equal(r.code, 0, r.stderr);
+    return (parseLines(r.stdout)[0]!.tools as string[]).filter((t) => t.startsWith("mcp__"));
+  };
+  assert.deepEqual(await toolsWith(JSON.stringify({ mcpServers: { inl: http() } })), mcpNames("inl"));
+  const file = join(sb.workspace, "servers.json");
+  writeFileSync(file, JSON.stringify({ mcpServers: { fromfile: http() } }));
+  assert.deepEqual(await toolsWith(file), mcpNames("fromfile"));
+});

@@ -101,7 +101,7 @@ test("a Write ask carries the diff Keen's own write_file would make (through its
   assert.deepEqual(box.runs()[0]!.asks, [{ behavior: "allow", updatedInput: { file_path: join(box.workspace, "notes.txt"), content: "hello\n" } }]);
 });
 
-test("keen stdio: resume-session into a CLI session runs the CLI (resumed), into an embedded one Keen's own loop", async () => {
+test("keen stdio: resume-session into a CLI session runs the CLI (resumed), into an embedded one Keen's own loop; the CLI session's compaction is refused with the reason, live and offline", async () => {
   const server = await startMockLLMServer();
   try {
     server.enqueue({ text: "Embedded answer." }, { text: "Embedded again." });
@@ -126,6 +126,11 @@ test("keen stdio: resume-session into a CLI session runs the CLI (resumed), into
     assert.equal(viaCli.session_id, cliId);
     assert.deepEqual(box.runs()[1]!.argv.slice(7, 9), ["--resume", box.runs()[0]!.argv[8]]);
     assert.equal(box.runs()[1]!.argv[box.runs()[1]!.argv.indexOf("--permission-mode") + 1], "plan");
+    // What the runner cannot do is said: compaction is refused with the reason, live and offline.
+    client.send({ kind: "compact", id: "c1" });
+    const compact = await client.response("c1");
+    assert.equal(compact.ok, false);
+    assert.match(compact.error, /not available with the CLI runner/);
 
     client.send({ kind: "resume-session", id: "s2", session: embeddedId });
     await client.response("s2");
@@ -133,30 +138,18 @@ test("keen stdio: resume-session into a CLI session runs the CLI (resumed), into
     const viaLoop = await client.next((l) => l.kind === "result");
     assert.equal(viaLoop.text, "Embedded again.");
     assert.equal((await client.end()).code, 0);
-    assert.equal(box.runs().length, 2, "the embedded session never ran claude");
+    assert.equal(box.runs().length, 2, "the embedded session never ran claude, nor did compaction");
     assert.equal(server.requests.length, 2);
+    const offline = await box.run(["sessions", "compact", cliId]);
+    assert.equal(offline.code, 2);
+    assert.match(offline.stderr, /runs through the CLI runner/);
+    assert.equal(box.runs().length, 2);
   } finally {
     await server.close();
   }
 });
 
 // --output-schema and cassettes with the CLI runner are usage errors: test/cli/front-end-flags.test.ts, in process.
-test("what the runner cannot do is said: compaction is refused with the reason, live and offline", async () => {
-  const box = sandbox("text-thinking");
-  const client = startStdio(["--runner", "cli", "--permission-mode", "read-only"], box.env, box.workspace);
-  client.send({ kind: "prompt", id: "p1", text: "say hi" });
-  const { session_id: id } = await client.next((l) => l.kind === "result");
-  client.send({ kind: "compact", id: "c1" });
-  const compact = await client.response("c1");
-  assert.equal(compact.ok, false);
-  assert.match(compact.error, /not available with the CLI runner/);
-  assert.equal((await client.end()).code, 0);
-  const offline = await box.run(["sessions", "compact", id]);
-  assert.equal(offline.code, 2);
-  assert.match(offline.stderr, /runs through the CLI runner/);
-  assert.equal(box.runs().length, 1);
-});
-
 test("keen acp --runner cli: the CLI's ask is the editor's permission request; its answer runs the call", async () => {
   const box = sandbox("tool-bash");
   const acp = startAcp(["--runner", "cli"], box.env, box.workspace);

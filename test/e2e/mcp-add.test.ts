@@ -107,14 +107,9 @@ test("a .mcp.json written by `claude mcp add --scope project` (stdio with env, h
   }
 });
 
-// Bad inline JSON, inline JSON that names a server without command or url, a missing or invalid file:
-// test/cli/mcp-commands.test.ts (in-process); the spawned usage error is the next test's.
-test("--mcp-config takes inline JSON as well as a file", async () => {
-  const sb = mcpSandbox(server.url);
-  const inline = JSON.stringify({ mcpServers: { inl: { command: process.execPath, args: [FAKE_MCP] } } });
-  assert.deepEqual((await runWith(sb, [], ["--mcp-config", inline])).tools, mcpNames("inl"));
-});
-
+// --mcp-config inline and from a file, and its bad input (bad inline JSON, a server without command
+// or url, a missing or invalid file): in process (test/cli/mcp-run.test.ts, test/cli/mcp-commands.test.ts);
+// a spawned run with --mcp-config is test/e2e/mcp-config.test.ts's.
 // The table of bad input (each message) runs in-process: test/cli/mcp-commands.test.ts.
 test("bad input to keen mcp add: one line on stderr, nothing on stdout, exit 2, the config untouched", async () => {
   const sb = mcpSandbox(server.url, { mcpServers: { have: { command: "x" } } });

@@ -139,7 +139,7 @@ test("permissions in ask mode: deny with a message, then allow-always, and the n
   assert.equal((await again.end()).code, 0);
 });
 
-test("permission modes: accept-edits writes without asking and asks for bash; read-only refuses both; auto asks nothing", async () => {
+test("permission modes: accept-edits writes without asking and asks for bash; read-only refuses both; auto asks nothing; ask asks for both, an edit's request carrying the diff it would make", async () => {
   const script = () => server.enqueue(
     { toolCalls: [{ id: "w", name: "write_file", input: { path: "a.txt", content: "hello\n" } }, { id: "b", name: "bash", input: { command: "echo hi" } }] },
     { text: "ok" },
@@ -147,42 +147,37 @@ test("permission modes: accept-edits writes without asking and asks for bash; re
   // One process, the mode set by the client before each prompt (no --permission-mode: nothing caps it).
   // --sandbox off: sandboxed, accept-edits runs bash unasked (test/e2e/sandbox.test.ts).
   const { client, sb } = open(["--sandbox", "off"]);
+  let n = 0;
   const run = async (mode: string, answer?: string) => {
     rmSync(join(sb.workspace, "a.txt"), { force: true });
     const from = client.lines.length;
+    const id = `${mode}-${n++}`;
     script();
-    client.send({ kind: "set-permission-mode", id: `m-${mode}`, mode });
-    client.send({ kind: "prompt", id: `p-${mode}`, text: "go" });
+    client.send({ kind: "set-permission-mode", id: `m-${id}`, mode });
+    client.send({ kind: "prompt", id: `p-${id}`, text: "go" });
     for (let at = from; ;) {
-      const line = await client.next((l) => l.kind === "permission-request" || (l.kind === "response" && l.id === `p-${mode}`), at);
+      const line = await client.next((l) => l.kind === "permission-request" || (l.kind === "response" && l.id === `p-${id}`), at);
       at = client.lines.indexOf(line) + 1;
       if (line.kind === "response") break;
       client.send({ kind: "permission-response", request_id: line.request_id, decision: answer ?? "deny" });
     }
-    assert.equal((await client.response(`m-${mode}`)).ok, true);
+    assert.equal((await client.response(`m-${id}`)).ok, true);
     const lines = client.lines.slice(from);
-    const asked = lines.filter((l) => l.kind === "permission-request").map((l) => l.tool_name);
+    const asks = lines.filter((l) => l.kind === "permission-request");
     const results = lines.filter((l) => l.kind === "tool-result").map((l) => [l.tool_name, l.is_error]);
-    return { asked, results, wrote: existsSync(join(sb.workspace, "a.txt")) };
+    return { asked: asks.map((l) => l.tool_name), results, wrote: existsSync(join(sb.workspace, "a.txt")), diff: asks[0]?.diff };
   };
-  assert.deepEqual(await run("accept-edits", "allow-once"), { asked: ["bash"], results: [["write_file", false], ["bash", false]], wrote: true });
-  assert.deepEqual(await run("read-only"), { asked: [], results: [["write_file", true], ["bash", true]], wrote: false });
-  assert.deepEqual(await run("auto"), { asked: [], results: [["write_file", false], ["bash", false]], wrote: true });
+  const { diff: _none, ...edits } = await run("accept-edits", "allow-once");
+  assert.deepEqual(edits, { asked: ["bash"], results: [["write_file", false], ["bash", false]], wrote: true });
+  assert.deepEqual(await run("read-only"), { asked: [], results: [["write_file", true], ["bash", true]], wrote: false, diff: undefined });
+  assert.deepEqual(await run("auto"), { asked: [], results: [["write_file", false], ["bash", false]], wrote: true, diff: undefined });
+  // An edit's permission request carries the diff it would make; denied, nothing is written.
+  const denied = await run("ask", "deny");
+  assert.deepEqual([denied.asked, denied.results, denied.wrote], [["write_file", "bash"], [["write_file", true], ["bash", true]], false]);
+  assert.match(denied.diff, /^\+hello$/m);
   const ask = await run("ask", "allow-always");
   assert.deepEqual(ask.asked, ["write_file", "bash"]);
   assert.equal((await client.end()).code, 0);
-});
-
-test("an edit's permission request carries the diff it would make", async () => {
-  const { client, sb } = open(["--permission-mode", "ask"]);
-  server.enqueue({ toolCalls: [{ id: "w", name: "write_file", input: { path: "new.txt", content: "line one\n" } }] }, { text: "ok" });
-  client.send({ kind: "prompt", id: "p", text: "write" });
-  const ask = await client.next((l) => l.kind === "permission-request");
-  client.send({ kind: "permission-response", request_id: ask.request_id, decision: "deny" });
-  await client.response("p");
-  await client.end();
-  assert.match(ask.diff, /\+line one/);
-  assert.equal(existsSync(join(sb.workspace, "new.txt")), false);
 });
 
 test("session switch and resume, list-sessions, and a second process continuing between two turns", async () => {
