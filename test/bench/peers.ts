@@ -44,15 +44,15 @@ export interface PeerRunner {
   dispose(): void;
 }
 
-/** Claude Code over the link at `url`, trusting `caFile`; every request it makes is answered with `reply`. */
-export function claudeRunner(server: MockLLMServer, reply: MockStep, url: string, caFile: string, cwd: string): PeerRunner {
+/** Claude Code over the link at `url`, trusting `caFile`; every request it makes is answered with `reply`. `command`: the one on PATH (tests name another). */
+export function claudeRunner(server: MockLLMServer, reply: MockStep, url: string, caFile: string, cwd: string, command = "claude"): PeerRunner {
   const config = mkdtempSync(join(tmpdir(), "keen-bench-claude-"));
   let failure: string | undefined;
   const run = async (): Promise<ProcessSample> => {
     const seen = { unexpected: server.unexpected.length, rejected: server.rejected.length };
     server.setFallback(reply);
     try {
-      const sample = await timeProcess(["claude", "-p", "hello", "--output-format", "stream-json", "--verbose", "--include-partial-messages"], {
+      const sample = await timeProcess([command, "-p", "hello", "--output-format", "stream-json", "--verbose", "--include-partial-messages"], {
         cwd,
         firstLine: isClaudeTextDelta,
         env: {

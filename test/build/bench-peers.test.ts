@@ -1,9 +1,10 @@
 /**
  * The link bench's peer rows (test/bench/peers.ts) without the real CLIs: a
  * fake `claude` (test/fakes/fake-claude-link.mjs, a real streaming request over
- * the bench's TLS link) on PATH gives the Claude Code rows with numbers; a failing one a note. BENCH_RUNS=1,
- * link rows only, output in a temp BENCH_DIR. (The note for a peer that is absent is every
- * bench run's on this machine; a third bench run here, ~5 s of CPU, would only repeat it.)
+ * the bench's TLS link) on PATH gives the Claude Code rows with numbers (one bench run: BENCH_RUNS=1,
+ * link rows only, output in a temp BENCH_DIR); a failing one gives its reason and no figure
+ * (the runner alone: bench.ts turns that reason into its note). The note for an absent peer
+ * is every bench run's on this machine; another bench run here (~5 s of CPU) would only repeat it.
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -12,6 +13,8 @@ import { delimiter, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { after, test } from "node:test";
 import { makeTempDir, removeTempDir } from "../temp.js";
+import { startMockLLMServer } from "../fakes/mock-llm-server.js";
+import { claudeRunner } from "../bench/peers.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const dirs: string[] = [];
@@ -49,13 +52,20 @@ test("a claude on PATH is run over the link and gets rows with numbers", { timeo
   assert.ok(!json.notes.some((n: string) => /not on this machine.*claude/.test(n)), json.notes.join("\n"));
 });
 
-test("a claude that fails gives a note with its stderr's last line, no row, and the bench still reports", { timeout: 300_000 }, async () => {
+test("a claude that fails gives its stderr's last line as the reason for no row, not a figure", async () => {
   const bin = makeTempDir("keen-bench-peers-bin-");
   dirs.push(bin);
-  writeFileSync(join(bin, "claude"), "#!/bin/sh\necho 'starting' >&2\necho 'Invalid API key: the end' >&2\nexit 1\n");
-  chmodSync(join(bin, "claude"), 0o755);
-  const { json } = await benchLink(bin);
-  assert.ok(!json.rows.some((r: any) => r.floorName === "Claude Code (claude -p)"));
-  assert.ok(json.rows.some((r: any) => /link: spawn → first text-delta/.test(r.name) && r.floorName === "fetch script"));
-  assert.ok(json.notes.includes("claude on PATH failed, so no row: Invalid API key: the end"), json.notes.join("\n"));
+  const failing = join(bin, "claude");
+  writeFileSync(failing, "#!/bin/sh\necho 'starting' >&2\necho 'Invalid API key: the end' >&2\nexit 1\n");
+  chmodSync(failing, 0o755);
+  const server = await startMockLLMServer();
+  const runner = claudeRunner(server, { text: "hi" }, server.url, "/dev/null", bin, failing);
+  try {
+    const sample = await runner();
+    assert.ok(Number.isNaN(sample.wallMs), "no figure from a failed run");
+    assert.equal(runner.failure(), "Invalid API key: the end");
+  } finally {
+    runner.dispose();
+    await server.close();
+  }
 });
