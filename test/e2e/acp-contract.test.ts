@@ -29,6 +29,16 @@ const finished = (updates: SessionNotification[]) =>
  */
 const acpShared = sharedAcp(() => server.url, ["--model", MODEL]);
 const shared = acpShared.get;
+
+/** Prompts `sessionId` through the shared agent: where the turn's updates start, and the text it said. */
+function prompter({ acp, ctx }: Pick<Awaited<ReturnType<typeof shared>>, "acp" | "ctx">, sessionId: string) {
+  return async (text: string) => {
+    const from = acp.updates.length;
+    const { stopReason } = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+    assert.equal(stopReason, "end_turn");
+    return { from, text: said(acp.updates, from) };
+  };
+}
 after(acpShared.kill);
 /** A fresh directory for one shared test's session. */
 const dirFor = (sb: { root: string }, name: string) => {
@@ -133,12 +143,7 @@ test("/mode, /undo and unknown /words sent as prompts: the mode change reaches t
     { text: "No such command here." },
   );
   const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
-  const prompt = async (text: string) => {
-    const from = acp.updates.length;
-    const { stopReason } = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
-    assert.equal(stopReason, "end_turn");
-    return { from, text: said(acp.updates, from) };
-  };
+  const prompt = prompter({ acp, ctx }, sessionId);
   const mode = await prompt("/mode auto");
   assert.equal(mode.text, "Permission mode: auto.");
   assert.ok(acp.updates.slice(mode.from).some((n) => n.update.sessionUpdate === "current_mode_update" && n.update.currentModeId === "auto"));
@@ -173,12 +178,7 @@ test("a background job is an execute tool call in progress after its turn; /kill
   const marker = `${process.pid}${Date.now() % 100000}`;
   server.enqueue({ toolCalls: [{ name: "bash", input: { command: `exec sleep 300.${marker}`, background: true } }] }, { text: "Started it." });
   const { sessionId } = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
-  const prompt = async (text: string) => {
-    const from = acp.updates.length;
-    const { stopReason } = await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
-    assert.equal(stopReason, "end_turn");
-    return { from, text: said(acp.updates, from) };
-  };
+  const prompt = prompter({ acp, ctx }, sessionId);
   await prompt("/mode auto");
   const turn = await prompt("start the server");
   const job = (from: number) => ofSession(acp.updates.slice(from), sessionId).map((n) => n.update).filter((u) => "toolCallId" in u && u.toolCallId === "job:job-1");
