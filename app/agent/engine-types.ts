@@ -89,7 +89,8 @@ export interface SetupBase {
 /** What the engine does with background jobs (a JobRegistry): find one, end one (resolves once it has ended). */
 export interface JobControl {
   list(): JobInfo[];
-  kill(id: string): Promise<JobInfo | undefined>;
+  /** `already`: this call ended nothing (the job had ended, or another kill was ending it). */
+  kill(id: string): Promise<(JobInfo & { already?: boolean }) | undefined>;
 }
 
 /** Everything the engine is given (the test seam: no module mocking). */

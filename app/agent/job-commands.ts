@@ -14,7 +14,9 @@ export async function killJob(ctx: EngineContext, command: CommandOf<"kill-job">
   const ended = (job: typeof known) => ({ job_id: job.id, state: job.state, exit_code: job.exit_code });
   if (known.state !== "running") return ctx.refuse(command, "job_ended", `${known.id} has already ${known.state === "killed" ? "been killed" : "exited"}`, ended(known));
   const after = await jobs.kill(known.id);
-  // It may have exited on its own between the look and the signal: then it was not this command that ended it.
+  // It may have exited on its own between the look and the signal, or another kill (the model's job_kill, a
+  // second kill-job) was ending it: then it was not this command that ended it.
   if (after && after.state !== "killed") return ctx.refuse(command, "job_ended", `${known.id} exited before it was killed`, ended(after));
+  if (after?.already) return ctx.refuse(command, "job_ended", `${known.id} was being killed already`, ended(after));
   return ctx.respond(command, true, { data: { job_id: known.id, state: "killed", exit_code: after?.exit_code ?? null } });
 }

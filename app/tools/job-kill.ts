@@ -21,7 +21,7 @@ export function createJobKillTool(ctx: ToolContext): Tool {
       const ended = await ctx.jobs.kill(id);
       if (!ended) return fail(`No job ${id}. Jobs: ${ctx.jobs.list().map((j) => j.id).join(", ") || "none"}.`);
       const read = await ctx.jobs.read(id);
-      const result = jobResult(read!, ended.state === "killed" ? `Killed ${id}.` : `${id} had already ended.`);
+      const result = jobResult(read!, ended.state === "killed" && !ended.already ? `Killed ${id}.` : `${id} had already ended.`);
       // Killing it is what was asked: not an error, whatever its exit code.
       return { ...result, is_error: false };
     },

@@ -33,6 +33,9 @@ export interface JobInfo {
   ended_at?: number;
 }
 
+/** A job as a kill left it; `already` when that kill was not what ended it. */
+export type KilledJob = JobInfo & { already: boolean };
+
 /** New output since the last read, and the job as it is now. */
 export interface JobRead {
   output: string;
@@ -192,13 +195,20 @@ export class JobRegistry {
 
   /**
    * Ends a job: SIGTERM (inside the sandbox, to its processes), then SIGKILL to its group
-   * after a grace period; resolves once it has ended. Undefined for an unknown id.
+   * after a grace period; resolves once it has ended. Undefined for an unknown id. `already`:
+   * this call ended nothing, since the job had ended or another kill was ending it (so two
+   * kills at once get one "killed" between them, not two).
    */
-  async kill(id: string): Promise<JobInfo | undefined> {
+  async kill(id: string): Promise<KilledJob | undefined> {
     const job = this.jobs.get(id);
     if (!job) return undefined;
     const pid = job.info.pid;
-    if (job.info.state === "running" && pid) {
+    if (job.info.state !== "running") return { ...job.info, already: true };
+    if (job.killing) {
+      await job.closed;
+      return { ...job.info, already: true };
+    }
+    if (pid) {
       job.killing = true;
       // Sandboxed, the group leader is bubblewrap, which would end everything at once: the TERM goes inside.
       if (!job.sandboxed?.terminate(pid)) signalGroup(pid, "SIGTERM");
@@ -206,7 +216,7 @@ export class JobRegistry {
       await job.closed;
       clearTimeout(force);
     }
-    return { ...job.info };
+    return { ...job.info, already: false };
   }
 
   /** Ends every running job (the engine ending); never throws. */

@@ -7,7 +7,7 @@ import { request } from "../../protocol/client.js";
 import type { KeenEvent } from "../../protocol/events.js";
 import { createSessionEngine, type EngineSetup } from "../../app/agent/engine.js";
 import type { JobControl } from "../../app/agent/engine-types.js";
-import type { JobInfo } from "../../app/tools/jobs.js";
+import { JobRegistry, type JobInfo } from "../../app/tools/jobs.js";
 import { openStore } from "../../storage/level-store.js";
 import { FakeProvider } from "../fakes/fake-provider.js";
 import { makeTempDir } from "../temp.js";
@@ -59,5 +59,25 @@ test("kill-job is answered while an earlier command still waits (a setup being p
   assert.ok(!kinds.includes("response:list-models"), "the earlier list-models still waits for its setup");
   release(setup("fake/other"));
   assert.ok((await models).ok);
+  await request(engine, { kind: "shutdown" });
+});
+
+test("two kill-jobs for one job at once: one answer says killed, the other job_ended", async () => {
+  const bus = new EventBus();
+  const jobs = new JobRegistry();
+  const job = jobs.start({ command: "sleep 60", script: "exec sleep 60", cwd: root, env: process.env });
+  const setup: EngineSetup = {
+    modelRef: "fake/first", provider: new FakeProvider([]), tools: [], system: "sys", contextWindow: 1000, perTurn: () => ({ policies: [], tools: [] }), jobs,
+  };
+  const engine = createSessionEngine({
+    store: openStore(join(root, "s2")), bus, headless: true, cwd: root, permissionMode: "ask", interactive: true,
+    prepare: async () => setup, checkModel: (ref) => ref, listModels: () => [],
+    retry: { maxRetries: 0, maxWaitMs: 0, idleTimeoutMs: 1000, baseDelayMs: 0 },
+    newId: (() => { let n = 0; return () => `id-${n++}`; })(),
+  });
+  await engine.prepare();
+  const answers = await Promise.all([request(engine, { kind: "kill-job", job_id: job.id }), request(engine, { kind: "kill-job", job_id: job.id })]);
+  assert.deepEqual(answers.map((a) => (a.ok ? "killed" : a.error_code)).sort(), ["job_ended", "killed"]);
+  assert.equal(jobs.list()[0]!.state, "killed");
   await request(engine, { kind: "shutdown" });
 });

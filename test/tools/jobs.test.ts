@@ -83,9 +83,18 @@ test("kill ends the job's whole process group (TERM first) and reports it killed
   assert.ok(!alive(childPid), "the process it started is gone");
   assert.match((await jobs.read(job.id))!.output, /got TERM/);
   assert.deepEqual(changes.map((c) => [c.id, c.state]), [[job.id, "running"], [job.id, "killed"]]);
-  // Killing an ended job changes nothing.
-  assert.equal((await jobs.kill(job.id))!.state, "killed");
+  // Killing an ended job changes nothing, and says this kill ended nothing.
+  assert.deepEqual([(await jobs.kill(job.id))!.state, (await jobs.kill(job.id))!.already], ["killed", true]);
   assert.equal(await jobs.kill("job-99"), undefined);
+});
+
+test("two kills at once: both resolve once the job has ended, and only the first says it ended it", async () => {
+  const jobs = new JobRegistry();
+  const job = start(jobs, "sleep 60");
+  const [first, second] = await Promise.all([jobs.kill(job.id), jobs.kill(job.id)]);
+  assert.deepEqual([first!.state, first!.already], ["killed", false]);
+  assert.deepEqual([second!.state, second!.already], ["killed", true]);
+  assert.ok(!alive(job.pid!), "the second kill resolved only after the job ended");
 });
 
 test("kill ends a process of the job that ignores TERM, though the job's shell ended on it", async () => {
