@@ -72,6 +72,15 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   let resolveDone!: () => void;
   const done = new Promise<void>((resolve) => (resolveDone = resolve));
 
+  /**
+   * Writes of events between turns, in order: a job ends between turns too (it exits, or a kill-job or the
+   * engine's end stops it) and is stored all the same, so a resumed session does not show it running. Appends
+   * need no claim (the store orders them). Events emitted while one is written wait for it, so the order
+   * stays (a kill-job's answer after its job's end); a turn's claim and the engine's end wait too.
+   */
+  let outsideTail: Promise<void> = Promise.resolve();
+  let outsidePending = 0;
+  const outsideWritten = () => outsideTail;
   const emit = async (draft: EventDraft): Promise<void> => {
     let event = { ...draft, conversation_id: session.id, ts: Date.now() } as KeenEvent;
     const redactor = redactorNow();
@@ -80,6 +89,19 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
       countStored(session, event);
       // Storage first: what a reader saw on stdout is already in the store.
       await recorder.subscriber(event);
+    } else if ((event.kind === "job" && session.meta) || outsidePending) {
+      const stored = event.kind === "job" && session.meta ? event : undefined;
+      const write = outsideTail.then(() => stored && store.append(session.id, [stored]).then(
+        () => countStored(session, stored),
+        (error) => diagnose(`could not store a job's end: ${messageOf(error)}`),
+      ));
+      outsideTail = write;
+      outsidePending++;
+      try {
+        await write;
+      } finally {
+        outsidePending--;
+      }
     }
     await bus.emit(event);
   };
@@ -313,7 +335,9 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
   }
 
   /** Creates (and claims in the same write) or claims the session; a new one's title hides the secrets known now. */
-  function claim(current: CurrentSession, text: string, modelRef: string): Promise<void> {
+  async function claim(current: CurrentSession, text: string, modelRef: string): Promise<void> {
+    // The turn reads what others appended since `seen`: this process's own job events must be in first.
+    await outsideWritten();
     const redactor = redactorNow();
     return claimSession(store, current, text, modelRef, redactor && ((line) => redactor.redact(line)));
   }
@@ -344,7 +368,7 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
     if (closed) return;
     closed = true;
     // What the last setup started (MCP servers) ends once every command is answered.
-    void order.settled().then(() => setups.close()).then(resolveDone);
+    void order.settled().then(() => setups.close()).then(outsideWritten).then(resolveDone);
   }
 
   async function close(): Promise<void> {

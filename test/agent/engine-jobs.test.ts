@@ -81,3 +81,30 @@ test("two kill-jobs for one job at once: one answer says killed, the other job_e
   assert.equal(jobs.list()[0]!.state, "killed");
   await request(engine, { kind: "shutdown" });
 });
+
+test("a job killed between turns is stored, so the session read back does not show it running", async () => {
+  const bus = new EventBus();
+  const jobs = new JobRegistry();
+  const store = openStore(join(root, "s3"));
+  const setup: EngineSetup = {
+    modelRef: "fake/first", provider: new FakeProvider([{ text: "started it" }]), tools: [], system: "sys", contextWindow: 1000,
+    perTurn: () => ({ policies: [], tools: [] }), jobs,
+    attach: (emit) => jobs.onChange(({ id, ...info }) => void emit({ kind: "job", job_id: id, ...info }).catch(() => {})),
+  };
+  let n = 0;
+  const engine = createSessionEngine({
+    store, bus, headless: true, cwd: root, permissionMode: "ask", interactive: true,
+    prepare: async () => setup, checkModel: (ref) => ref, listModels: () => [],
+    retry: { maxRetries: 0, maxWaitMs: 0, idleTimeoutMs: 1000, baseDelayMs: 0 },
+    newId: () => `id-${n++}`,
+  });
+  const prompted = await request(engine, { kind: "prompt", text: "start a server" });
+  assert.ok(prompted.ok);
+  const sessionId = (await store.list())[0]!.id;
+  // Started after the turn, as a job the model started would still be running now.
+  const job = jobs.start({ command: "sleep 60", script: "exec sleep 60", cwd: root, env: process.env });
+  assert.ok((await request(engine, { kind: "kill-job", job_id: job.id })).ok);
+  const states = (await store.load(sessionId)).flatMap((e) => (e.kind === "job" ? [e.state] : []));
+  assert.deepEqual(states, ["running", "killed"]);
+  await request(engine, { kind: "shutdown" });
+});
