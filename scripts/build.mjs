@@ -116,7 +116,11 @@ const sideBundles = {
     const files = Object.values(SIDE_BUNDLES).map(escape).join("|");
     // `import("undici")` becomes a bundled stand-in whose require() of the side bundle runs on first use.
     build.onResolve({ filter: new RegExp(`^(${specifiers})$`) }, (args) => ({ path: SIDE_BUNDLES[args.path], namespace: "keen-side" }));
-    build.onLoad({ filter: /.*/, namespace: "keen-side" }, (args) => ({ loader: "js", contents: `module.exports = require("./${args.path}.cjs");` }));
+    // Through start.cjs's loader when it started the bundle (each side bundle with a code cache of its own); else a plain require.
+    build.onLoad({ filter: /.*/, namespace: "keen-side" }, (args) => ({
+      loader: "js",
+      contents: `const side = globalThis[Symbol.for("keen.requireSide")];\nmodule.exports = side ? side(${JSON.stringify(args.path)}) : require("./${args.path}.cjs");`,
+    }));
     build.onResolve({ filter: new RegExp(`^\\./(${files}|tui|mcp-sdk|web-html|sandbox-runtime)\\.cjs$`) }, (args) => ({ path: args.path, external: true }));
   },
 };
@@ -190,7 +194,12 @@ var __keenSandboxUrl = (() => {
 })();
 `;
 // KEEN_BUILD_MINIFY=0 keeps names and lines, for reading a CPU profile of a run (docs/performance.md).
-const common = { bundle: true, format: "cjs", platform: "node", target: "node20", minify: process.env.KEEN_BUILD_MINIFY !== "0", logLevel: "warning" };
+// No `import()` left in a bundle (esbuild makes each a require in a promise): Node 20 loses the dynamic-import
+// callback of a script compiled from a V8 code cache (start.cjs), so a kept `import("blessed")` failed there.
+const common = {
+  bundle: true, format: "cjs", platform: "node", target: "node20", minify: process.env.KEEN_BUILD_MINIFY !== "0", logLevel: "warning",
+  supported: { "dynamic-import": false },
+};
 
 // Built aside and swapped in, so a keen started meanwhile (tests, another build) never finds dist/ half-written.
 const dist = new URL("../dist", import.meta.url);
@@ -259,6 +268,11 @@ for (const [placeholder, flag] of [["__KEEN_VERSION__", "--version"], ["__KEEN_H
   const text = baked(flag);
   start = start.replace(`"${placeholder}"`, () => text);
 }
+// Each side bundle's cache is named by that bundle's own hash (a TUI change must not meet the TUI cache of the build before).
+const sideNames = [...Object.values(SIDE_BUNDLES), "tui", "mcp-sdk", "web-html", "sandbox-runtime"];
+const sideIds = Object.fromEntries(sideNames.map((name) => [name, createHash("sha256").update(readFileSync(`${stagingDir}/${name}.cjs`)).digest("hex").slice(0, 16)]));
+if (!start.includes(`"__KEEN_SIDE_IDS__"`)) throw new Error(`scripts/start.cjs has no "__KEEN_SIDE_IDS__" to fill in`);
+start = start.replace(`"__KEEN_SIDE_IDS__"`, () => JSON.stringify(sideIds));
 writeFileSync(`${stagingDir}/start.cjs`, start);
 // Snapshot or plain bundle: measured here, for the node that builds (scripts/snapshot.mjs, shipped in dist/
 // so that bin/keen can decide again in the background for another node or an installed package).

@@ -45,23 +45,9 @@ const v8 = require("node:v8");
 v8.setFlagsFromString("--no-wasm-tier-up");
 v8.setFlagsFromString("--no-wasm-dynamic-tiering");
 
-const bundle = join(__dirname, "keen.cjs");
-const source = readFileSync(bundle, "utf8");
-const cacheFile = join(__dirname, "code-cache", `${process.version}-${process.arch}-__KEEN_BUILD_ID__.bin`);
 const useCache = process.env.KEEN_CODE_CACHE !== "off";
 // KEEN_CODE_CACHE=warm (scripts/snapshot.mjs sets it): the bundle compiles what a run needs and exits; the cache written then replaces any other.
 const warming = process.env.KEEN_CODE_CACHE === "warm";
-let cachedData;
-if (useCache) {
-  try {
-    if (!warming) cachedData = readFileSync(cacheFile);
-  } catch {}
-}
-const script = new vm.Script(Module.wrap(source), {
-  filename: bundle,
-  cachedData,
-  importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-});
 // Serialising the cache costs CPU at exit: only where it can be written (a global install owned by another user cannot).
 const writable = (dir) => {
   try {
@@ -71,25 +57,80 @@ const writable = (dir) => {
     return false;
   }
 };
-if (useCache && !cachedData && writable(existsSync(dirname(cacheFile)) ? dirname(cacheFile) : __dirname)) {
-  process.once("exit", () => {
+
+/**
+ * `file` compiled with its cache when there is one (and V8 takes it). Without one, `save` writes it: at
+ * exit for keen.cjs (so it holds what the start compiled lazily too), at once for a side bundle.
+ */
+function compile(file, id, saveAtExit = true) {
+  const cacheFile = join(__dirname, "code-cache", `${process.version}-${process.arch}-${id}.bin`);
+  let cachedData;
+  if (useCache) {
     try {
-      mkdirSync(dirname(cacheFile), { recursive: true });
-      const temp = `${cacheFile}.tmp-${process.pid}`;
-      writeFileSync(temp, script.createCachedData());
-      // A warmed cache replaces any other; a start's own never replaces one written meanwhile (link fails if it exists).
-      if (warming) renameSync(temp, cacheFile);
-      else {
-        try {
-          linkSync(temp, cacheFile);
-        } finally {
-          unlinkSync(temp);
-        }
-      }
+      if (!warming) cachedData = readFileSync(cacheFile);
     } catch {}
+  }
+  const script = new vm.Script(Module.wrap(readFileSync(file, "utf8")), {
+    filename: file,
+    cachedData,
+    importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
+  if (useCache && !cachedData && writable(existsSync(dirname(cacheFile)) ? dirname(cacheFile) : __dirname)) {
+    const save = () => {
+      try {
+        mkdirSync(dirname(cacheFile), { recursive: true });
+        const temp = `${cacheFile}.tmp-${process.pid}`;
+        writeFileSync(temp, script.createCachedData());
+        // A warmed cache replaces any other; a start's own never replaces one written meanwhile (link fails if it exists).
+        if (warming) renameSync(temp, cacheFile);
+        else {
+          try {
+            linkSync(temp, cacheFile);
+          } finally {
+            unlinkSync(temp);
+          }
+        }
+      } catch {}
+    };
+    if (saveAtExit) process.once("exit", save);
+    else return { script, save };
+  }
+  return { script, save: () => {} };
 }
+
+// The side bundles (the TUI with its markdown, the MCP SDK, the sandbox library, …: scripts/build.mjs) are
+// required on first use, each ~0.4–1.7 MB: compiling one is 50–80 ms of the first frame or the first
+// sandboxed command. The bundle's stand-in for a side bundle asks here first (a snapshot start has no
+// start.cjs and requires the file as before), and each gets a cache of its own, named by its own hash.
+const sideIds = "__KEEN_SIDE_IDS__";
+globalThis[Symbol.for("keen.requireSide")] = (name) => {
+  const file = join(__dirname, `${name}.cjs`);
+  const cached = Module._cache[file];
+  if (cached) return cached.exports;
+  const id = sideIds[name];
+  if (!id) return require(file);
+  const mod = new Module(file, null);
+  mod.filename = file;
+  mod.paths = Module._nodeModulePaths(__dirname);
+  // In require's cache before it runs, as require does: a cycle, or a plain require of it later, gets this one.
+  Module._cache[file] = mod;
+  try {
+    const { script, save } = compile(file, `${name}-${id}`, false);
+    script.runInThisContext()(mod.exports, Module.createRequire(file), mod, file, __dirname);
+    // Right after its top level ran: a cache of everything a whole TUI session compiled (2 MB) took as long
+    // to read as the compile it saves; the top level's (~0.1 MB) halves the load (78 → 36 ms, Node 20).
+    save();
+  } catch (error) {
+    delete Module._cache[file];
+    throw error;
+  }
+  mod.loaded = true;
+  return mod.exports;
+};
+
 // The bundle sees itself as the main script, as `node dist/keen.cjs` would show it.
+const bundle = join(__dirname, "keen.cjs");
+const { script } = compile(bundle, "__KEEN_BUILD_ID__");
 const main = new Module(bundle, null);
 main.filename = bundle;
 main.paths = Module._nodeModulePaths(__dirname);

@@ -92,3 +92,24 @@ test("KEEN_CODE_CACHE=off reads and writes none; KEEN_CODE_CACHE=warm writes one
   assert.equal(out, "");
   assert.ok(statSync(cache).size > 0);
 });
+
+test("a side bundle (ajv, for --output-schema) gets a cache of its own at its first load, named by its own hash; later starts read it", async () => {
+  const { bin, dist, cache } = copyCheckout();
+  const sb = makeSandbox(server.url);
+  const schema = join(sb.root, "schema.json");
+  writeFileSync(schema, JSON.stringify({ type: "object", properties: { answer: { type: "number" } }, required: ["answer"] }));
+  const id = createHash("sha256").update(readFileSync(join(dist, "ajv.cjs"))).digest("hex").slice(0, 16);
+  const side = join(dist, "code-cache", `${process.version}-${process.arch}-ajv-${id}.bin`);
+  const answer = async () => {
+    server.enqueue({ toolCalls: [{ name: "structured_output", input: { answer: 42 } }] });
+    return sb.run(["run", "--sandbox", "off", "--output-schema", schema, "q"], { bin, env: { PATH, KEEN_SNAPSHOT: "off" } });
+  };
+  const cold = await answer();
+  assert.deepEqual([cold.code, cold.stdout], [0, '{"answer":42}\n'], cold.stderr);
+  assert.ok(existsSync(side), `${side}: ${readdirSync(dirname(cache)).join(" ")}`);
+  const first = statSync(side);
+  const warm = await answer();
+  assert.deepEqual([warm.code, warm.stdout], [0, '{"answer":42}\n'], warm.stderr);
+  assert.equal(statSync(side).mtimeMs, first.mtimeMs, "read, not rewritten");
+  assert.deepEqual(readdirSync(dirname(cache)).sort(), [cache, side].map((f) => f.split("/").at(-1)).sort(), "no temporary file left");
+});
