@@ -31,7 +31,15 @@ export function patchBlessed(blessed: Blessed): void {
   const compile = tput._compile as (this: unknown, info: unknown, key: string, str: string) => unknown;
   tput._compile = function (this: unknown, info: unknown, key: string, str: string) {
     if (key === "Setulc") return () => "";
-    return compile.call(this, info, key, str);
+    // Each string capability (~400 for xterm) is compiled to a function at the first call that needs it, not
+    // all at start: compiling every one was ~25 ms of the first frame, and a session calls a few dozen.
+    if (typeof str !== "string" || !str || key === "init_file" || key === "reset_file") return compile.call(this, info, key, str);
+    let compiled: ((...args: unknown[]) => unknown) | undefined;
+    const tput = this;
+    return function (this: unknown, ...args: unknown[]) {
+      compiled ??= compile.call(tput, info, key, str) as (...args: unknown[]) => unknown;
+      return compiled.apply(this, args);
+    };
   };
   // A label's resize handler runs a tick later and crashes when the label was removed in
   // between (a pane that moves and loses its label in one frame): guard it.
