@@ -227,7 +227,11 @@ async function prepare(
       jobs.onChange(({ id, ...job }) => void emit({ kind: "job", job_id: id, ...job }).catch(() => {}));
       mcp?.attach(emit, mcpWarnings);
     },
-    close: async () => mcp?.handle?.close(),
+    close: async () => {
+      // A sandbox started ahead for the next bash call (app/sandbox/spare.ts) ends with the session.
+      sandbox?.close();
+      await mcp?.handle?.close();
+    },
     end: () => jobs.killAll(),
     jobs,
     system: buildSystemPrompt({ cwd, workspace, toolNames: names, extra: instructions, configDir, skills: skills.current().skills }),

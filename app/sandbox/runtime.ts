@@ -1,13 +1,16 @@
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { secretNameGlobs } from "../permissions/secret-names.js";
 import { linuxTools } from "./deps.js";
 import { terminateInside } from "./inner-signal.js";
+import { keeper, shellQuote } from "./keeper.js";
 import type { SandboxPolicy } from "./policy.js";
 import { protectedPaths, removeCreated, type AbsentPath } from "./protected-paths.js";
 import { presentReadDenies } from "./read-denies.js";
 import { createDirectoryListings, createSecretScanner, type SecretScanner } from "./secret-paths.js";
+import { startSpare, type Spare, type SpawnPlace } from "./spare.js";
 import { sandboxTempRoot } from "./temp-root.js";
 
 // The ONE place that knows @anthropic-ai/sandbox-runtime (a preview release): everything
@@ -55,6 +58,20 @@ export interface CommandSandbox {
    * background, so a turn's first bash call finds it ready. A failure is kept for that call to report.
    */
   warm(): void;
+  /**
+   * Starts a bash command line confined (the bash tool's way): `bash -c` in its own process group,
+   * stdin /dev/null, in `place`. On Linux it runs in the spare started after the call before when
+   * that fits (spare.ts), and starts the next one. Call `begin` once the child's listeners are on.
+   */
+  spawn(command: string, ask: NetworkAsk | undefined, place: SpawnPlace): Promise<SpawnedCommand>;
+  /** The session is over: a spare still waiting ends. */
+  close(): void;
+}
+
+/** A confined command, spawned; it runs once `begin` is called. */
+export interface SpawnedCommand extends Pick<WrappedCommand, "finish" | "terminate"> {
+  child: ChildProcess;
+  begin(): void;
 }
 
 let manager: Promise<Manager> | undefined;
@@ -150,9 +167,68 @@ function sandboxShell(): string | undefined {
  * A policy given as a function is built when first needed (it makes the session's temp
  * directory), so a session that never runs bash pays nothing for it.
  */
-export function createCommandSandbox(policyOf: SandboxPolicy | (() => SandboxPolicy)): CommandSandbox {
+export function createCommandSandbox(
+  policyOf: SandboxPolicy | (() => SandboxPolicy),
+  options: { /** Told the pid of each spare once it waits (tests). */ onSpare?: (pid: number) => void } = {},
+): CommandSandbox {
   let built = typeof policyOf === "function" ? undefined : policyOf;
   const current = () => (built ??= (policyOf as () => SandboxPolicy)());
+  /** The next command's sandbox, started ahead (spare.ts); at most one. */
+  let spare: Spare | undefined;
+  let refilling = false;
+  let closed = false;
+
+  /** What a command started now may write and read (Linux), read from the disk now: compared when a spare is taken. */
+  async function plan(policy: SandboxPolicy) {
+    const { filesystem } = runtimeConfig(policy);
+    // No placeholders: what is there is made read-only, what is not is audited after.
+    let list = listings.get(policy.workspace);
+    if (!list) listings.set(policy.workspace, (list = createDirectoryListings()));
+    const found = await protectedPaths(policy.workspace, policy.denyWrite, list);
+    filesystem.denyWrite = found.existing;
+    return { filesystem, absent: found.absent, key: JSON.stringify(filesystem) };
+  }
+
+  async function makeSpare(sandbox: Manager, planned: Awaited<ReturnType<typeof plan>>, place: SpawnPlace): Promise<Spare> {
+    const id = randomBytes(16).toString("base64url");
+    // The library keeps a command's text for its violation records; a spare's command is not known yet.
+    const script = await outsideWorkspace(() =>
+      sandbox.wrapWithSandbox(keeper(), sandboxShell(), { filesystem: planned.filesystem }, undefined, { commandId: id, commandText: "(a command given to a sandbox started ahead)" }),
+    );
+    return startSpare(script, id, planned.key, place);
+  }
+
+  /** Starts the next call's sandbox, unless one waits already or the session is over. Never throws. */
+  async function refill(place: SpawnPlace): Promise<void> {
+    if (refilling || closed || spare?.waiting()) return;
+    refilling = true;
+    try {
+      const policy = current();
+      const sandbox = await load(policy);
+      process.env.CLAUDE_CODE_TMPDIR = policy.tmpDir;
+      const made = await makeSpare(sandbox, await plan(policy), place);
+      if (closed) made.discard();
+      else {
+        spare?.discard();
+        spare = made;
+        if (made.child.pid !== undefined) options.onSpare?.(made.child.pid);
+      }
+    } catch {
+      // The next call wraps its own, and reports what fails then.
+    } finally {
+      refilling = false;
+    }
+  }
+
+  /** The waiting spare when it was made for exactly this policy and place; a spare that does not fit is ended. */
+  function takeSpare(key: string, place: SpawnPlace): Spare | undefined {
+    const found = spare;
+    spare = undefined;
+    if (found?.waiting() && found.key === key && found.place.cwd === place.cwd && found.place.env === place.env) return found;
+    found?.discard();
+    return undefined;
+  }
+
   return {
     get policy() {
       return current();
@@ -168,59 +244,65 @@ export function createCommandSandbox(policyOf: SandboxPolicy | (() => SandboxPol
       const id = randomBytes(16).toString("base64url");
       // The library reads the TMPDIR it gives commands from here, at wrap time.
       process.env.CLAUDE_CODE_TMPDIR = policy.tmpDir;
-      const { filesystem } = runtimeConfig(policy);
       let audit: Audit | undefined;
       let script: string;
       if (process.platform === "linux") {
-        // No placeholders: what is there is made read-only, what is not is audited after.
-        let list = listings.get(policy.workspace);
-        if (!list) listings.set(policy.workspace, (list = createDirectoryListings()));
-        const found = await protectedPaths(policy.workspace, policy.denyWrite, list);
-        filesystem.denyWrite = found.existing;
-        if (options?.audit !== false) audit = { workspace: policy.workspace, absent: found.absent };
-        script = await outsideWorkspace(() => sandbox.wrapWithSandbox(keeper(command), sandboxShell(), { filesystem }, undefined, { commandId: id, commandText: command }));
+        const planned = await plan(policy);
+        if (options?.audit !== false) audit = { workspace: policy.workspace, absent: planned.absent };
+        script = await outsideWorkspace(() => sandbox.wrapWithSandbox(keeper(command), sandboxShell(), { filesystem: planned.filesystem }, undefined, { commandId: id, commandText: command }));
         if (audit) pending.add(audit);
       } else {
+        const { filesystem } = runtimeConfig(policy);
         script = await sandbox.wrapWithSandbox(command, undefined, { filesystem }, undefined, { commandId: id, commandText: command });
       }
       asking = ask;
-      let finished = false;
-      return {
-        script,
-        finish() {
-          if (finished) return undefined;
-          finished = true;
-          if (asking === ask) asking = undefined;
-          const report = [sandbox.annotateStderrWithSandboxFailures(id, "").trim(), audit ? runAudit(audit) : ""].filter(Boolean).join("\n");
-          return report || undefined;
-        },
-        terminate: (pid) => process.platform === "linux" && terminateInside(pid),
-      };
+      return { script, ...ending(sandbox, id, ask, audit) };
+    },
+    async spawn(command, ask, place) {
+      if (process.platform !== "linux") {
+        const wrapped = await this.wrap(command, ask);
+        const child = spawn("bash", ["-c", wrapped.script], { cwd: place.cwd, env: place.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+        return { child, begin() {}, finish: wrapped.finish, terminate: wrapped.terminate };
+      }
+      const policy = current();
+      const sandbox = await load(policy);
+      process.env.CLAUDE_CODE_TMPDIR = policy.tmpDir;
+      // The policy read from the disk now, as for any command: a spare made before a secret file or a
+      // protected path appeared does not fit it, and is ended unused.
+      const planned = await plan(policy);
+      const ready = takeSpare(planned.key, place) ?? (await makeSpare(sandbox, planned, place));
+      if (ready.child.pid === undefined) {
+        ready.discard();
+        throw new Error("bash could not be started");
+      }
+      const audit = { workspace: policy.workspace, absent: planned.absent };
+      pending.add(audit);
+      asking = ask;
+      // The next call's sandbox starts beside this command (or while the model writes its next step).
+      setImmediate(() => void refill(place));
+      return { child: ready.child, begin: () => ready.send(command), ...ending(sandbox, ready.id, ask, audit) };
+    },
+    close() {
+      closed = true;
+      spare?.discard();
+      spare = undefined;
     },
   };
 }
 
-/**
- * The command under a silent keeper shell. The seccomp helper's PID namespace ends (every
- * process in it SIGKILLed) when its first process does, so a stopped command's shell, which
- * dies of its SIGTERM at once, would take the TERM handlers of its children down with it.
- * The keeper outlives a TERM (its trap), and then stays until no other process of that
- * namespace is left (Keen's SIGKILL ends the wait after the grace); its own stderr is
- * /dev/null, where bash's "Terminated" for its child goes. Without a TERM it exits with the
- * command, background jobs ending with the namespace as before.
- */
-function keeper(command: string): string {
-  // Other processes of the innermost PID namespace: NSpid lists one pid per namespace.
-  const others = `keen_others() { local f l n=0; for f in /proc/[0-9]*/status; do while read -r l; do case $l in NSpid:*) set -- $l; [ "$#" -ge 3 ] && [ "$3" != 1 ] && [ "$3" != "$$" ] && n=$((n + 1)); break;; esac; done < "$f"; done; [ "$n" -gt 0 ]; }`;
-  return [
-    "exec 3>&2 2>/dev/null",
-    others,
-    "trap 'keen_term=1' TERM",
-    `bash -c ${shellQuote(command)} 2>&3 3>&-`,
-    "keen_rc=$?",
-    'if [ -n "$keen_term" ]; then while keen_others; do sleep 0.05; done; fi',
-    "exit $keen_rc",
-  ].join("\n");
+/** A wrapped command's end: its network grants and what the sandbox blocked or removed. */
+function ending(sandbox: Manager, id: string, ask: NetworkAsk | undefined, audit: Audit | undefined): Pick<WrappedCommand, "finish" | "terminate"> {
+  let finished = false;
+  return {
+    finish() {
+      if (finished) return undefined;
+      finished = true;
+      if (asking === ask) asking = undefined;
+      const report = [sandbox.annotateStderrWithSandboxFailures(id, "").trim(), audit ? runAudit(audit) : ""].filter(Boolean).join("\n");
+      return report || undefined;
+    },
+    terminate: (pid) => process.platform === "linux" && terminateInside(pid),
+  };
 }
 
 /** A command's absent protected paths, to remove once it has ended. */
@@ -323,9 +405,6 @@ export function sessionTmpDir(): string {
   return mkdtempSync(join(sandboxTempRoot(), "session-"));
 }
 
-function shellQuote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * For MCP stdio servers with `"sandbox": true` (issue 18, item 5): the command and arguments

@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import * as z from "zod";
 import { defineTool, fail, strArg, toolInput } from "./define.js";
-import type { WrappedCommand } from "../sandbox/runtime.js";
+import type { SpawnedCommand } from "../sandbox/runtime.js";
 import type { Tool, ToolContext, ToolResult } from "./tool.js";
 import { startJob } from "./job-start.js";
 import { signalGroup, trackGroup, untrackGroup } from "./process-groups.js";
@@ -80,14 +80,16 @@ export function createBashTool(ctx: ToolContext): Tool {
     // `exec 2>&1` gives stdout and stderr one pipe, so they keep their true order (two pipes
     // race); on the same line, so bash's "line N" messages still match the command.
     const script = `exec 2>&1; ${command}`;
-    if (!ctx.sandbox) return runBash(command, script, timeout, ctx, call.signal, call.onOutput);
-    let wrapped: WrappedCommand;
+    // detached: its own process group, so a kill reaches every process the command started
+    // (sandboxed: bwrap, whose PID namespace takes every process inside down with it).
+    if (!ctx.sandbox) return runBash(command, { child: spawn("bash", ["-c", script], { cwd: ctx.cwd, env: ctx.env, stdio: ["ignore", "pipe", "pipe"], detached: true }) }, timeout, ctx, call.signal, call.onOutput);
+    let spawned: SpawnedCommand;
     try {
-      wrapped = await ctx.sandbox.wrap(script, call.askHost);
+      spawned = await ctx.sandbox.spawn(script, call.askHost, { cwd: ctx.cwd, env: ctx.env });
     } catch (error) {
       return fail(`Could not start the sandbox: ${error instanceof Error ? error.message : String(error)}`, { command, exit_code: null, truncated: false, duration_ms: 0 });
     }
-    return runBash(command, wrapped.script, timeout, ctx, call.signal, call.onOutput, wrapped);
+    return runBash(command, spawned, timeout, ctx, call.signal, call.onOutput);
   }, {
     kind: "exec",
     shell: true,
@@ -106,24 +108,28 @@ function describe(ctx: ToolContext): string {
 Commands run in a sandbox: writes outside ${ctx.workspace} and $TMPDIR (a temporary directory of the session) fail with "Read-only file system"; credential files and .env files are unreadable; files other programs run code from (.bashrc and other shell profiles, .gitconfig, .git/hooks, .git/config, .vscode, .idea, .mcp.json, .keen) cannot be written, and one the command creates is removed after it; the network reaches only allowed hosts (a blocked host is reported in the result); processes end with the command.`;
 }
 
+/** A spawned command: sandboxed, it also has a start (`begin`), a stop inside and an end report. */
+type Launched = { child: ChildProcess } & Partial<SpawnedCommand>;
+
 function runBash(
   command: string,
-  script: string,
+  launched: Launched,
   timeout: number,
   ctx: ToolContext,
   signal: AbortSignal,
   onOutput: ((chunk: string) => void) | undefined,
-  sandboxed?: Pick<WrappedCommand, "finish" | "terminate">,
 ): Promise<ToolResult> {
   const started = Date.now();
   const output = new CappedOutput(BASH_OUTPUT_CAP / 2);
   // Redacted before the cap: a cut through a secret would hand the model part of it
   // (and a model choosing the padding could collect it piece by piece).
   const secrets = ctx.redactor?.stream();
-  // detached: its own process group, so a kill reaches every process the command started
-  // (sandboxed: bwrap, whose PID namespace takes every process inside down with it). The
-  // stderr pipe stays for what bash prints before `exec 2>&1` runs (syntax errors).
-  const child = spawn("bash", ["-c", script], { cwd: ctx.cwd, env: ctx.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  // The stderr pipe stays for what bash prints before `exec 2>&1` runs (syntax errors).
+  const { child } = launched;
+  // Both are pipes, however it was spawned.
+  const stdout = child.stdout!;
+  const stderr = child.stderr!;
+  const sandboxed = launched.finish ? (launched as SpawnedCommand) : undefined;
   const pid = child.pid;
   if (pid !== undefined) trackGroup(pid);
 
@@ -158,8 +164,8 @@ function runBash(
         // A failing subscriber must not crash Keen from inside a stream handler.
       }
     };
-    child.stdout.setEncoding("utf8").on("data", onData);
-    child.stderr.setEncoding("utf8").on("data", onData);
+    stdout.setEncoding("utf8").on("data", onData);
+    stderr.setEncoding("utf8").on("data", onData);
 
     const finish = () => {
       if (finished) return;
@@ -169,8 +175,8 @@ function runBash(
       if (pid !== undefined) signalGroup(pid, "SIGKILL");
       signal.removeEventListener("abort", onAbort);
       if (pid !== undefined) untrackGroup(pid);
-      child.stdout.destroy();
-      child.stderr.destroy();
+      stdout.destroy();
+      stderr.destroy();
       const rest = secrets?.end();
       if (rest) onData(rest, true);
       const blocked = sandboxed?.finish();
@@ -201,5 +207,9 @@ function runBash(
       spawnError = err;
       finish();
     });
+    // Everything listens: the command may start (a sandbox started ahead waits for it until now).
+    launched.begin?.();
+    // Aborted while its sandbox was being made: the abort event came before the listener.
+    if (signal.aborted) stop("abort");
   });
 }
