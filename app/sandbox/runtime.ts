@@ -177,6 +177,8 @@ export function createCommandSandbox(
   let spare: Spare | undefined;
   let refilling = false;
   let closed = false;
+  /** Sandboxed bash calls so far: spares start from the second on (see `spawn`). */
+  let calls = 0;
 
   /** What a command started now may write and read (Linux), read from the disk now: compared when a spare is taken. */
   async function plan(policy: SandboxPolicy) {
@@ -278,8 +280,10 @@ export function createCommandSandbox(
       const audit = { workspace: policy.workspace, absent: planned.absent };
       pending.add(audit);
       asking = ask;
-      // The next call's sandbox starts beside this command (or while the model writes its next step).
-      setImmediate(() => void refill(place));
+      // The next call's sandbox starts beside this command (or while the model writes its next step), once
+      // a session has shown it makes more than one call: a one-shot run with one call would pay for a
+      // spare it never uses (~100 ms of CPU beside its answer).
+      if (++calls >= 2) setImmediate(() => void refill(place));
       return { child: ready.child, begin: () => ready.send(command), ...ending(sandbox, ready.id, ask, audit) };
     },
     close() {

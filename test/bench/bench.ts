@@ -238,6 +238,13 @@ if (wanted("sandbox") && sandboxSupport().ok) {
   rows.push({ name: "sandbox: run, 10 bash calls", unit: "ms", keen: wall(ten.keens), floor: wall(ten.floors), floorName: "--sandbox off" });
   const perCall = perFurtherCall("sandbox: added per further bash call, empty workspace", one, ten);
   rows.push(perCall);
+  // The same calls one per step, each written over ~0.2 s (the model streaming its next call): the shape of a
+  // real session, where the next call's sandbox starts ahead (app/sandbox/spare.ts). Back to back in one step,
+  // above, the boots cannot hide: ~100 ms of CPU each on two cores.
+  const pacedCall = { toolCalls: [{ name: "bash", input: { command: "echo bench" } }], chunkSize: 4, delayMs: 30 } as MockStep;
+  const pacedOne = await offOn([pacedCall, { text: "Done." }]);
+  const pacedTen = await offOn([...Array.from({ length: 10 }, () => pacedCall), { text: "Done." }]);
+  rows.push(perFurtherCall("sandbox: added per further bash call, one per step", pacedOne, pacedTen));
   // The same in a checkout of ~30,000 entries (node_modules included): the sandbox's read denies
   // of secret-named files below the workspace must not cost a walk of it per command.
   const big = makeSandbox(server.url);

@@ -59,6 +59,8 @@ const alive = (pid: number) => {
 test("the call after a sandboxed call runs in the sandbox started ahead for it, and is confined as the first", { skip }, async () => {
   const { sandbox, place, nextSpare, workspace } = setup();
   assert.equal(await finish(await sandbox.spawn("exec 2>&1; echo first", undefined, place)), "first\n");
+  // A session's first call starts no spare (a one-shot run would not use it); its second does.
+  assert.equal(await finish(await sandbox.spawn("exec 2>&1; echo zeroth", undefined, place)), "zeroth\n");
   const ahead = await nextSpare(1);
   const second = await sandbox.spawn("exec 2>&1; echo second > out.txt; cat out.txt; touch /outside.txt", undefined, place);
   assert.equal(second.child.pid, ahead, "the second call runs in the spare");
@@ -73,6 +75,7 @@ test("the call after a sandboxed call runs in the sandbox started ahead for it, 
 
 test("a secret that appears after the spare was started is unreadable: that spare is ended unused", { skip }, async () => {
   const { sandbox, place, nextSpare, workspace, home } = setup();
+  await finish(await sandbox.spawn("exec 2>&1; true", undefined, place));
   await finish(await sandbox.spawn("exec 2>&1; true", undefined, place));
   const ahead = await nextSpare(1);
   writeFileSync(join(workspace, ".env"), "TOKEN=SECRET-IN-ENV");
@@ -91,6 +94,7 @@ test("a secret that appears after the spare was started is unreadable: that spar
 test("a command in a spare stops as any sandboxed command does: its TERM handler runs", { skip }, async () => {
   const { sandbox, place, nextSpare } = setup();
   await finish(await sandbox.spawn("exec 2>&1; true", undefined, place));
+  await finish(await sandbox.spawn("exec 2>&1; true", undefined, place));
   const ahead = await nextSpare(1);
   const long = await sandbox.spawn("exec 2>&1; trap 'echo got TERM; exit 3' TERM; echo started; sleep 30 & wait", undefined, place);
   assert.equal(long.child.pid, ahead);
@@ -106,6 +110,7 @@ test("a command in a spare stops as any sandboxed command does: its TERM handler
 
 test("close ends the spare still waiting, with everything it started", { skip }, async () => {
   const { sandbox, place, nextSpare } = setup();
+  await finish(await sandbox.spawn("exec 2>&1; true", undefined, place));
   await finish(await sandbox.spawn("exec 2>&1; true", undefined, place));
   const ahead = await nextSpare(1);
   assert.ok(alive(ahead));
