@@ -17,6 +17,7 @@ import { createImageReader } from "../tools/prompt-images.js";
 import { BUILTIN_PROVIDERS, modelInfo } from "../providers/registry.js";
 import { DEFAULT_BASE_URLS } from "../providers/options.js";
 import { preconnect } from "../providers/preconnect.js";
+import { traceStartup } from "../startup-trace.js";
 import type { FileAccess, Tool, WebSettings } from "../tools/tool.js";
 import { createTools, toolEnv, withRedaction } from "../tools/index.js";
 import { createFileRestorer } from "../tools/restore-file.js";
@@ -99,6 +100,11 @@ async function prepare(
   paths: KeenPaths, settings: FrontEndSettings, env: NodeJS.ProcessEnv, session: { id: string; cwd: string; model?: string },
   jobsFor: (redactor: Redactor) => JobRegistry,
 ): Promise<PreparedSetup> {
+  const trace = (step: string) => {
+    settings.trace?.(step);
+    traceStartup(`setup ${step}`);
+  };
+  traceStartup("setup start");
   const cwd = resolve(session.cwd);
   if (!isDirectory(cwd)) throw new UsageError(`working directory ${cwd} does not exist`);
   const workspace = findWorkspace(cwd);
@@ -123,7 +129,7 @@ async function prepare(
   const connect = async () => {
     if (!choice || settings.cassette) return;
     const connected = (settings.preconnect ?? preconnect)(choice.baseURL ?? DEFAULT_BASE_URLS[choice.preset.kind], env);
-    settings.trace?.("preconnect");
+    trace("preconnect");
     // One turn of the event loop sends the TLS ClientHello now; the rest of set-up below is synchronous work the reply arrives during.
     if (connected !== false) await new Promise((resolve) => setImmediate(resolve));
   };
@@ -149,7 +155,7 @@ async function prepare(
     };
   }
   if (!choice) throw new Error("unreachable: the embedded runner has a model choice");
-  settings.trace?.("sandbox");
+  trace("sandbox");
   const { sandbox, fallback } = chooseSandbox(config, settings.sandbox, env, {
     workspace, protectedPaths: [dirname(paths.configFile), paths.dataDir], allowProjectConfigEdits: config.guard?.allowProjectConfigEdits,
     dataDir: paths.dataDir,
@@ -164,7 +170,7 @@ async function prepare(
       return undefined;
     }
   };
-  settings.trace?.("tools");
+  trace("tools");
   const builtin = createTools({ cwd, workspace, guard, env: toolEnv(env), redactor, files: settings.files, sandbox, skills, configDir: dirname(paths.configFile), web: webSettings(config), jobs, agentModel: agentModelRef, ...(config.search?.budgetMs ? { searchBudgetMs: config.search.budgetMs } : {}) });
   if (settings.headless) reportSkipped(skills.current().skipped);
   const builtinNames = builtin.map((t) => t.definition.name);
@@ -173,7 +179,7 @@ async function prepare(
     throw new UsageError(`unknown tool "${unknown.find((e) => !e.startsWith("mcp__"))}"; tools: ${builtinNames.join(", ")}`);
   }
   if (!early) await connect();
-  settings.trace?.("mcp");
+  trace("mcp");
   // Servers connect (each within its timeout) before the first request, so `mcp__` names are checked against what they offer.
   const mcp = sources ? await openMcp(paths, config, sources, cwd, env, mcpConfinement(sandbox, fallback)) : undefined;
   const mcpTools = () => (mcp?.handle?.tools() ?? []).map((tool) => (redactor.active ? withRedaction(tool, redactor) : tool));
@@ -187,7 +193,7 @@ async function prepare(
   const mcpWarnings = mcpUnknown.map((entry) => `no MCP server offers a tool named "${entry}" (--allowed-tools, --disallowed-tools or config)`);
   const schema = settings.outputSchema;
   const maxTurns = limits.maxTurns;
-  settings.trace?.("provider");
+  trace("provider");
   const provider = await createProvider(choice, session.id, undefined, settings.cassette?.fetchFor(session.id, choice, redactor));
   const agentModel = agentModels({
     session: choice, provider, sessionId: session.id, config, env,

@@ -8,6 +8,7 @@ import { BinaryStdinError, readPrompt } from "../headless/stdin.js";
 import { ExitError, UsageError } from "./errors.js";
 import { openHost } from "./host.js";
 import { preconnect } from "../providers/preconnect.js";
+import { traceRequests, traceStartup } from "../startup-trace.js";
 import { validateRunFlags, type RunFlags, type RunSettings } from "./run-flags.js";
 import { exitCodeForResult, handleStops } from "./signals.js";
 
@@ -19,6 +20,7 @@ import { exitCodeForResult, handleStops } from "./signals.js";
  */
 export async function runCommand(args: string[], flags: RunFlags, formatGiven: boolean): Promise<number> {
   const started = Date.now();
+  traceStartup("run: command parsed");
   const settings = validateRunFlags(flags, formatGiven);
   if (settings.permissionMode === "ask") {
     throw new UsageError("--permission-mode ask needs someone to answer: use `keen stdio` or the TUI (`keen`), or accept-edits / read-only here");
@@ -55,10 +57,18 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
   }
   let result: RunResult | undefined;
   let refused: string | undefined;
+  let firstDelta = true;
   engine.subscribe((event) => {
+    // After the writers above: the first delta has been handed to stdout.
+    if (firstDelta && event.kind === "text-delta") {
+      firstDelta = false;
+      traceStartup("run: first delta written");
+    }
     if (event.kind === "result") result = event;
     if (event.kind === "response" && event.command === "prompt" && !event.ok) refused = event.error;
   });
+  traceRequests();
+  traceStartup("run: prompt sent to the engine");
   try {
     engine.send({ kind: "prompt", text: prompt });
     engine.send({ kind: "shutdown" });

@@ -3,6 +3,7 @@ import type { ContentBlock, Message } from "../../protocol/messages.js";
 import type { Provider, ProviderEvent, ProviderRequest } from "../../protocol/provider.js";
 import { AnthropicStreamState } from "./anthropic-stream.js";
 import type { createMessagesClient, MessagesClient } from "./anthropic-client.js";
+import { traceStartup } from "../startup-trace.js";
 import { createFetch } from "./http.js";
 import { DEFAULT_BASE_URLS, abortedFailure, classifyFailure, endpointOf, imageNote, type ProviderOptions } from "./options.js";
 
@@ -20,7 +21,12 @@ const EPHEMERAL = { type: "ephemeral" } as const;
 export function createAnthropicProvider(options: ProviderOptions): Provider {
   let client: Promise<MessagesClient> | undefined;
   // The SDK costs tens of ms to import; only a session that uses it pays.
-  const getClient = () => (client ??= import("./anthropic-client.js").then((sdk) => makeClient(sdk.createMessagesClient, options)));
+  const getClient = () =>
+    (client ??= import("./anthropic-client.js").then((sdk) => {
+      const built = makeClient(sdk.createMessagesClient, options);
+      traceStartup("provider: client built (the SDK and Node's fetch loaded)");
+      return built;
+    }));
   // Build the client (which loads node's fetch, tens of ms of CPU) on the next turn of the event loop: the
   // session store's disk I/O, issued meanwhile, then runs in the background instead of after it. A failure surfaces at the request.
   setImmediate(() => getClient().catch(() => {}));

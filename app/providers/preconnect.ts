@@ -1,4 +1,5 @@
 import type { Socket } from "node:net";
+import { traceStartup } from "../startup-trace.js";
 
 /**
  * Pre-connect: the TCP (and TLS) handshake to the provider, started as soon as
@@ -89,6 +90,9 @@ export function preconnect(baseURL: string, env: NodeJS.ProcessEnv = process.env
   const target = targetOf(baseURL);
   if (!target || warm || proxied(target, env) || env.KEEN_PRECONNECT === "off") return false;
   const { socket, ready } = open(target);
+  traceStartup("preconnect: socket opened");
+  socket.once("connect", () => traceStartup("preconnect: tcp connected"));
+  socket.once("secureConnect", () => traceStartup("preconnect: tls handshake done"));
   // An idle early socket must not keep a finished process alive; undici refs it while a request uses it.
   socket.unref();
   warm = {
@@ -129,11 +133,13 @@ async function connect(options: ConnectOptions, callback: Callback): Promise<voi
   };
   const early = warm?.key === keyOf(target) ? warm : undefined;
   if (early) {
+    traceStartup("request: asks for the early socket");
     warm = { ...early, key: "" };
     const ok = await early.ready;
     if (ok && !early.socket.destroyed && Date.now() - early.at < FRESH_MS) {
       // undici unrefs an idle socket itself, but only refs one it unref'd: a request in flight must hold the process.
       early.socket.ref();
+      traceStartup("request: takes the early socket");
       return callback(null, early.socket);
     }
     early.socket.destroy();

@@ -54,3 +54,28 @@ test("nothing connects when no request will be made: replay, usage errors, an em
     await server.close();
   }
 });
+
+test("KEEN_TRACE_STARTUP=1 traces start-up on stderr in the order things happen; stdout stays the product's", { timeout: 60_000 }, async () => {
+  const server = await startMockLLMServer();
+  try {
+    const sb = makeSandbox(server.url);
+    server.enqueue({ deltas: ["one ", "two"] });
+    const r = await sb.run(["run", "--headless", "--stream-deltas", "hello"], { env: { KEEN_TRACE_STARTUP: "1" } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(!r.stdout.includes("keen-trace"));
+    const events = r.stderr.split("\n").filter((l) => l.startsWith("keen-trace ")).map((l) => l.replace(/^keen-trace \d+\.\d /, ""));
+    const expected = [
+      "run: command parsed", "setup start", "preconnect: socket opened", "setup preconnect", "setup sandbox", "setup tools", "setup mcp",
+      "setup provider", "run: prompt sent to the engine", "request: asks for the early socket", "request: takes the early socket",
+      "request: headers sent", "request: response headers", "run: first delta written",
+    ];
+    // These land wherever the loop got control (the client is built on a later turn, beside the store's I/O): only their presence is asserted.
+    const floating = ["preconnect: tcp connected", "provider: client built (the SDK and Node's fetch loaded)"];
+    assert.deepEqual(events.filter((e) => !floating.includes(e)), expected);
+    for (const event of floating) assert.ok(events.includes(event), events.join("\n"));
+    const quiet = await sb.run(["run", "hello"]);
+    assert.ok(!quiet.stderr.includes("keen-trace"), "off unless asked for");
+  } finally {
+    await server.close();
+  }
+});

@@ -1,0 +1,29 @@
+/**
+ * KEEN_TRACE_STARTUP=1: one stderr line per start-up milestone (`keen-trace <ms since the process started> <event>`):
+ * set-up's stages, the early socket's connect and TLS handshake, the request's hand-over and first byte, the
+ * first delta. It shows whether the handshake finished behind set-up or the request waited for it
+ * (docs/performance.md, "Fifth pass"). Off: one environment read per milestone, nothing written.
+ * The variable is read at each call, never at load: the start-up snapshot evaluates this module at build time.
+ */
+export function traceStartup(event: string): void {
+  if (process.env.KEEN_TRACE_STARTUP !== "1") return;
+  process.stderr.write(`keen-trace ${performance.now().toFixed(1)} ${event}\n`);
+}
+
+/**
+ * With the trace on, also the first request's headers leaving and the response's arriving, from Node's fetch
+ * diagnostics channels (no listener on the socket itself: a 'data' listener would take its bytes from fetch).
+ */
+export function traceRequests(): void {
+  if (process.env.KEEN_TRACE_STARTUP !== "1") return;
+  const channels = process.getBuiltinModule("node:diagnostics_channel");
+  const once = (name: string, event: string) => {
+    const listener = () => {
+      channels.unsubscribe(name, listener);
+      traceStartup(event);
+    };
+    channels.subscribe(name, listener);
+  };
+  once("undici:client:sendHeaders", "request: headers sent");
+  once("undici:request:headers", "request: response headers");
+}
