@@ -1,17 +1,19 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { secretNameGlobs } from "../permissions/secret-names.js";
 import { linuxTools } from "./deps.js";
 import { terminateInside } from "./inner-signal.js";
 import { keeper, shellQuote } from "./keeper.js";
 import type { SandboxPolicy } from "./policy.js";
-import { protectedPaths, removeCreated, type AbsentPath } from "./protected-paths.js";
+import { protectedPaths } from "./protected-paths.js";
 import { presentReadDenies } from "./read-denies.js";
 import { createDirectoryListings, createSecretScanner, type SecretScanner } from "./secret-paths.js";
 import { startSpare, type Spare, type SpawnPlace } from "./spare.js";
 import { sandboxTempRoot } from "./temp-root.js";
+import { registerAudit, runAudit, type Audit } from "./audit.js";
+import { outsideWorkspace } from "./outside-workspace.js";
 
 // The ONE place that knows @anthropic-ai/sandbox-runtime (a preview release): everything
 // else sees CommandSandbox. The library is loaded on the first sandboxed command (or a warm-up),
@@ -252,7 +254,7 @@ export function createCommandSandbox(
         const planned = await plan(policy);
         if (options?.audit !== false) audit = { workspace: policy.workspace, absent: planned.absent };
         script = await outsideWorkspace(() => sandbox.wrapWithSandbox(keeper(command), sandboxShell(), { filesystem: planned.filesystem }, undefined, { commandId: id, commandText: command }));
-        if (audit) pending.add(audit);
+        if (audit) registerAudit(audit);
       } else {
         const { filesystem } = runtimeConfig(policy);
         script = await sandbox.wrapWithSandbox(command, undefined, { filesystem }, undefined, { commandId: id, commandText: command });
@@ -278,7 +280,7 @@ export function createCommandSandbox(
         throw new Error("bash could not be started");
       }
       const audit = { workspace: policy.workspace, absent: planned.absent };
-      pending.add(audit);
+      registerAudit(audit);
       asking = ask;
       // The next call's sandbox starts beside this command (or while the model writes its next step), once
       // a session has shown it makes more than one call: a one-shot run with one call would pay for a
@@ -307,66 +309,6 @@ function ending(sandbox: Manager, id: string, ask: NetworkAsk | undefined, audit
     },
     terminate: (pid) => process.platform === "linux" && terminateInside(pid),
   };
-}
-
-/** A command's absent protected paths, to remove once it has ended. */
-interface Audit {
-  workspace: string;
-  absent: AbsentPath[];
-}
-
-// Audits of commands still running: a Keen that exits at once (a second Ctrl-C) runs them on its way out.
-const pending = new Set<Audit>();
-let exitAuditInstalled = false;
-
-function runAudit(audit: Audit): string {
-  if (!pending.delete(audit)) return "";
-  const removed = removeCreated(audit.workspace, audit.absent);
-  if (!removed.length) return "";
-  return `<sandbox_removed>${removed.join(", ")}: sandboxed commands may not create ${removed.length === 1 ? "this" : "these"} (settings that other programs run code from, outside the sandbox), so Keen removed ${removed.length === 1 ? "it" : "them"} after the command; write such files with the file tools, which ask first</sandbox_removed>`;
-}
-
-let redirects = 0;
-let home: string | undefined;
-
-/**
- * Runs one wrap with the process in an empty directory the sandbox cannot write. The
- * library write-protects the dotfiles and git hooks of its process's working directory,
- * and for one that does not exist it binds a placeholder there, which bubblewrap makes on
- * the host: twelve empty files in the user's repository, for as long as the command runs
- * (for good after a kill -9). Keen protects the workspace itself (protectedPaths). The
- * directory is kept while any wrap is in flight: the library starts a wrap over when the
- * working directory changes under it. Keen resolves its paths against the workspace, never
- * process.cwd(), once started.
- */
-async function outsideWorkspace<T>(wrap: () => Promise<T>): Promise<T> {
-  if (redirects++ === 0) {
-    const empty = join(sandboxTempRoot(), "cwd");
-    mkdirSync(empty, { recursive: true });
-    if (!exitAuditInstalled) {
-      exitAuditInstalled = true;
-      process.on("exit", () => {
-        for (const audit of [...pending]) runAudit(audit);
-      });
-    }
-    try {
-      home = process.cwd();
-    } catch {
-      home = undefined;
-    }
-    process.chdir(empty);
-  }
-  try {
-    return await wrap();
-  } finally {
-    if (--redirects === 0 && home) {
-      try {
-        process.chdir(home);
-      } catch {
-        // The directory Keen started in is gone: staying in the empty one harms nothing.
-      }
-    }
-  }
 }
 
 let bridgesEndAtExit = false;
