@@ -70,6 +70,8 @@ test("noise: malformed and unknown lines are skipped, a repeated frame is emitte
   assert.deepEqual(events.map(brief), ["text-delta:Done.", "content-end", "text:Done.", "memory:user likes tea"]);
   assert.equal(skipped.length, 3);
   assert.equal(result?.text, "Done.");
+  // What `keen run --headless` prints is these events serialised: the tag must not reach it.
+  assert.ok(!JSON.stringify({ events, result }).includes("keen_memory"));
   assert.deepEqual(result?.usage, usageOf({ input_tokens: 10, cache_read_input_tokens: 5, cache_creation_input_tokens: 2, output_tokens: 3 }));
   assert.deepEqual(result?.usage, { input_tokens: 17, cached_tokens: 5, cache_write_tokens: 2, output_tokens: 3, reasoning_tokens: 0, total_tokens: 20 });
 });

@@ -73,16 +73,6 @@ test("an error result with exit 0 is an error (exit 1); max turns with exit 1 an
   assert.deepEqual(box.runs()[1]!.argv.slice(-2), ["--max-turns", "2"]);
 });
 
-test("noisy output: malformed and unknown lines are skipped, memory is filtered, a repeated frame is shown once", async () => {
-  const box = sandbox("noisy");
-  const r = await box.run(["run", "--runner", "cli", "--headless", "hi"]);
-  assert.equal(r.code, 0, r.stderr);
-  const events = jsonl(r.stdout);
-  assert.deepEqual(events.map(brief), ["session-start", "text", "text", "memory", "result"]);
-  assert.equal(events.at(-1)!.text, "Done.");
-  assert.ok(!r.stdout.includes("keen_memory"));
-});
-
 test("an exit without a result is an error carrying the stderr tail, an `error` event with error_code runner", async () => {
   const box = sandbox("cut:1");
   const r = await box.run(["run", "--runner", "cli", "--headless", "hi"], { env: { FAKE_CLAUDE_STDERR: "boom: the CLI fell over\n" } });
