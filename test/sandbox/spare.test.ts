@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { sandboxSupport } from "../../app/sandbox/deps.js";
@@ -105,6 +105,20 @@ test("a command in a spare stops as any sandboxed command does: its TERM handler
   await running;
   assert.ok(long.terminate(ahead), "there were processes inside to signal");
   assert.match(await out, /started\n[\s\S]*got TERM/);
+  sandbox.close();
+});
+
+test("a spare that ended while it waited (killed, failed) is not given the command: the call starts its own", { skip }, async () => {
+  const { sandbox, place, nextSpare } = setup();
+  await finish(await sandbox.spawn("exec 2>&1; true", undefined, place));
+  await finish(await sandbox.spawn("exec 2>&1; true", undefined, place));
+  const ahead = await nextSpare(1);
+  process.kill(-ahead, "SIGKILL");
+  // Until it is reaped (gone from /proc, not a zombie): Keen has seen its exit by then.
+  for (let until = Date.now() + 10_000; existsSync(`/proc/${ahead}`) && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
+  const next = await sandbox.spawn("exec 2>&1; echo fresh", undefined, place);
+  assert.notEqual(next.child.pid, ahead);
+  assert.equal(await finish(next), "fresh\n");
   sandbox.close();
 });
 
