@@ -36,6 +36,13 @@ function setup() {
   return { workspace, home, sandbox, place, nextSpare };
 }
 
+/** Two calls (a session's first starts no spare, its second does); the pid of the spare waiting after them. */
+async function primed(sandbox: ReturnType<typeof setup>["sandbox"], place: ReturnType<typeof setup>["place"], nextSpare: (count: number) => Promise<number>): Promise<number> {
+  await finish(await sandbox.spawn("exec 2>&1; true", undefined, place));
+  await finish(await sandbox.spawn("exec 2>&1; true", undefined, place));
+  return nextSpare(1);
+}
+
 /** Runs a spawned command to its end, as bash.ts does; its output (and the sandbox's report). */
 async function finish(spawned: SpawnedCommand, onStart?: (pid: number) => void): Promise<string> {
   let out = "";
@@ -75,9 +82,7 @@ test("the call after a sandboxed call runs in the sandbox started ahead for it, 
 
 test("a secret that appears after the spare was started is unreadable: that spare is ended unused", { skip }, async () => {
   const { sandbox, place, nextSpare, workspace, home } = setup();
-  await finish(await sandbox.spawn("exec 2>&1; true", undefined, place));
-  await finish(await sandbox.spawn("exec 2>&1; true", undefined, place));
-  const ahead = await nextSpare(1);
+  const ahead = await primed(sandbox, place, nextSpare);
   writeFileSync(join(workspace, ".env"), "TOKEN=SECRET-IN-ENV");
   mkdirSync(join(home, ".aws"));
   writeFileSync(join(home, ".aws", "credentials"), "AWS-SECRET");
@@ -93,10 +98,9 @@ test("a secret that appears after the spare was started is unreadable: that spar
 
 test("a command in a spare stops as any sandboxed command does: its TERM handler runs", { skip }, async () => {
   const { sandbox, place, nextSpare } = setup();
-  await finish(await sandbox.spawn("exec 2>&1; true", undefined, place));
-  await finish(await sandbox.spawn("exec 2>&1; true", undefined, place));
-  const ahead = await nextSpare(1);
-  const long = await sandbox.spawn("exec 2>&1; trap 'echo got TERM; exit 3' TERM; echo started; sleep 30 & wait", undefined, place);
+  const ahead = await primed(sandbox, place, nextSpare);
+  // "started" once the sleep exists, so the stop finds it (a sleep forked after the stop's look would hold the pipes for 30 s).
+  const long = await sandbox.spawn("exec 2>&1; trap 'echo got TERM; exit 3' TERM; sleep 30 & echo started; wait", undefined, place);
   assert.equal(long.child.pid, ahead);
   let started!: () => void;
   const running = new Promise<void>((resolve) => (started = resolve));
@@ -110,9 +114,7 @@ test("a command in a spare stops as any sandboxed command does: its TERM handler
 
 test("a spare that ended while it waited (killed, failed) is not given the command: the call starts its own", { skip }, async () => {
   const { sandbox, place, nextSpare } = setup();
-  await finish(await sandbox.spawn("exec 2>&1; true", undefined, place));
-  await finish(await sandbox.spawn("exec 2>&1; true", undefined, place));
-  const ahead = await nextSpare(1);
+  const ahead = await primed(sandbox, place, nextSpare);
   process.kill(-ahead, "SIGKILL");
   // Until it is reaped (gone from /proc, not a zombie): Keen has seen its exit by then.
   for (let until = Date.now() + 10_000; existsSync(`/proc/${ahead}`) && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
@@ -124,9 +126,7 @@ test("a spare that ended while it waited (killed, failed) is not given the comma
 
 test("close ends the spare still waiting, with everything it started", { skip }, async () => {
   const { sandbox, place, nextSpare } = setup();
-  await finish(await sandbox.spawn("exec 2>&1; true", undefined, place));
-  await finish(await sandbox.spawn("exec 2>&1; true", undefined, place));
-  const ahead = await nextSpare(1);
+  const ahead = await primed(sandbox, place, nextSpare);
   assert.ok(alive(ahead));
   sandbox.close();
   for (let until = Date.now() + 10_000; alive(ahead) && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
