@@ -182,6 +182,14 @@ export function createCommandSandbox(
   /** Sandboxed bash calls so far: spares start from the second on (see `spawn`). */
   let calls = 0;
 
+  /** The policy and the loaded library, ready to wrap: the library reads the TMPDIR it gives commands from here, at wrap time. */
+  async function loaded() {
+    const policy = current();
+    const sandbox = await load(policy);
+    process.env.CLAUDE_CODE_TMPDIR = policy.tmpDir;
+    return { policy, sandbox };
+  }
+
   /** What a command started now may write and read (Linux), read from the disk now: compared when a spare is taken. */
   async function plan(policy: SandboxPolicy) {
     const { filesystem } = runtimeConfig(policy);
@@ -207,9 +215,7 @@ export function createCommandSandbox(
     if (refilling || closed || spare?.waiting()) return;
     refilling = true;
     try {
-      const policy = current();
-      const sandbox = await load(policy);
-      process.env.CLAUDE_CODE_TMPDIR = policy.tmpDir;
+      const { policy, sandbox } = await loaded();
       const made = await makeSpare(sandbox, await plan(policy), place);
       if (closed) made.discard();
       else {
@@ -242,12 +248,9 @@ export function createCommandSandbox(
       void load(current()).catch(() => {});
     },
     async wrap(command, ask, options) {
-      const policy = current();
-      const sandbox = await load(policy);
+      const { policy, sandbox } = await loaded();
       // Tied to the proxy's records of this command; unguessable, as the library requires.
       const id = randomBytes(16).toString("base64url");
-      // The library reads the TMPDIR it gives commands from here, at wrap time.
-      process.env.CLAUDE_CODE_TMPDIR = policy.tmpDir;
       let audit: Audit | undefined;
       let script: string;
       if (process.platform === "linux") {
@@ -268,9 +271,7 @@ export function createCommandSandbox(
         const child = spawn("bash", ["-c", wrapped.script], { cwd: place.cwd, env: place.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
         return { child, begin() {}, finish: wrapped.finish, terminate: wrapped.terminate };
       }
-      const policy = current();
-      const sandbox = await load(policy);
-      process.env.CLAUDE_CODE_TMPDIR = policy.tmpDir;
+      const { policy, sandbox } = await loaded();
       // The policy read from the disk now, as for any command: a spare made before a secret file or a
       // protected path appeared does not fit it, and is ended unused.
       const planned = await plan(policy);
