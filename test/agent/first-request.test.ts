@@ -7,6 +7,7 @@ import type { EventDraft } from "../../protocol/events.js";
 import type { Provider, ProviderEvent } from "../../protocol/provider.js";
 import { runTurn, type TurnOptions } from "../../app/agent/turn.js";
 import { createAnthropicProvider } from "../../app/providers/anthropic.js";
+import { createOpenAIProvider } from "../../app/providers/openai.js";
 import { createFetch, type SdkFetch } from "../../app/providers/http.js";
 import { approveAll } from "../fakes/approve-all.js";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
@@ -57,8 +58,8 @@ function turnOptions(provider: Provider, emit: TurnOptions["emit"], signal = new
   };
 }
 
-/** The Anthropic provider against the mock, through createFetch's fetch; `handed` resolves when the SDK calls fetch. */
-function sdkProvider() {
+/** A provider of `vendor` against the mock, through createFetch's fetch; `handed` resolves when the SDK calls fetch. */
+function sdkProvider(vendor: "anthropic" | "openai" = "anthropic") {
   const real = createFetch({});
   let called!: () => void;
   const handed = new Promise<void>((resolve) => (called = resolve));
@@ -66,13 +67,15 @@ function sdkProvider() {
     called();
     return real(input, init);
   };
-  const provider = createAnthropicProvider({ kind: "anthropic", model: "claude-test", baseURL: server.anthropicBaseURL, apiKey: "test-key", maxOutputTokens: 100, fetch });
+  const provider = vendor === "anthropic"
+    ? createAnthropicProvider({ kind: "anthropic", model: "claude-test", baseURL: server.anthropicBaseURL, apiKey: "test-key", maxOutputTokens: 100, fetch })
+    : createOpenAIProvider({ kind: "openai", model: "gpt-test", baseURL: server.openaiBaseURL, apiKey: "test-key", maxOutputTokens: 100, fetch });
   return { provider, handed };
 }
 
-test("the first request is built while the user-message is stored, and sent only once it is stored", async () => {
+for (const vendor of ["anthropic", "openai"] as const) test(`${vendor}: the first request is built while the user-message is stored, and sent only once it is stored`, async () => {
   server.enqueue({ deltas: ["Hel", "lo"] });
-  const { provider, handed } = sdkProvider();
+  const { provider, handed } = sdkProvider(vendor);
   const watch = watchSent(server.url);
   const log: string[] = [];
   let atStore: { built: string; sent: number; requests: number } | undefined;
