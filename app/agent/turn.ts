@@ -73,8 +73,10 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
   // a request never leaves unrecorded (docs/sessions.md) while the write's disk I/O overlaps the request's CPU.
   const opened = options.emit({ kind: "user-message", turn_id: options.turnId, message: options.user })
     .then(() => options.emit({ kind: "text", role: "user", content: typedText(options.user) }));
-  // Seen through `emit` (which every path of the turn awaits) and `notBefore`; this only keeps a failure from being reported as unhandled first.
-  opened.catch(() => {});
+  // A user-message that could not be emitted lets no request go: the one built meanwhile is aborted before its
+  // hold lets go (handlers run in order; the hold's is added later). The failure itself surfaces through `emit`.
+  const unopened = new AbortController();
+  opened.catch((error) => unopened.abort(error));
   const emit = async (event: EventDraft) => {
     await opened;
     await options.emit(event);
@@ -117,7 +119,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
       return runStep({
         provider: options.provider,
         request: { system: options.system, messages, tools: definitions, toolChoice: plan.toolChoice, sessionId: options.sessionId, ...(notBefore ? { notBefore } : {}) },
-        retry: options.retry, signal: options.signal, sleep: options.sleep, firstAttempt: attempt,
+        retry: options.retry, signal: notBefore ? AbortSignal.any([options.signal, unopened.signal]) : options.signal, sleep: options.sleep, firstAttempt: attempt,
         emit: warm ? async (event) => { await emit(event); warm(event); } : emit,
         describe: (name, input) => {
           const tool = tools.find((t) => t.definition.name === name);

@@ -128,6 +128,24 @@ test("a user-message write that fails stops the turn: the request built meanwhil
   assert.ok(!log.includes("text-delta"));
 });
 
+test("a user-message that cannot be emitted lets no request go, and the turn fails as before", async () => {
+  server.enqueue({ text: "never sent" });
+  const { provider, handed } = sdkProvider();
+  const watch = watchSent(server.url);
+  try {
+    await assert.rejects(runTurn(turnOptions(provider, async (event: EventDraft) => {
+      if (event.kind !== "user-message") return;
+      assert.equal(await builtOrNot(handed), "built");
+      throw new Error("a subscriber failed");
+    })), /a subscriber failed/);
+    await roundTrip();
+  } finally {
+    watch.stop();
+  }
+  assert.equal(watch.sent(), 0, "no request headers were written");
+  assert.equal(server.requests.length, 0);
+});
+
 test("storage first: an answer that comes at once is neither stored nor printed before the user-message is stored", async () => {
   // A provider that ignores notBefore and answers at once: the turn's own ordering must still hold.
   let started!: () => void;
