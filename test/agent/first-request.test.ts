@@ -8,7 +8,7 @@ import type { Provider, ProviderEvent } from "../../protocol/provider.js";
 import { runTurn, type TurnOptions } from "../../app/agent/turn.js";
 import { createAnthropicProvider } from "../../app/providers/anthropic.js";
 import { createOpenAIProvider } from "../../app/providers/openai.js";
-import { createFetch, type SdkFetch } from "../../app/providers/http.js";
+import { createFetch, loadUndici, type SdkFetch } from "../../app/providers/http.js";
 import { approveAll } from "../fakes/approve-all.js";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 
@@ -59,8 +59,8 @@ function turnOptions(provider: Provider, emit: TurnOptions["emit"], signal = new
 }
 
 /** A provider of `vendor` against the mock, through createFetch's fetch; `handed` resolves when the SDK calls fetch. */
-function sdkProvider(vendor: "anthropic" | "openai" = "anthropic") {
-  const real = createFetch({});
+function sdkProvider(vendor: "anthropic" | "openai" = "anthropic", env: NodeJS.ProcessEnv = {}) {
+  const real = createFetch(env);
   let called!: () => void;
   const handed = new Promise<void>((resolve) => (called = resolve));
   const fetch: SdkFetch = (input, init) => {
@@ -73,9 +73,13 @@ function sdkProvider(vendor: "anthropic" | "openai" = "anthropic") {
   return { provider, handed };
 }
 
-for (const vendor of ["anthropic", "openai"] as const) test(`${vendor}: the first request is built while the user-message is stored, and sent only once it is stored`, async () => {
+// Node's fetch for both SDKs; npm undici's fetch and proxy agent with HTTP_PROXY (the mock serves proxied requests too).
+const cases = [["anthropic", false], ["openai", false], ["anthropic", true]] as const;
+for (const [vendor, proxied] of cases) test(`${vendor}${proxied ? " through HTTP_PROXY" : ""}: the first request is built while the user-message is stored, and sent only once it is stored`, async () => {
   server.enqueue({ deltas: ["Hel", "lo"] });
-  const { provider, handed } = sdkProvider(vendor);
+  // Loaded first, so that a request that was not held would not be late only for waiting on undici's import.
+  if (proxied) await loadUndici();
+  const { provider, handed } = sdkProvider(vendor, proxied ? { HTTP_PROXY: server.url, NO_PROXY: "" } : {});
   const watch = watchSent(server.url);
   const log: string[] = [];
   let atStore: { built: string; sent: number; requests: number } | undefined;
@@ -97,8 +101,10 @@ for (const vendor of ["anthropic", "openai"] as const) test(`${vendor}: the firs
   }
   assert.deepEqual(atStore, { built: "built", sent: 0, requests: 0 }, "built and handed to fetch during the write, not sent");
   assert.deepEqual(log, ["stored user-message", "user-message", "text", "text-delta", "text-delta", "content-end", "text", "assistant-message", "turn-end"]);
-  assert.equal(watch.sent(), 1);
+  // Sent once released (the proxy agent's undici reports its headers on the channel twice: its own and the proxy client's).
+  assert.ok(watch.sent() > 0);
   assert.equal(server.requests.length, 1);
+  assert.equal(server.requests[0]!.path, vendor === "anthropic" ? "/v1/messages" : "/v1/chat/completions");
 });
 
 test("a user-message write that fails stops the turn: the request built meanwhile never leaves", async () => {
