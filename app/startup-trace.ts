@@ -2,11 +2,13 @@
  * KEEN_TRACE_STARTUP=1: one stderr line per start-up milestone (`keen-trace <ms since the process started> <event>`):
  * set-up's stages, the early socket's connect and TLS handshake, the request's hand-over and first byte, the
  * first delta. It shows whether the handshake finished behind set-up or the request waited for it
- * (docs/performance.md, "Fifth pass"). Off: one environment read per milestone, nothing written.
+ * (docs/performance.md, "Fifth pass"). KEEN_TRACE_STARTUP=2 adds the `detail` points (the first request built and
+ * held while its user-message is stored, then released: "Sixth pass"). Off: one environment read per milestone.
  * The variable is read at each call, never at load: the start-up snapshot evaluates this module at build time.
  */
-export function traceStartup(event: string): void {
-  if (process.env.KEEN_TRACE_STARTUP !== "1") return;
+export function traceStartup(event: string, detail = false): void {
+  const level = process.env.KEEN_TRACE_STARTUP;
+  if (level !== "2" && (level !== "1" || detail)) return;
   process.stderr.write(`keen-trace ${performance.now().toFixed(1)} ${event}\n`);
 }
 
@@ -15,7 +17,8 @@ export function traceStartup(event: string): void {
  * diagnostics channels (no listener on the socket itself: a 'data' listener would take its bytes from fetch).
  */
 export function traceRequests(): void {
-  if (process.env.KEEN_TRACE_STARTUP !== "1") return;
+  const level = process.env.KEEN_TRACE_STARTUP;
+  if (level !== "1" && level !== "2") return;
   const channels = process.getBuiltinModule("node:diagnostics_channel");
   const once = (name: string, event: string) => {
     const listener = () => {

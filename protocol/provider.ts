@@ -15,6 +15,13 @@ export interface ProviderRequest {
   /** "none": tools stay defined (the APIs require it) but the model may not call them. */
   toolChoice?: "auto" | "none";
   sessionId: string;
+  /**
+   * The request may be built and handed to the HTTP client at once, but its bytes leave only once this settles
+   * (a turn's first request while its `user-message` is still being stored: docs/sessions.md, "no request is sent
+   * before ..."). A provider that cannot hold a request awaits it before starting. When it rejects, the request's
+   * signal has been aborted first.
+   */
+  notBefore?: Promise<unknown>;
 }
 
 /** Why a provider attempt failed; `retryable` drives Keen's one retry policy. */

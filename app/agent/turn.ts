@@ -9,6 +9,7 @@ import { runStep } from "./step.js";
 import { followUp, planStep, replaceConversation, stopsAfterTools, type PendingRequest, type TurnPolicy } from "./policy.js";
 import { runToolCalls } from "./tool-runner.js";
 import { typedText } from "./user-shell.js";
+import { afterIO } from "../after-io.js";
 
 export type { StepPlan } from "./policy.js";
 
@@ -65,10 +66,21 @@ export interface TurnOutcome {
  * completed assistant message is emitted (storage keeps it) before its tools run.
  */
 export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
-  const { emit } = options;
   const outcome: TurnOutcome = { status: "success", text: "", steps: 0, usage: emptyUsage(), errors: [], assistant: [] };
-  await emit({ kind: "user-message", turn_id: options.turnId, message: options.user });
-  await emit({ kind: "text", role: "user", content: typedText(options.user) });
+  // Storage first, with the first request built underneath: the user-message (stored before it is printed) and its
+  // echo come before every other event of the turn, since each later emit waits for them; meanwhile the first
+  // request is built and handed to fetch, and its bytes leave once they are stored (ProviderRequest.notBefore), so
+  // a request never leaves unrecorded (docs/sessions.md) while the write's disk I/O overlaps the request's CPU.
+  const opened = options.emit({ kind: "user-message", turn_id: options.turnId, message: options.user })
+    .then(() => options.emit({ kind: "text", role: "user", content: typedText(options.user) }));
+  // A user-message that could not be emitted lets no request go: the one built meanwhile is aborted before its
+  // hold lets go (handlers run in order; the hold's is added later). The failure itself surfaces through `emit`.
+  const unopened = new AbortController();
+  opened.catch((error) => unopened.abort(error));
+  const emit = async (event: EventDraft) => {
+    await opened;
+    await options.emit(event);
+  };
   let history = options.history;
   let turnMessages: Message[] = [options.user];
   const policies = options.policies ?? [];
@@ -97,7 +109,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
       return true;
     };
     await replace();
-    const send = async () => {
+    const send = async (notBefore?: Promise<unknown>) => {
       const messages = [...pending.messages];
       if (plan.inject) {
         await emit({ kind: "prompt-injection", turn_id: options.turnId, step, name: plan.inject.name, text: plan.inject.text });
@@ -106,8 +118,8 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
       const warm = step === 1 ? warmWhileWaiting(tools, options.warmAfterMs ?? WARM_AFTER_MS) : undefined;
       return runStep({
         provider: options.provider,
-        request: { system: options.system, messages, tools: definitions, toolChoice: plan.toolChoice, sessionId: options.sessionId },
-        retry: options.retry, signal: options.signal, sleep: options.sleep, firstAttempt: attempt,
+        request: { system: options.system, messages, tools: definitions, toolChoice: plan.toolChoice, sessionId: options.sessionId, ...(notBefore ? { notBefore } : {}) },
+        retry: options.retry, signal: notBefore ? AbortSignal.any([options.signal, unopened.signal]) : options.signal, sleep: options.sleep, firstAttempt: attempt,
         emit: warm ? async (event) => { await emit(event); warm(event); } : emit,
         describe: (name, input) => {
           const tool = tools.find((t) => t.definition.name === name);
@@ -115,7 +127,10 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
         },
       });
     };
-    let result = await send();
+    // The recorder starts its write on the next turn of the event loop (events emitted together are written
+    // together); building the request is synchronous work that would run first and leave the disk idle meanwhile.
+    if (step === 1) await afterIO();
+    let result = await send(step === 1 ? opened : undefined);
     if (!result.ok && result.overflow && !result.partialRaw && (await replace(result.error))) {
       // The overflowed attempt failed before any output; the retry gets the next attempt number.
       attempt++;
@@ -181,7 +196,6 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
   });
   return outcome;
 }
-
 
 function withText(message: Message, text: string): Message {
   return { ...message, content: [...message.content, { type: "text", text }] };

@@ -4,7 +4,8 @@ import type { Provider, ProviderEvent, ProviderRequest } from "../../protocol/pr
 import { AnthropicStreamState } from "./anthropic-stream.js";
 import type { createMessagesClient, MessagesClient } from "./anthropic-client.js";
 import { traceStartup } from "../startup-trace.js";
-import { createFetch } from "./http.js";
+import { afterIO } from "../after-io.js";
+import { createFetch, holdOptions } from "./http.js";
 import { DEFAULT_BASE_URLS, abortedFailure, classifyFailure, endpointOf, imageNote, type ProviderOptions } from "./options.js";
 
 const DEFAULT_BASE_URL = DEFAULT_BASE_URLS.anthropic;
@@ -27,9 +28,9 @@ export function createAnthropicProvider(options: ProviderOptions): Provider {
       traceStartup("provider: client built (the SDK and Node's fetch loaded)");
       return built;
     }));
-  // Build the client (which loads node's fetch, tens of ms of CPU) on the next turn of the event loop: the
+  // Build the client (which loads node's fetch, tens of ms of CPU) once the event loop has polled for I/O: the
   // session store's disk I/O, issued meanwhile, then runs in the background instead of after it. A failure surfaces at the request.
-  setImmediate(() => getClient().catch(() => {}));
+  void afterIO().then(() => getClient().catch(() => {}));
 
   return {
     providerId: options.providerId ?? "anthropic",
@@ -39,7 +40,7 @@ export function createAnthropicProvider(options: ProviderOptions): Provider {
       const state = new AnthropicStreamState();
       try {
         const sdk = await getClient();
-        const events = await sdk.messages.create(buildAnthropicRequest(options, request), { signal });
+        const events = await sdk.messages.create(buildAnthropicRequest(options, request), { signal, ...holdOptions(request) });
         for await (const event of events) yield* state.handle(event);
       } catch (err) {
         return yield { type: "error", failure: state.spent(classifyFailure(err, signal, endpointOf(options, DEFAULT_BASE_URL))) };

@@ -1,4 +1,5 @@
 import { setFlagsFromString } from "node:v8";
+import { traceStartup } from "../startup-trace.js";
 import { hasPreconnect, warmDispatcher } from "./preconnect.js";
 
 /** The fetch signature both SDKs accept. */
@@ -11,7 +12,8 @@ const PROXY_VARS = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"];
  * Node 20's global fetch ignores those variables, so when one is set the
  * request goes through undici's EnvHttpProxyAgent (undici is loaded on first
  * use: it costs startup time nobody without a proxy should pay). Without a
- * proxy variable this is the plain global fetch.
+ * proxy variable it is the global fetch (through the early socket's dispatcher
+ * when there is one). Either way a request whose init carries `HOLD` is held.
  */
 export function createFetch(env: NodeJS.ProcessEnv = process.env): SdkFetch {
   baselineWasmOnly();
@@ -20,22 +22,72 @@ export function createFetch(env: NodeJS.ProcessEnv = process.env): SdkFetch {
     // its lazy globals loads it now instead, while the caller still waits on other work (the store's disk I/O).
     void globalThis.Headers;
     // With an early socket (app/providers/preconnect.ts) the requests go through the dispatcher that owns it.
-    const dispatcher = hasPreconnect() ? warmDispatcher() : undefined;
-    if (dispatcher) return (input, init) => globalThis.fetch(input, { ...init, dispatcher } as RequestInit);
-    return globalThis.fetch;
+    const dispatcher = (hasPreconnect() ? warmDispatcher() : undefined) as Dispatcher | undefined;
+    return (input, init) => fetchHeld(globalThis.fetch, input, init, dispatcher);
   }
-  let loading: Promise<{ fetch: SdkFetch; dispatcher: unknown }> | undefined;
+  let loading: Promise<{ fetch: SdkFetch; dispatcher: Dispatcher }> | undefined;
   const load = () =>
     (loading ??= loadUndici().then((undici) => ({
       // undici's own fetch, not the global one: the global fetch is a different
       // bundled undici whose dispatcher interface need not match this one.
       fetch: undici.fetch as unknown as SdkFetch,
-      dispatcher: envProxyAgent(undici, env),
+      dispatcher: envProxyAgent(undici, env) as unknown as Dispatcher,
     })));
   return async (input, init) => {
     const { fetch, dispatcher } = await load();
-    return fetch(input, { ...init, dispatcher } as RequestInit);
+    return fetchHeld(fetch, input, init, dispatcher);
   };
+}
+
+/**
+ * A fetch init key: a promise the request's bytes wait for (ProviderRequest.notBefore). Both SDKs spread a
+ * request's `fetchOptions` into the init they hand to fetch, so the key reaches `createFetch`'s fetch.
+ */
+export const HOLD = Symbol.for("keen.fetch.hold");
+
+/** The SDK request options that hold `request` until its `notBefore` settles (the SDK spreads them into fetch's init). */
+export function holdOptions(request: { notBefore?: Promise<unknown> }): { fetchOptions?: never } {
+  // Opaque to the SDK's types: it only spreads the object into fetch's init.
+  return request.notBefore ? { fetchOptions: { [HOLD]: request.notBefore } as never } : {};
+}
+
+/** The part of an undici dispatcher (Node's or npm's) that fetch calls. */
+interface Dispatcher {
+  dispatch(options: unknown, handler: unknown): boolean;
+}
+
+/** Node's global dispatcher, installed when its fetch loads; undefined where a Node version keeps it elsewhere. */
+function globalDispatcher(): Dispatcher | undefined {
+  const global = (globalThis as Record<symbol, unknown>)[Symbol.for("undici.globalDispatcher.1")] as Partial<Dispatcher> | undefined;
+  return typeof global?.dispatch === "function" ? (global as Dispatcher) : undefined;
+}
+
+/**
+ * `fetch` through `dispatcher` (undefined: the global one), a held request's dispatch deferred. Holding the
+ * dispatch, not the call to fetch, lets fetch do all of its own work first (the Request, its headers and body, its
+ * first call's compile: 8–36 ms on a loaded 2-core machine) while the caller waits for what the request must not
+ * overtake; only the hand-over to a connection waits. A request aborted meanwhile is dropped by fetch when it is
+ * dispatched, before a byte is written.
+ */
+function fetchHeld(fetch: SdkFetch, input: string | URL | Request, init: RequestInit | undefined, dispatcher: Dispatcher | undefined): Promise<Response> {
+  const hold = (init as Record<symbol, Promise<unknown> | undefined> | undefined)?.[HOLD];
+  const plain = () => fetch(input, (dispatcher ? { ...init, dispatcher } : init) as RequestInit);
+  if (!hold) return plain();
+  const target = dispatcher ?? globalDispatcher();
+  // Without a dispatcher to wrap, the whole call waits.
+  if (!target) return hold.then(plain, plain);
+  const held: Dispatcher = {
+    dispatch(options, handler) {
+      traceStartup("request: built, held", true);
+      const go = () => {
+        traceStartup("request: released", true);
+        target.dispatch(options, handler);
+      };
+      hold.then(go, go);
+      return true;
+    },
+  };
+  return fetch(input, { ...init, dispatcher: held } as RequestInit);
 }
 
 /** True when one of HTTPS_PROXY / HTTP_PROXY (either case) is set. */

@@ -1,7 +1,8 @@
 import type { OpenAI } from "openai";
 import type { ContentBlock, Message, Usage } from "../../protocol/messages.js";
 import type { Provider, ProviderEvent, ProviderFailure, ProviderRequest } from "../../protocol/provider.js";
-import { createFetch } from "./http.js";
+import { afterIO } from "../after-io.js";
+import { createFetch, holdOptions } from "./http.js";
 import { DEFAULT_BASE_URLS, abortedFailure, classifyFailure, endpointOf, imageNote, parseToolInput, type ProviderOptions } from "./options.js";
 import { createThinkTagSplitter, type ThinkSegment } from "./think-tags.js";
 
@@ -27,9 +28,9 @@ const STOP_REASONS: Record<string, string> = {
 export function createOpenAIProvider(options: ProviderOptions): Provider {
   let client: Promise<OpenAI> | undefined;
   const getClient = () => (client ??= import("openai").then((sdk) => makeClient(sdk.OpenAI, options)));
-  // Build the client (which loads node's fetch, tens of ms of CPU) on the next turn of the event loop: the
+  // Build the client (which loads node's fetch, tens of ms of CPU) once the event loop has polled for I/O: the
   // session store's disk I/O, issued meanwhile, then runs in the background instead of after it. A failure surfaces at the request.
-  setImmediate(() => getClient().catch(() => {}));
+  void afterIO().then(() => getClient().catch(() => {}));
 
   return {
     providerId: options.providerId ?? "openai",
@@ -39,7 +40,7 @@ export function createOpenAIProvider(options: ProviderOptions): Provider {
       const state = new StreamState();
       try {
         const sdk = await getClient();
-        const chunks = await sdk.chat.completions.create(buildOpenAIRequest(options, request), { signal });
+        const chunks = await sdk.chat.completions.create(buildOpenAIRequest(options, request), { signal, ...holdOptions(request) });
         for await (const chunk of chunks) yield* state.handle(chunk);
       } catch (err) {
         return yield { type: "error", failure: state.spent(classifyFailure(err, signal, endpointOf(options, DEFAULT_BASE_URL))) };

@@ -28,7 +28,10 @@ export interface ProviderOptions {
   images?: boolean;
   /** SDK timeout for getting response headers (the SDKs stop timing once the body starts). */
   requestTimeoutMs?: number;
-  /** The fetch the SDK uses (a cassette's recorder or player); default: createFetch(). */
+  /**
+   * The fetch the SDK uses (a cassette's recorder or player); default: createFetch(). A held request (its init's
+   * `HOLD`, http.ts) must not leave before that promise settles: pass it on to createFetch's fetch, or send nothing.
+   */
   fetch?: SdkFetch;
 }
 

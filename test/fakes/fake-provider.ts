@@ -19,7 +19,10 @@ export class FakeProvider implements Provider {
   constructor(private script: FakeStep[]) {}
 
   async *stream(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
-    this.requests.push(structuredClone(request));
+    // A request may be built early but is "sent" (recorded, answered) only once its notBefore settles, as the real providers do.
+    const { notBefore, ...sent } = request;
+    await notBefore?.catch(() => {});
+    this.requests.push(structuredClone(sent));
     checkToolAnswers(request.messages);
     const step = this.script.shift();
     if (!step) throw new Error(`FakeProvider: script ran out at request ${this.requests.length}`);
