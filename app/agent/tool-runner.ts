@@ -41,8 +41,7 @@ export async function runToolCalls(calls: ToolCall[], options: ToolRunnerOptions
   const blocks: ContentBlock[] = new Array(calls.length);
   const running = new Set<Promise<void>>();
   for (const [i, call] of calls.entries()) {
-    const following = calls.slice(i + 1).filter((later) => later.name === call.name && !later.invalid).length;
-    const work = () => runAndReport(call, options, following).then((block) => void (blocks[i] = block));
+    const work = () => runAndReport(call, options).then((block) => void (blocks[i] = block));
     const concurrent = !call.invalid && options.tools.find((t) => t.definition.name === call.name)?.concurrent;
     if (!concurrent) {
       await Promise.all(running);
@@ -58,11 +57,11 @@ export async function runToolCalls(calls: ToolCall[], options: ToolRunnerOptions
 }
 
 /** Runs one call and reports it: its `tool-result` (and `plan-update`) event, and its block for the model. */
-async function runAndReport(call: ToolCall, options: ToolRunnerOptions, following: number): Promise<ContentBlock> {
+async function runAndReport(call: ToolCall, options: ToolRunnerOptions): Promise<ContentBlock> {
   const timing: { started?: number } = {};
   const result = options.signal.aborted
     ? { content: "Not executed: the run was interrupted.", is_error: true }
-    : await runOne(call, options, timing, following);
+    : await runOne(call, options, timing);
   // An error result once the run is aborted is the interrupt's doing, not the tool's failure.
   const interrupted = result.is_error && options.signal.aborted;
   await options.emit({
@@ -81,7 +80,7 @@ async function runAndReport(call: ToolCall, options: ToolRunnerOptions, followin
 }
 
 /** Runs one call; `timing.started` is set when the tool itself began (after any permission wait). */
-async function runOne(call: ToolCall, options: ToolRunnerOptions, timing: { started?: number }, following: number): Promise<ToolResult> {
+async function runOne(call: ToolCall, options: ToolRunnerOptions, timing: { started?: number }): Promise<ToolResult> {
   if (call.invalid) return { content: call.invalid, is_error: true };
   const refusal = options.refuse?.(call);
   if (refusal) return { content: refusal, is_error: true };
@@ -103,12 +102,12 @@ async function runOne(call: ToolCall, options: ToolRunnerOptions, timing: { star
   if (!decision.allow) return { content: decision.reason, is_error: true };
   // A PreToolUse hook may have rewritten the input; PostToolUse hooks see the result (both through the requester).
   const input = decision.input ?? call.input;
-  const result = await runAllowed(tool, call, input, options, timing, following);
+  const result = await runAllowed(tool, call, input, options, timing);
   const ran = timing.started !== undefined;
   return ran && options.requester.afterTool ? options.requester.afterTool({ tool: call.name, callId: call.id, input }, result, options.signal) : result;
 }
 
-async function runAllowed(tool: Tool, call: ToolCall, input: unknown, options: ToolRunnerOptions, timing: { started?: number }, following: number): Promise<ToolResult> {
+async function runAllowed(tool: Tool, call: ToolCall, input: unknown, options: ToolRunnerOptions, timing: { started?: number }): Promise<ToolResult> {
   if (options.signal.aborted) return { content: "Not executed: the run was interrupted.", is_error: true };
   await options.emit({ kind: "tool-start", role: "assistant", tool_name: call.name, tool_call_id: call.id });
   timing.started = Date.now();
@@ -129,7 +128,7 @@ async function runAllowed(tool: Tool, call: ToolCall, input: unknown, options: T
       }, options.signal);
     };
     const subagent = options.subagents?.(call.id, options.tools);
-    return await tool.run(input, { signal: options.signal, onOutput: updates.push, askHost, following, ...(subagent ? { subagent } : {}) });
+    return await tool.run(input, { signal: options.signal, onOutput: updates.push, askHost, ...(subagent ? { subagent } : {}) });
   } catch (error) {
     return { content: `Tool ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`, is_error: true };
   } finally {

@@ -64,11 +64,9 @@ export interface CommandSandbox {
    * Starts a bash command line confined (the bash tool's way): `bash -c` in its own process group,
    * stdin /dev/null, in `place`. On Linux it runs in the spare started after the call before when
    * that fits (spare.ts), and starts the next one. Call `begin` once the child's listeners are on.
-   * `ahead`: further calls already known to follow this one (the rest of the model's step), so more
-   * than one sandbox may start ahead (at most MAX_SPARES).
    */
-  spawn(command: string, ask: NetworkAsk | undefined, place: SpawnPlace, ahead?: number): Promise<SpawnedCommand>;
-  /** The session is over: the spares still waiting end. */
+  spawn(command: string, ask: NetworkAsk | undefined, place: SpawnPlace): Promise<SpawnedCommand>;
+  /** The session is over: a spare still waiting ends. */
   close(): void;
 }
 
@@ -79,12 +77,6 @@ export interface SpawnedCommand extends Pick<WrappedCommand, "finish" | "termina
 }
 
 let manager: Promise<Manager> | undefined;
-/**
- * Sandboxes started ahead at most: two, so a step's back-to-back calls boot in pairs. Each boot is
- * ~50 ms of CPU and ~100 ms of wall; with one ahead, each call waited for the boot started at the
- * call before it.
- */
-const MAX_SPARES = 2;
 let library: Promise<Library> | undefined;
 let asking: NetworkAsk | undefined;
 
@@ -183,8 +175,8 @@ export function createCommandSandbox(
 ): CommandSandbox {
   let built = typeof policyOf === "function" ? undefined : policyOf;
   const current = () => (built ??= (policyOf as () => SandboxPolicy)());
-  /** The next commands' sandboxes, started ahead (spare.ts), oldest first. */
-  let spares: Spare[] = [];
+  /** The next command's sandbox, started ahead (spare.ts); at most one. */
+  let spare: Spare | undefined;
   let refilling = false;
   let closed = false;
   /** Sandboxed bash calls so far: spares start from the second on (see `spawn`). */
@@ -218,25 +210,18 @@ export function createCommandSandbox(
     return startSpare(script, id, planned.key, place);
   }
 
-  /**
-   * What the last call asked to have started ahead: `target` spares for its place, wrapped with its
-   * plan (a spare is checked against the plan read at its own call anyway: `takeSpare`).
-   */
-  let wanted: { place: SpawnPlace; planned: Awaited<ReturnType<typeof plan>>; target: number } | undefined;
-
-  /** Starts sandboxes ahead, one after another, until `wanted` wait or the session is over. Never throws. */
-  async function refill(): Promise<void> {
-    if (refilling || closed) return;
+  /** Starts the next call's sandbox, unless one waits already or the session is over. Never throws. */
+  async function refill(place: SpawnPlace): Promise<void> {
+    if (refilling || closed || spare?.waiting()) return;
     refilling = true;
     try {
-      const { sandbox } = await loaded();
-      while (!closed && wanted && spares.filter((s) => s.waiting()).length < wanted.target) {
-        const made = await makeSpare(sandbox, wanted.planned, wanted.place);
-        if (closed) made.discard();
-        else {
-          spares.push(made);
-          if (made.child.pid !== undefined) options.onSpare?.(made.child.pid);
-        }
+      const { policy, sandbox } = await loaded();
+      const made = await makeSpare(sandbox, await plan(policy), place);
+      if (closed) made.discard();
+      else {
+        spare?.discard();
+        spare = made;
+        if (made.child.pid !== undefined) options.onSpare?.(made.child.pid);
       }
     } catch {
       // The next call wraps its own, and reports what fails then.
@@ -245,13 +230,13 @@ export function createCommandSandbox(
     }
   }
 
-  /** The oldest waiting spare made for exactly this policy and place; the spares that do not fit are ended. */
+  /** The waiting spare when it was made for exactly this policy and place; a spare that does not fit is ended. */
   function takeSpare(key: string, place: SpawnPlace): Spare | undefined {
-    const fits = (s: Spare) => s.waiting() && s.key === key && s.place.cwd === place.cwd && s.place.env === place.env;
-    const found = spares.find(fits);
-    for (const s of spares) if (s !== found && !fits(s)) s.discard();
-    spares = spares.filter((s) => s !== found && fits(s));
-    return found;
+    const found = spare;
+    spare = undefined;
+    if (found?.waiting() && found.key === key && found.place.cwd === place.cwd && found.place.env === place.env) return found;
+    found?.discard();
+    return undefined;
   }
 
   return {
@@ -280,7 +265,7 @@ export function createCommandSandbox(
       asking = ask;
       return { script, ...ending(sandbox, id, ask, audit) };
     },
-    async spawn(command, ask, place, ahead = 0) {
+    async spawn(command, ask, place) {
       if (process.platform !== "linux") {
         const wrapped = await this.wrap(command, ask);
         const child = spawn("bash", ["-c", wrapped.script], { cwd: place.cwd, env: place.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
@@ -299,20 +284,15 @@ export function createCommandSandbox(
       registerAudit(audit);
       asking = ask;
       // The next call's sandbox starts beside this command (or while the model writes its next step), once
-      // a session has shown it makes more than one call, or the step has more: a one-shot run with one
-      // call would pay for a spare it never uses (~100 ms of CPU beside its answer). Calls known to
-      // follow get up to MAX_SPARES, so their boots overlap each other, not only the command.
-      const target = Math.max(Math.min(ahead, MAX_SPARES), ++calls >= 2 ? 1 : 0);
-      if (target > 0) {
-        wanted = { place, planned, target };
-        setImmediate(() => void refill());
-      }
+      // a session has shown it makes more than one call: a one-shot run with one call would pay for a
+      // spare it never uses (~100 ms of CPU beside its answer).
+      if (++calls >= 2) setImmediate(() => void refill(place));
       return { child: ready.child, begin: () => ready.send(command), ...ending(sandbox, ready.id, ask, audit) };
     },
     close() {
       closed = true;
-      for (const s of spares) s.discard();
-      spares = [];
+      spare?.discard();
+      spare = undefined;
     },
   };
 }

@@ -85,7 +85,7 @@ export function createBashTool(ctx: ToolContext): Tool {
     if (!ctx.sandbox) return runBash(command, { child: spawn("bash", ["-c", script], { cwd: ctx.cwd, env: ctx.env, stdio: ["ignore", "pipe", "pipe"], detached: true }) }, timeout, ctx, call.signal, call.onOutput);
     let spawned: SpawnedCommand;
     try {
-      spawned = await ctx.sandbox.spawn(script, call.askHost, { cwd: ctx.cwd, env: ctx.env }, call.following);
+      spawned = await ctx.sandbox.spawn(script, call.askHost, { cwd: ctx.cwd, env: ctx.env });
     } catch (error) {
       return fail(`Could not start the sandbox: ${error instanceof Error ? error.message : String(error)}`, { command, exit_code: null, truncated: false, duration_ms: 0 });
     }

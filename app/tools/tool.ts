@@ -88,8 +88,6 @@ export interface ToolCallContext {
   askHost?: NetworkAsk;
   /** Runs a child agent loop for this call (the `task` tool); absent where no loop hosts one (the CLI runner, tests). */
   subagent?: SubagentHost;
-  /** Calls of the same tool after this one in the model's step, known now (bash starts their sandboxes ahead). */
-  following?: number;
 }
 
 /**

@@ -50,23 +50,3 @@ test("concurrent calls start together up to the bound; an ordinary call waits fo
   assert.deepEqual(blocks.map((b) => b.type === "tool_result" && b.tool_call_id), ["a", "b", "c", "d", "e"]);
   assert.deepEqual(events.filter((e) => e.kind === "tool-result").map((e) => e.kind === "tool-result" && e.tool_call_id), ["b", "a", "c", "d", "e"]);
 });
-
-test("each call is told how many calls of its tool follow it in the step (the bash tool starts their sandboxes ahead)", async () => {
-  const told: Array<[string, number | undefined]> = [];
-  const input = z.object({ id: z.string() });
-  const run = async ({ id }: { id: string }, call: { following?: number }) => (told.push([id, call.following]), { content: id, is_error: false });
-  const bash = defineTool("bash", "d", input, run, { kind: "exec" });
-  const read = defineTool("read", "d", input, run, { kind: "read" });
-  const calls: Array<{ id: string; name: string; input: unknown; invalid?: string }> = [
-    { id: "a", name: "bash", input: { id: "a" } },
-    { id: "b", name: "read", input: { id: "b" } },
-    { id: "c", name: "bash", input: { id: "c" } },
-    { id: "x", name: "bash", input: {}, invalid: "bad input" },
-    { id: "d", name: "bash", input: { id: "d" } },
-  ];
-  await runToolCalls(calls, {
-    tools: [bash, read], requester: { request: async () => ({ allow: true }) }, emit: async () => {}, signal: new AbortController().signal,
-  });
-  // An invalid call never runs, so it is not counted as one to come.
-  assert.deepEqual(told, [["a", 2], ["b", 0], ["c", 1], ["d", 0]]);
-});

@@ -132,30 +132,3 @@ test("close ends the spare still waiting, with everything it started", { skip },
   for (let until = Date.now() + 10_000; alive(ahead) && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
   assert.ok(!alive(ahead), "no spare outlives its session");
 });
-
-test("calls known to follow in the step get their sandboxes ahead, two at most, used in order and none left over", { skip, timeout: 60_000 }, async () => {
-  const { sandbox, place, nextSpare } = setup();
-  // The step's first of four calls: three follow, so two start ahead at once, before any second call.
-  assert.equal(await finish(await sandbox.spawn("exec 2>&1; echo one", undefined, place, 3)), "one\n");
-  const [first, second] = [await nextSpare(1), await nextSpare(2)];
-  assert.notEqual(first, second);
-  const two = await sandbox.spawn("exec 2>&1; echo two", undefined, place, 2);
-  assert.equal(two.child.pid, first, "the oldest spare serves the next call");
-  assert.equal(await finish(two), "two\n");
-  // Two follow it: one more starts, beside the one still waiting.
-  const third = await nextSpare(3);
-  const three = await sandbox.spawn("exec 2>&1; echo three", undefined, place, 1);
-  assert.equal(three.child.pid, second);
-  assert.equal(await finish(three), "three\n");
-  const four = await sandbox.spawn("exec 2>&1; echo four", undefined, place, 0);
-  assert.equal(four.child.pid, third);
-  assert.equal(await finish(four), "four\n");
-  // The session has made several calls, so one spare waits for the next step's first; close ends it.
-  const last = await nextSpare(4);
-  assert.ok(alive(last));
-  sandbox.close();
-  for (const pid of [first, second, third, last]) {
-    for (let until = Date.now() + 10_000; alive(pid) && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
-    assert.ok(!alive(pid), `spare ${pid} is gone`);
-  }
-});
