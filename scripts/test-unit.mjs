@@ -39,7 +39,8 @@ const results = await Promise.all(shards.map((shard, i) => new Promise((done) =>
   child.stdout.on("data", (c) => out.push(c));
   child.stderr.on("data", (c) => out.push(c));
   child.on("close", (code, signal) => {
-    process.stdout.write(`\n── unit shard ${i + 1}/${count}: ${shard.files.length} files ──\n${Buffer.concat(out).toString()}`);
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    process.stdout.write(`\n── unit shard ${i + 1}/${count}: ${shard.files.length} files, ${seconds} s ──\n${Buffer.concat(out).toString()}`);
     done(code ?? (signal ? 1 : 0));
   });
 })));

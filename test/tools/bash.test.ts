@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import { test } from "node:test";
 import { BASH_OUTPUT_CAP, createBashTool } from "../../app/tools/bash.js";
 import { killAllGroups } from "../../app/tools/process-groups.js";
@@ -168,18 +166,17 @@ test("killAllGroups ends calls in flight", async () => {
   assert.match(r.content, /killed by signal SIGKILL/);
 });
 
+// In this process, not a child Node: the hook is Node's "exit" listener, so what is ours to show is that a
+// call in flight registered it and that it ends the whole group, a backgrounded child included.
 test("process exit kills live groups (the exit hook)", async () => {
   const pidFile = join(t.ws, "exit-pids");
-  const toolUrl = new URL("../../app/tools/bash.ts", import.meta.url).href;
-  const script = `
-    import { createBashTool } from ${JSON.stringify(toolUrl)};
-    import { existsSync, readFileSync } from "node:fs";
-    const tool = createBashTool({ cwd: ${JSON.stringify(t.ws)}, workspace: ${JSON.stringify(t.ws)}, env: process.env, guard: null });
-    tool.run({ command: "sleep 100 & echo $! > ${pidFile}; sleep 100" }, { signal: new AbortController().signal });
-    const poll = setInterval(() => { if (existsSync(${JSON.stringify(pidFile)}) && readFileSync(${JSON.stringify(pidFile)}, "utf8")) { clearInterval(poll); process.exit(0); } }, 20);
-  `;
-  const cwd = fileURLToPath(new URL("../..", import.meta.url));
-  const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd, encoding: "utf8", timeout: 20_000 });
-  assert.equal(child.status, 0, child.stderr);
+  let started!: () => void;
+  const ready = new Promise<void>((r) => (started = r));
+  const running = bash.run({ command: `sleep 100 & echo $! > ${pidFile}; echo started; sleep 100` }, call({ onOutput: () => started() }));
+  await ready;
+  const hooks = process.listeners("exit");
+  assert.ok(hooks.includes(killAllGroups), "a running call installed the exit hook");
+  for (const hook of hooks.filter((h) => h === killAllGroups)) hook.call(process, 0);
   assert.deepEqual(await waitDead(pidsIn(pidFile)), []);
+  assert.match((await running).content, /killed by signal SIGKILL/);
 });
