@@ -17,6 +17,8 @@ export function sandbox(scripts: string, cli: Record<string, unknown> = {}, serv
   const runs = (): { argv: string[]; stdin: string; pid: number; cwd: string; grandchild?: number; asks?: unknown[] }[] =>
     existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
   const run = (args: string[], options: Parameters<typeof box.run>[1] = {}) => box.run(args, { ...options, env: { ...env, ...options.env } });
+  /** `run` through main() in this process (harness.ts `main`): Keen in process, the fake claude still a process of its own. */
+  const main = (args: string[], options: Parameters<typeof box.main>[1] = {}) => box.main(args, { ...options, env: { ...env, ...options.env } });
   /** Live processes started for this sandbox (the fake claude, its children, the relay server): their env names its log. */
   const leftovers = () => readdirSync("/proc").filter((pid) => /^\d+$/.test(pid) && alive(Number(pid))).filter((pid) => {
     try {
@@ -25,7 +27,7 @@ export function sandbox(scripts: string, cli: Record<string, unknown> = {}, serv
       return false;
     }
   });
-  return { ...box, env: { ...box.env, ...env }, run, runs, leftovers };
+  return { ...box, env: { ...box.env, ...env }, run, main, runs, leftovers };
 }
 
 export const jsonl = (stdout: string) => stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, any>);
