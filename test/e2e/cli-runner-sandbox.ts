@@ -3,11 +3,31 @@
  * runner at the fake `claude` (test/fakes/fake-claude.mjs), which replays the
  * comma list of recorded fixtures in `scripts` and logs each run here.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { buildSync } from "esbuild";
+import { makeTempDir } from "../temp.js";
 import { makeSandbox } from "./harness.js";
 
-const FAKE = resolve(import.meta.dirname, "../fakes/fake-claude.mjs");
+/**
+ * The fake claude (test/fakes/fake-claude.mjs), bundled once per test process, as mcp-helpers.ts
+ * bundles the fake MCP server: where it acts out the CLI's ask it loads the MCP SDK's client, ~0.55 s
+ * of CPU from the SDK's and zod's many modules, less bundled. It finds its fixtures as
+ * ../fixtures from its own file: a link beside the bundle's directory.
+ */
+const FAKE = (() => {
+  const dir = makeTempDir("keen-fake-claude-");
+  mkdirSync(join(dir, "fakes"));
+  symlinkSync(resolve(import.meta.dirname, "../fixtures"), join(dir, "fixtures"));
+  const outfile = join(dir, "fakes", "fake-claude.mjs");
+  buildSync({
+    entryPoints: [resolve(import.meta.dirname, "../fakes/fake-claude.mjs")], outfile,
+    bundle: true, platform: "node", format: "esm", target: "node20", logLevel: "error",
+    banner: { js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);' },
+  });
+  chmodSync(outfile, 0o755);
+  return outfile;
+})();
 export const RELAY_TOOL = "mcp__keen__approve";
 
 export function sandbox(scripts: string, cli: Record<string, unknown> = {}, serverUrl = "http://127.0.0.1:9") {
