@@ -61,8 +61,9 @@ function mountTmpfs(sb: Sandbox, size: string): string | undefined {
 
 async function firstSession(sb: Sandbox, env: Record<string, string>, text = "stored answer"): Promise<string> {
   server.enqueue({ text });
-  // --sandbox off: a text answer, no tool runs; what the tests look at is the store.
-  const r = await sb.run(["run", "--format", "json", "--no-stdin", "--sandbox", "off", "first"], { env });
+  // Setting the scene, so through main() in this process (a Keen start less). --sandbox off: a text answer,
+  // no tool runs; what the tests look at is the store.
+  const r = await sb.main(["run", "--format", "json", "--no-stdin", "--sandbox", "off", "first"], { env });
   assert.equal(r.code, 0, r.stderr);
   return JSON.parse(r.stdout).session_id;
 }

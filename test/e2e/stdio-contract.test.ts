@@ -19,8 +19,9 @@ const server = useMockLLMServer();
 async function withSession(config: Record<string, unknown> = {}) {
   const sb = makeSandbox(server.url, config);
   server.enqueue({ toolCalls: [{ id: "w", name: "write_file", input: { path: "a.txt", content: "new\n" } }] }, { text: "Wrote a.txt." });
-  // --sandbox off: the turn writes a file through write_file and runs no command (the sandbox confines bash alone).
-  const first = await sb.run(["run", "--model", MODEL, "--no-stdin", "--format", "json", "--sandbox", "off", "write a.txt"]);
+  // Setting the scene, so through main() in this process (a Keen start less). --sandbox off: the turn writes a
+  // file through write_file and runs no command (the sandbox confines bash alone).
+  const first = await sb.main(["run", "--model", MODEL, "--no-stdin", "--format", "json", "--sandbox", "off", "write a.txt"]);
   assert.equal(first.code, 0, first.stderr);
   return { sb, session: JSON.parse(first.stdout).session_id as string };
 }

@@ -36,7 +36,8 @@ function answer(run: ScriptRun, id: string): [boolean, string | undefined] {
 async function withSession() {
   const sb = makeSandbox(server.url, NO_COMMANDS);
   server.enqueue({ toolCalls: [{ id: "w", name: "write_file", input: { path: "a.txt", content: "new\n" } }] }, { text: "Wrote a.txt." });
-  const first = await sb.run(["run", "--model", MODEL, "--no-stdin", "--format", "json", "write a.txt"]);
+  // Setting the scene, so through main() in this process (a Keen start less).
+  const first = await sb.main(["run", "--model", MODEL, "--no-stdin", "--format", "json", "write a.txt"]);
   assert.equal(first.code, 0, first.stderr);
   return { sb, session: JSON.parse(first.stdout).session_id as string };
 }
