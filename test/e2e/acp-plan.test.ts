@@ -36,7 +36,8 @@ test("ACP: todo_write in ask mode runs unasked and sends a plan update; session/
 test("ACP: session/load of a session with a plan sends its plan updates in the replay", async () => {
   const { sb, acp, ctx } = await acp1.get();
   server.enqueue({ toolCalls: [{ name: "todo_write", input: { todos: plan } }] }, { text: "Planned." });
-  const run = await sb.run(["run", "--model", "anthropic/claude-test", "--format", "json", "--sandbox", "off", "plan it"]);
+  // keen run's main() in this process makes the session (a Keen start less); the editor's side is the real process.
+  const run = await sb.main(["run", "--model", "anthropic/claude-test", "--format", "json", "--no-stdin", "--sandbox", "off", "plan it"]);
   assert.equal(run.code, 0, run.stderr);
   const sessionId = JSON.parse(run.stdout).session_id as string;
   await ctx.request(methods.agent.session.load, { sessionId, cwd: sb.workspace, mcpServers: [] });
