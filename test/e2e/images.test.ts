@@ -90,7 +90,9 @@ test("Anthropic: a stdio prompt's images (a file and base64 data) reach the requ
     { type: "image", media_type: "image/png", data: b64(data), name: "image 2" },
   ]);
   // A person reading the session sees where the images were, not their bytes.
-  const shown = await sb.run(["sessions", "show", run.response("p1").data.session_id]);
+  // The command through main() in this process (a Keen start less): what it prints is Keen's own; run-store,
+  // headless-replay and terminal-output run it as a real process.
+  const shown = await sb.main(["sessions", "show", run.response("p1").data.session_id]);
   assert.equal(shown.code, 0, shown.stderr);
   assert.match(shown.stdout, /> what are these\? \[image shot\.png\] \[image image 2\]\n/);
   assert.ok(!shown.stdout.includes(b64(shot)));

@@ -145,7 +145,9 @@ test("an interrupted turn keeps what streamed: result.text, a stored text marked
     e.kind === "text" ? [e.kind, e.content, e.interrupted] : e.kind === "turn-end" ? [e.kind, e.status] : [e.kind, e.message.content[0]?.text]), [
     ["user-message", "read them all"], ["text", partial, true], ["assistant-message", partial], ["turn-end", "interrupted"],
   ]);
-  const replay = parseLines((await sb.run(["sessions", "show", id, "--jsonl"])).stdout);
+  // The command through main() in this process (a Keen start less): what it prints is Keen's own; run-store,
+  // headless-replay and terminal-output run it as a real process.
+  const replay = parseLines((await sb.main(["sessions", "show", id, "--jsonl"])).stdout);
   assert.deepEqual(replay.filter((l) => l.kind === "text").map((l) => [l.role, l.content, l.interrupted]), [
     ["user", "read them all", undefined], ["assistant", partial, true], ["user", "go on", undefined], ["assistant", "Going on from there.", undefined],
   ]);
