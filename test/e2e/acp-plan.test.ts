@@ -14,8 +14,9 @@ const acpEntries = [
   { content: "Write the fix", status: "in_progress", priority: "medium" },
 ];
 // Both tests in one `keen acp` (a process costs ~0.7 s of CPU to start), each in a session of its own;
-// updates are told apart by session id. The last test checks that it exits 0 on EOF.
-const acp1 = sharedAcp(() => server.url, ["--model", "anthropic/claude-test"]);
+// updates are told apart by session id. The last test checks that it exits 0 on EOF. --sandbox off here
+// and in the run: the one tool is todo_write, and the sandbox confines bash alone (warming it costs CPU).
+const acp1 = sharedAcp(() => server.url, ["--model", "anthropic/claude-test", "--sandbox", "off"]);
 after(acp1.kill);
 const plans = (updates: SessionNotification[], sessionId: string) =>
   updates.filter((n) => n.sessionId === sessionId).map((n) => n.update).filter((u) => u.sessionUpdate === "plan");
@@ -35,7 +36,8 @@ test("ACP: todo_write in ask mode runs unasked and sends a plan update; session/
 test("ACP: session/load of a session with a plan sends its plan updates in the replay", async () => {
   const { sb, acp, ctx } = await acp1.get();
   server.enqueue({ toolCalls: [{ name: "todo_write", input: { todos: plan } }] }, { text: "Planned." });
-  const run = await sb.run(["run", "--model", "anthropic/claude-test", "--format", "json", "plan it"]);
+  // keen run's main() in this process makes the session (a Keen start less); the editor's side is the real process.
+  const run = await sb.main(["run", "--model", "anthropic/claude-test", "--format", "json", "--no-stdin", "--sandbox", "off", "plan it"]);
   assert.equal(run.code, 0, run.stderr);
   const sessionId = JSON.parse(run.stdout).session_id as string;
   await ctx.request(methods.agent.session.load, { sessionId, cwd: sb.workspace, mcpServers: [] });

@@ -160,7 +160,9 @@ test("session/load replays a session made by keen run (tool calls with their dif
     { toolCalls: [{ name: "write_file", input: { path: "notes.txt", content: "first\n" } }] },
     { text: "An empty workspace." },
   );
-  const run = await sb.run(["run", "--model", MODEL, "--format", "json", "what is here?"]);
+  // keen run's main() in this process makes the session (a Keen start less; the editor's side is the real
+  // process here). --sandbox off: its calls are list and write_file, no command, and in process it must not warm up.
+  const run = await sb.main(["run", "--model", MODEL, "--format", "json", "--no-stdin", "--sandbox", "off", "what is here?"]);
   assert.equal(run.code, 0, run.stderr);
   const sessionId = JSON.parse(run.stdout).session_id as string;
   server.enqueue({ text: "Still empty." });

@@ -3,11 +3,31 @@
  * runner at the fake `claude` (test/fakes/fake-claude.mjs), which replays the
  * comma list of recorded fixtures in `scripts` and logs each run here.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { buildSync } from "esbuild";
+import { makeTempDir } from "../temp.js";
 import { makeSandbox } from "./harness.js";
 
-const FAKE = resolve(import.meta.dirname, "../fakes/fake-claude.mjs");
+/**
+ * The fake claude (test/fakes/fake-claude.mjs), bundled once per test process, as mcp-helpers.ts
+ * bundles the fake MCP server: where it acts out the CLI's ask it loads the MCP SDK's client, ~0.55 s
+ * of CPU from the SDK's and zod's many modules, less bundled. It finds its fixtures as
+ * ../fixtures from its own file: a link beside the bundle's directory.
+ */
+const FAKE = (() => {
+  const dir = makeTempDir("keen-fake-claude-");
+  mkdirSync(join(dir, "fakes"));
+  symlinkSync(resolve(import.meta.dirname, "../fixtures"), join(dir, "fixtures"));
+  const outfile = join(dir, "fakes", "fake-claude.mjs");
+  buildSync({
+    entryPoints: [resolve(import.meta.dirname, "../fakes/fake-claude.mjs")], outfile,
+    bundle: true, platform: "node", format: "esm", target: "node20", logLevel: "error",
+    banner: { js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);' },
+  });
+  chmodSync(outfile, 0o755);
+  return outfile;
+})();
 export const RELAY_TOOL = "mcp__keen__approve";
 
 export function sandbox(scripts: string, cli: Record<string, unknown> = {}, serverUrl = "http://127.0.0.1:9") {
@@ -17,6 +37,8 @@ export function sandbox(scripts: string, cli: Record<string, unknown> = {}, serv
   const runs = (): { argv: string[]; stdin: string; pid: number; cwd: string; grandchild?: number; asks?: unknown[] }[] =>
     existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
   const run = (args: string[], options: Parameters<typeof box.run>[1] = {}) => box.run(args, { ...options, env: { ...env, ...options.env } });
+  /** `run` through main() in this process (harness.ts `main`): Keen in process, the fake claude still a process of its own. */
+  const main = (args: string[], options: Parameters<typeof box.main>[1] = {}) => box.main(args, { ...options, env: { ...env, ...options.env } });
   /** Live processes started for this sandbox (the fake claude, its children, the relay server): their env names its log. */
   const leftovers = () => readdirSync("/proc").filter((pid) => /^\d+$/.test(pid) && alive(Number(pid))).filter((pid) => {
     try {
@@ -25,7 +47,7 @@ export function sandbox(scripts: string, cli: Record<string, unknown> = {}, serv
       return false;
     }
   });
-  return { ...box, env: { ...box.env, ...env }, run, runs, leftovers };
+  return { ...box, env: { ...box.env, ...env }, run, main, runs, leftovers };
 }
 
 export const jsonl = (stdout: string) => stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, any>);

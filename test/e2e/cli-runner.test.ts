@@ -2,6 +2,11 @@
  * The CLI runner end to end: `keen run --runner cli` and `keen stdio` drive a
  * fake `claude` (test/fakes/fake-claude.mjs) that replays recorded stream-json
  * and records its argv, stdin and pid. No network, no real `claude`.
+ *
+ * Cases about what Keen makes of claude's stream, exit and argv run Keen through main() in this
+ * process (`box.main`, a Keen start less each), the fake claude still a real child process: its
+ * process group, its stderr, its exit code. The real `keen` process is kept where the process
+ * itself is the point: piped stdin past the argv limit, SIGINT, and `keen stdio`.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -30,7 +35,7 @@ test("keen run --runner cli (text): the prompt and piped stdin go to claude's st
 
 test("--headless --stream-deltas: the whole event sequence; the stored session; the next turn resumes the CLI session", async () => {
   const box = sandbox("tool-bash,resume-2", { skipPermissions: true, flags: ["--append-system-prompt", "be brief"] });
-  const r = await box.run(["run", "--runner", "cli", "--headless", "--stream-deltas", "run echo hi"]);
+  const r = await box.main(["run", "--runner", "cli", "--headless", "--stream-deltas", "--no-stdin", "run echo hi"]);
   assert.equal(r.code, 0, r.stderr);
   const events = jsonl(r.stdout);
   const kinds = collapse(events.map(brief));
@@ -52,7 +57,7 @@ test("--headless --stream-deltas: the whole event sequence; the stored session; 
   assert.deepEqual(stored.events.filter((e) => e.kind === "text").map((e) => e.content), ["run echo hi", "The command printed: hi"]);
 
   // No --runner: the session remembers it.
-  const again = await box.run(["run", "--session", sessionId, "--format", "json", "say it again"]);
+  const again = await box.main(["run", "--session", sessionId, "--format", "json", "--no-stdin", "say it again"]);
   assert.equal(again.code, 0, again.stderr);
   assert.equal(JSON.parse(again.stdout).text, "Hello! How can I help you today?");
   const second = box.runs()[1]!;
@@ -62,12 +67,12 @@ test("--headless --stream-deltas: the whole event sequence; the stored session; 
 
 test("an error result with exit 0 is an error (exit 1); max turns with exit 1 and no answer is max_turns (exit 3)", async () => {
   const box = sandbox("error-result,max-turns:1,max-turns:1");
-  const r = await box.run(["run", "--runner", "cli", "--format", "json", "hi"]);
+  const r = await box.main(["run", "--runner", "cli", "--format", "json", "--no-stdin", "hi"]);
   assert.equal(r.code, 1);
   const result = JSON.parse(r.stdout);
   assert.equal(result.status, "error");
   assert.ok(result.errors.includes("API Error: 500 overloaded"), r.stdout);
-  const m = await box.run(["run", "--runner", "cli", "--format", "json", "--max-turns", "2", "keep going"]);
+  const m = await box.main(["run", "--runner", "cli", "--format", "json", "--no-stdin", "--max-turns", "2", "keep going"]);
   assert.equal(m.code, 3, m.stderr);
   assert.equal(JSON.parse(m.stdout).status, "max_turns");
   assert.deepEqual(box.runs()[1]!.argv.slice(-2), ["--max-turns", "2"]);
@@ -75,7 +80,7 @@ test("an error result with exit 0 is an error (exit 1); max turns with exit 1 an
 
 test("an exit without a result is an error carrying the stderr tail, an `error` event with error_code runner", async () => {
   const box = sandbox("cut:1");
-  const r = await box.run(["run", "--runner", "cli", "--headless", "hi"], { env: { FAKE_CLAUDE_STDERR: "boom: the CLI fell over\n" } });
+  const r = await box.main(["run", "--runner", "cli", "--headless", "--no-stdin", "hi"], { env: { FAKE_CLAUDE_STDERR: "boom: the CLI fell over\n" } });
   assert.equal(r.code, 1);
   const events = jsonl(r.stdout);
   assert.deepEqual(events.filter((e) => e.kind === "error").map((e) => e.error_code), ["runner"]);
@@ -85,10 +90,10 @@ test("an exit without a result is an error carrying the stderr tail, an `error` 
 });
 
 // A bad --runner on every front end and a project config that sets the runner are usage errors
-// checked in process (test/cli/front-end-flags.test.ts); here the real process with a missing binary.
+// checked in process (test/cli/front-end-flags.test.ts); here a missing binary, in process too.
 test("usage errors before any session: a missing binary names its path", async () => {
   const box = sandbox("text-thinking", { path: "/nowhere/claude" });
-  const r = await box.run(["run", "--runner", "cli", "hi"]);
+  const r = await box.main(["run", "--runner", "cli", "--no-stdin", "hi"]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /\/nowhere\/claude/);
   assert.deepEqual(await box.sessions(), []);
@@ -97,7 +102,7 @@ test("usage errors before any session: a missing binary names its path", async (
 test("the CLI's timeout kills its process group and ends the turn as an error", async () => {
   // Long enough for the fake to start and log itself on a loaded machine.
   const box = sandbox("hang", { timeoutMs: 2000 });
-  const r = await box.run(["run", "--runner", "cli", "--format", "json", "hi"]);
+  const r = await box.main(["run", "--runner", "cli", "--format", "json", "--no-stdin", "hi"]);
   assert.equal(r.code, 1);
   assert.match(JSON.parse(r.stdout).errors.join("\n"), /timed out after 2.0s/);
   const [call] = box.runs();
@@ -140,12 +145,12 @@ test("keen stdio --runner cli: two prompts, one CLI session resumed; the same ev
 
 test("--cwd elsewhere: a new CLI session there, its prompt carrying the stored conversation, said on stderr", async () => {
   const box = sandbox("tool-bash,text-thinking,resume-2");
-  const r = await box.run(["run", "--runner", "cli", "--format", "json", "run echo hi"]);
+  const r = await box.main(["run", "--runner", "cli", "--format", "json", "--no-stdin", "run echo hi"]);
   assert.equal(r.code, 0, r.stderr);
   const sessionId = JSON.parse(r.stdout).session_id;
   const elsewhere = join(box.root, "elsewhere");
   mkdirSync(elsewhere);
-  const moved = await box.run(["run", "--session", sessionId, "--cwd", elsewhere, "and now?"]);
+  const moved = await box.main(["run", "--session", sessionId, "--cwd", elsewhere, "--no-stdin", "and now?"]);
   assert.equal(moved.code, 0, moved.stderr);
   assert.match(moved.stderr, /starting a new one in .*elsewhere with the stored conversation/);
   const [first, second] = box.runs();
@@ -154,14 +159,14 @@ test("--cwd elsewhere: a new CLI session there, its prompt carrying the stored c
   assert.notEqual(second!.argv[8], first!.argv[8]);
   assert.equal(second!.stdin, `The conversation so far (it ran in ${box.workspace}):\n\nUser: run echo hi\n\nAssistant: The command printed: hi\n\n---\n\nand now?`);
   // The session now lives there: the next turn resumes the new CLI session.
-  const next = await box.run(["run", "--session", sessionId, "again"]);
+  const next = await box.main(["run", "--session", sessionId, "--no-stdin", "again"]);
   assert.equal(next.code, 0, next.stderr);
   assert.deepEqual(box.runs()[2]!.argv.slice(7, 9), ["--resume", second!.argv[8]]);
 });
 
 test("max turns with no answer in a headless run: one more CLI turn, tools off, with the final-step prompt, gives the best guess", async () => {
   const box = sandbox("max-turns:1,resume-2");
-  const r = await box.run(["run", "--runner", "cli", "--format", "json", "--max-turns", "2", "keep going"]);
+  const r = await box.main(["run", "--runner", "cli", "--format", "json", "--no-stdin", "--max-turns", "2", "keep going"]);
   assert.equal(r.code, 0, r.stderr);
   const result = JSON.parse(r.stdout);
   assert.equal(result.status, "max_turns");

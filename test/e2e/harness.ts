@@ -59,6 +59,20 @@ export function makeSandbox(serverUrl: string, config: Record<string, unknown> =
     assertNothingLeft(workspace, before, [...args, typeof options.stdin === "string" ? options.stdin : "", r.stdout, r.stderr, ...servedSteps()]);
     return r;
   };
+  /**
+   * `keen <args>` through main() in this process (test/cli/in-process.ts), with this sandbox's env
+   * (merged with `options.env`) and the workspace as default cwd, held to the same no-trace check as
+   * `run`. For what Keen decides inside (its output, exit code, store, the processes it starts): a
+   * case costs no Keen start (~0.4 s of CPU). Signals, stdin and the real process's own contract
+   * need `run`. main() and the app are loaded on first use.
+   */
+  const main = async (args: string[], options: Pick<SpawnOptions, "env" | "cwd"> = {}) => {
+    const before = listing(workspace);
+    const { inProcess } = await import("../cli/in-process.js");
+    const r = await inProcess(args, { ...env, ...options.env }, options.cwd ?? workspace);
+    assertNothingLeft(workspace, before, [...args, r.stdout, r.stderr, ...servedSteps()]);
+    return r;
+  };
   // The sandbox's store, read in this process: a spawned `keen sessions list/show --json` costs ~0.5 s
   // of CPU, and tests look at the store after most runs. The store module is loaded on first use
   // (each e2e file is a process of its own; not every one reads the store). What Keen stores is
@@ -74,7 +88,7 @@ export function makeSandbox(serverUrl: string, config: Record<string, unknown> =
     const session = await opened.resolve(id);
     return plain({ session, events: await opened.load(session.id) });
   };
-  return { root, home, workspace, env, run, sessions, show };
+  return { root, home, workspace, env, run, main, sessions, show };
 }
 
 /** The workspace's entries as relative paths; `.git` and `node_modules` are not looked into. */

@@ -156,7 +156,8 @@ test("an untrusted project hook does not run headless (stderr says so); after ke
   assert.equal(untrusted.stderr.match(/not trusted/g)!.length, 1, "said once");
   assert.equal(lines(untrusted.stdout).filter((l) => l.kind === "hook").length, 0);
 
-  const trust = await sb.run(["trust"]);
+  // keen trust through main() in this process (a Keen start less): what is trusted is Keen's decision; the runs stay real.
+  const trust = await sb.main(["trust"]);
   assert.equal(trust.code, 0, trust.stderr);
   assert.match(trust.stdout, /Trusted the hooks of .*\n {2}PreToolUse \[Bash\]: sh "\$CLAUDE_PROJECT_DIR"\/\.claude\/hooks\/log\.sh {2}\(\.claude\/settings\.json\)/);
   const trusted = await turn();

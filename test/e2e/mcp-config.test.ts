@@ -57,13 +57,15 @@ test("${VAR} in a project's .mcp.json: a secret-looking one only when trust name
   writeFileSync(join(sb.workspace, ".mcp.json"), JSON.stringify({ mcpServers: { proj: fakeServer(undefined, { env: { GIVEN: "${GITHUB_TOKEN}" } }) } }));
   const env = { GITHUB_TOKEN: "ghp_secret_value_123" };
 
-  const trust = await sb.run(["mcp", "trust"]);
+  // keen mcp trust through main() in this process here (a Keen start less each; the test above runs the real
+  // command): what it grants is Keen's decision, and the runs that use it stay real.
+  const trust = await sb.main(["mcp", "trust"]);
   assert.equal(trust.stderr, "keen: not given to these servers: GITHUB_TOKEN (secret-looking); allow them with --allow-env GITHUB_TOKEN\n");
   const refused = await envCall(sb, "GIVEN", env);
   assert.match(refused.stderr, /server "proj" failed to start: \$\{GITHUB_TOKEN\} looks secret; allow it with `keen mcp trust --allow-env GITHUB_TOKEN`/);
   assert.ok(!refused.lines[0]!.tools.some((t: string) => t.startsWith("mcp__")));
 
-  assert.equal((await sb.run(["mcp", "trust", "--allow-env", "GITHUB_TOKEN"])).code, 0);
+  assert.equal((await sb.main(["mcp", "trust", "--allow-env", "GITHUB_TOKEN"])).code, 0);
   server.reset();
   // Secret-looking variables of Keen's own environment are not inherited: a server gets what its env names.
   server.enqueue({ toolCalls: [{ id: "e", name: "mcp__proj__env", input: { name: "GIVEN" } }, { id: "i", name: "mcp__proj__env", input: { name: "GITHUB_TOKEN" } }] }, { text: "done" });

@@ -25,8 +25,13 @@ beforeEach(() => server.reset());
 type Sandbox = ReturnType<typeof makeSandbox>;
 type Calls = NonNullable<MockReplyStep["toolCalls"]>;
 
+/**
+ * The sandbox off: these calls are Keen's file tools and grep, which Keen's guard decides, and the
+ * sandbox confines bash alone (no call here runs a command); with bash available each Keen would
+ * still warm it up (~0.3 s of CPU). The guard with the sandbox on: run-guard.test.ts, sandbox*.test.ts.
+ */
 function sandbox(config: Record<string, unknown> = {}): Sandbox {
-  const sb = makeSandbox(server.url, config);
+  const sb = makeSandbox(server.url, { sandbox: { mode: "off" }, ...config });
   roots.push(sb.root);
   return sb;
 }
@@ -153,8 +158,6 @@ test("a symlink swap race during many tool calls never reads or writes a protect
   writeFileSync(join(keys, "id_rsa"), "PRIVATE KEY MATERIAL\n");
   writeFileSync(join(keys, "f.txt"), "ALSO SECRET\n");
   const before = { listing: readdirSync(keys), mtimes: ["id_rsa", "f.txt"].map((f) => statSync(join(keys, f)).mtimeMs) };
-  flippers.push(await startFlipper("file", join(sb.workspace, "target.txt"), join(keys, "id_rsa"), "inside\n"));
-  flippers.push(await startFlipper("dir", join(sb.workspace, "d"), keys, "inside\n"));
   // The unit race test (guarded-open-race) runs the tools 3,000 times; this one shows the same
   // holds through a whole Keen process. Its power is counted, not assumed from a call count: turns
   // of 100 calls in one `keen stdio` process go on until every flipping path was seen both as the
@@ -163,6 +166,12 @@ test("a symlink swap race during many tool calls never reads or writes a protect
   // so a loaded machine, where the flippers get less of the CPU, runs more turns, a quiet one fewer.
   // auto: the permission mode of `keen run`, so every call runs unasked and only the guard decides.
   const client = startStdio(["--permission-mode", "auto"], sb.env, sb.workspace, 240_000);
+  // The flippers spin a core each for as long as they run: they start once Keen answers (its start-up
+  // is no part of the race) and stop as soon as the turns are done, before Keen shuts down.
+  client.send({ kind: "list-sessions", id: "up" });
+  assert.equal((await client.response("up")).ok, true);
+  flippers.push(await startFlipper("file", join(sb.workspace, "target.txt"), join(keys, "id_rsa"), "inside\n"));
+  flippers.push(await startFlipper("dir", join(sb.workspace, "d"), keys, "inside\n"));
   const seen = { file: { ok: 0, refused: 0 }, dir: { ok: 0, refused: 0 } };
   const live = () => Object.values(seen).every((s) => s.ok >= RACE_EVIDENCE && s.refused >= RACE_EVIDENCE);
   const results: { is_error: boolean; result: string }[] = [];
@@ -193,9 +202,9 @@ test("a symlink swap race during many tool calls never reads or writes a protect
       else if (/^(Refused:|Cannot open) /.test(l.result)) side.refused++;
     });
   }
+  const flips = await Promise.all(flippers.splice(0).map((f) => f.stop()));
   const { code, stderr } = await client.end();
   assert.equal(code, 0, stderr);
-  const flips = await Promise.all(flippers.splice(0).map((f) => f.stop()));
   for (const r of results) assert.doesNotMatch(r.result, /PRIVATE KEY|ALSO SECRET/);
   neverSent("PRIVATE KEY MATERIAL", "ALSO SECRET");
   assert.deepEqual(readdirSync(keys), before.listing);
@@ -205,7 +214,7 @@ test("a symlink swap race during many tool calls never reads or writes a protect
   assert.ok(live(), `the race was not live in ${turns} turns: ${JSON.stringify(seen)}, flips ${flips}`);
 });
 
-// Three guards of the write tools in one turn of one Keen (each Keen with the sandbox costs ~0.7 s
+// Three guards of the write tools in one turn of one Keen (each Keen start costs ~0.4 s
 // of CPU): the calls touch different files, and each group's results are checked on their own.
 test("edits keep the bytes they did not touch (Latin-1, CRLF, no final newline); the redaction marker is never written back; the project's .keen/config.json is refused by default", async () => {
   const sb = sandbox();

@@ -27,6 +27,17 @@ async function runJson(sb: Sandbox, args: string[], options: Parameters<Sandbox[
 }
 
 /**
+ * `runJson` through main() in this process (a Keen start less), for talk-only turns whose process is not
+ * the point: resume semantics are Keen's own (test/cli/resume.test.ts has the case table); each test here
+ * keeps its resumes by a real process.
+ */
+async function mainJson(sb: Sandbox, args: string[]) {
+  const r = await sb.main(["run", "--format", "json", "--no-stdin", ...args]);
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+/**
  * `--sandbox off` for turns that only talk (no tool call is scripted for them): the sandbox plays no
  * role there, and a turn with bash available warms it up in the background (~0.26 s of CPU). Turns
  * that run bash keep the sandbox at its default.
@@ -57,7 +68,7 @@ test("resume by full id and by unique prefix: later turns see user messages and 
   assert.doesNotMatch(JSON.stringify(server.requests[2]!.body.messages), /RAW_TOOL_OUTPUT_42|tool_use|tool_result/);
 
   server.enqueue({ text: "Third answer." });
-  const third = await runJson(sb, [...TALK_ONLY, "--session", first.session_id.slice(0, 10), "third question"]);
+  const third = await mainJson(sb, [...TALK_ONLY, "--session", first.session_id.slice(0, 10), "third question"]);
   assert.equal(third.session_id, first.session_id);
   assert.deepEqual(messagesOf(3), [
     user("first question"), assistant("Checking.\n\nFound it."),
@@ -75,7 +86,7 @@ test("resumed from another directory, tools run in the session's cwd; --cwd over
   const elsewhere = join(sb.root, "elsewhere");
   mkdirSync(elsewhere);
   server.enqueue({ text: "hi" });
-  const first = await runJson(sb, [...TALK_ONLY, "start here"]);
+  const first = await mainJson(sb, [...TALK_ONLY, "start here"]);
 
   server.enqueue({ toolCalls: [{ name: "bash", input: { command: "pwd" } }] }, { text: "done" });
   await runJson(sb, ["--session", first.session_id, "where are you?"], { cwd: elsewhere });

@@ -76,7 +76,9 @@ test("a second SIGINT ends at once, and the session is left resumable: stale cla
 
   const [meta] = await sb.sessions();
   assert.equal(meta!.status, "interrupted", "a running session whose process is gone is listed interrupted");
-  const replay = await sb.run(["sessions", "show", meta!.id, "--jsonl"]);
+  // The command through main() in this process (a Keen start less): what it prints is Keen's own; run-store,
+  // headless-replay and terminal-output run it as a real process.
+  const replay = await sb.main(["sessions", "show", meta!.id, "--jsonl"]);
   assert.equal(replay.code, 0, replay.stderr);
   assert.deepEqual(parseLines(replay.stdout).map((l) => l.kind), ["text", "tool-use"]);
 

@@ -61,8 +61,9 @@ function mountTmpfs(sb: Sandbox, size: string): string | undefined {
 
 async function firstSession(sb: Sandbox, env: Record<string, string>, text = "stored answer"): Promise<string> {
   server.enqueue({ text });
-  // --sandbox off: a text answer, no tool runs; what the tests look at is the store.
-  const r = await sb.run(["run", "--format", "json", "--no-stdin", "--sandbox", "off", "first"], { env });
+  // Setting the scene, so through main() in this process (a Keen start less). --sandbox off: a text answer,
+  // no tool runs; what the tests look at is the store.
+  const r = await sb.main(["run", "--format", "json", "--no-stdin", "--sandbox", "off", "first"], { env });
   assert.equal(r.code, 0, r.stderr);
   return JSON.parse(r.stdout).session_id;
 }
@@ -191,7 +192,9 @@ async function killAt(sb: Sandbox, killAfter: number): Promise<{ printed: Record
   server.reset();
   server.enqueue(...toolSteps(3));
   let killed = false;
-  const r = await sb.run(["run", "--headless", "--no-stdin", "work"], {
+  // --sandbox off: what is checked is the store; a sandboxed Keen killed with SIGKILL (its commands and the
+  // spare sandbox gone with it) is test/e2e/sandbox-workspace.test.ts and sandbox.test.ts. On, each run started it.
+  const r = await sb.run(["run", "--headless", "--no-stdin", "--sandbox", "off", "work"], {
     onSpawn: (child: ChildProcess) => {
       let lines = 0;
       child.stdout!.on("data", (chunk: string) => {
@@ -215,7 +218,7 @@ test("kill -9 at many moments of a tool-using run: every tool call and result pr
   const toResume: string[] = [];
   // Every third line: a step prints five lines (text, two tool-use, two tool-result), so the kills
   // land after the prompt and after each of a step's five positions once (lines 5, 8, 11, 14, 17 are
-  // positions 3, 1, 4, 2, 5), at a third of the cost of all seventeen moments (each run starts a sandbox).
+  // positions 3, 1, 4, 2, 5), at a third of the cost of all seventeen moments (each run a Keen start).
   for (let killAfter = 2; killAfter <= 18; killAfter += 3) {
     const { printed, killed } = await killAt(sb, killAfter);
     const id = printed[0]?.conversation_id;

@@ -75,7 +75,8 @@ test(`${PARALLEL} parallel \`keen run\` on one store, each its own session, whil
 test("a second process on a busy session fails fast; reading and listing it while written work", async () => {
   const sb = makeSandbox(server.url, TEXT_ONLY);
   server.enqueue({ text: "first" });
-  const first = await sb.run(["run", "--format", "json", "--no-stdin", "start"]);
+  // Setting the scene, so through main() in this process (a Keen start less); the processes that meet on it are real.
+  const first = await sb.main(["run", "--format", "json", "--no-stdin", "start"]);
   const id = JSON.parse(first.stdout).session_id;
 
   const holder = await holdSession(sb, ["--session", id, "hold it"]);
@@ -110,7 +111,8 @@ test("a second process on a busy session fails fast; reading and listing it whil
 test("sessions list: a header and aligned columns on stdout, notes on stderr; prune --dry-run; rm; a removed id is a usage error", async () => {
   const sb = makeSandbox(server.url, TEXT_ONLY);
   server.enqueue({ text: "a" });
-  const a = JSON.parse((await sb.run(["run", "--format", "json", "--no-stdin", "alpha"])).stdout).session_id;
+  // The session to list, made through main() in this process (a Keen start less).
+  const a = JSON.parse((await sb.main(["run", "--format", "json", "--no-stdin", "alpha"])).stdout).session_id;
 
   const listed = await sb.run(["sessions"]);
   assert.deepEqual([listed.code, listed.stderr], [0, ""]);
@@ -134,7 +136,8 @@ test("sessions list: a header and aligned columns on stdout, notes on stderr; pr
 test("two processes resuming one session at the same moment: exactly one wins the claim", async () => {
   const sb = makeSandbox(server.url, TEXT_ONLY);
   server.enqueue({ text: "first" });
-  const id = JSON.parse((await sb.run(["run", "--format", "json", "--no-stdin", "start"])).stdout).session_id;
+  // Setting the scene through main() in this process (a Keen start less); the two racers are real processes.
+  const id = JSON.parse((await sb.main(["run", "--format", "json", "--no-stdin", "start"])).stdout).session_id;
   // One stalled reply: the winner holds the session until interrupted; the loser never reaches the server.
   server.enqueue({ text: "held", stallAfterChunks: 4 });
   const children: ChildProcess[] = [];

@@ -10,9 +10,11 @@ const server = useMockLLMServer();
 after(() => removeSandboxes());
 
 const MODEL = "anthropic/claude-test";
+/** The turns only talk: no tool runs, so the sandbox is off (with bash available each Keen would warm it up, ~0.3 s of CPU). */
+const TALK_ONLY = { sandbox: { mode: "off" } };
 
 test("sessions export --cassette: every recorded turn of a session, replayable; an unrecorded session is refused; rm removes it", async () => {
-  const sb = sandbox(server.url);
+  const sb = sandbox(server.url, TALK_ONLY);
   server.enqueue({ text: "First answer." }, { text: "Second answer." }, { text: "Not recorded." });
   const first = await sb.run(["run", "--format", "json", "--model", MODEL, "--record", join(sb.root, "one.jsonl"), "first"]);
   assert.equal(first.code, 0, first.stderr);
@@ -28,21 +30,23 @@ test("sessions export --cassette: every recorded turn of a session, replayable; 
   const lines = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l));
   assert.equal(lines.filter((l) => l.type === "cassette").length, 1, "one header");
   assert.deepEqual(lines.filter((l) => l.type === "request").map((l) => l.n), [1, 2]);
-  const stdout = await sb.run(["sessions", "export", id, "--cassette", "-"]);
+  // The same export to stdout, the refusal and rm through main() in this process (a Keen start less each): the
+  // export to a file above and the replay below are the real processes (cassette-secrets.test.ts exports too).
+  const stdout = await sb.main(["sessions", "export", id, "--cassette", "-"]);
   assert.equal(stdout.stdout, readFileSync(out, "utf8"));
 
   // Both turns replay from the export in one keen stdio process.
   const rs = await replaySandbox();
   const commands = ["first", "second"].map((text) => JSON.stringify({ kind: "prompt", text })).join("\n") + "\n";
-  const replay = await rs.run(["stdio", "--replay", out, "--replay-speed", "0"], { stdin: commands });
+  const replay = await rs.run(["stdio", "--replay", out, "--replay-speed", "0", "--sandbox", "off"], { stdin: commands });
   assert.equal(replay.code, 0, replay.stderr);
   assert.deepEqual(parseLines(replay.stdout).filter((l) => l.kind === "result").map((l) => l.text), ["First answer.", "Second answer."]);
 
-  const refused = await sb.run(["sessions", "export", otherId, "--cassette", join(sb.root, "x.jsonl")]);
+  const refused = await sb.main(["sessions", "export", otherId, "--cassette", join(sb.root, "x.jsonl")]);
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, new RegExp(`session ${otherId} was not recorded: only runs with --record <file> \\(or KEEN_RECORD\\) keep a cassette`));
   assert.equal(existsSync(join(sb.root, "x.jsonl")), false);
 
-  assert.equal((await sb.run(["sessions", "rm", id])).code, 0);
+  assert.equal((await sb.main(["sessions", "rm", id])).code, 0);
   assert.equal(existsSync(join(sb.home, "cassettes", `${id}.jsonl`)), false);
 });

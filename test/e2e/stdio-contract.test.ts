@@ -19,7 +19,9 @@ const server = useMockLLMServer();
 async function withSession(config: Record<string, unknown> = {}) {
   const sb = makeSandbox(server.url, config);
   server.enqueue({ toolCalls: [{ id: "w", name: "write_file", input: { path: "a.txt", content: "new\n" } }] }, { text: "Wrote a.txt." });
-  const first = await sb.run(["run", "--model", MODEL, "--no-stdin", "--format", "json", "write a.txt"]);
+  // Setting the scene, so through main() in this process (a Keen start less). --sandbox off: the turn writes a
+  // file through write_file and runs no command (the sandbox confines bash alone).
+  const first = await sb.main(["run", "--model", MODEL, "--no-stdin", "--format", "json", "--sandbox", "off", "write a.txt"]);
   assert.equal(first.code, 0, first.stderr);
   return { sb, session: JSON.parse(first.stdout).session_id as string };
 }
@@ -115,7 +117,8 @@ test("an interrupted turn keeps what streamed: result.text, a stored text marked
   const sb = makeSandbox(server.url);
   // The answer stalls after three text chunks (Anthropic: message_start, ping and content_block_start come first) (as a slow model would), so the interrupt lands mid-answer however loaded the machine is.
   server.enqueue({ text: "Reading every file in turn, starting with the first one", chunkSize: 8, stallAfterChunks: 6 }, { text: "Going on from there." });
-  const client = startStdio(["--model", MODEL], sb.env, sb.workspace);
+  // --sandbox off: the turns only talk.
+  const client = startStdio(["--model", MODEL, "--sandbox", "off"], sb.env, sb.workspace);
   client.send({ kind: "prompt", id: "p1", text: "read them all" });
   await client.next((l) => l.kind === "text-delta");
   // Written at once after the interrupt: the next prompt and EOF.
@@ -142,7 +145,9 @@ test("an interrupted turn keeps what streamed: result.text, a stored text marked
     e.kind === "text" ? [e.kind, e.content, e.interrupted] : e.kind === "turn-end" ? [e.kind, e.status] : [e.kind, e.message.content[0]?.text]), [
     ["user-message", "read them all"], ["text", partial, true], ["assistant-message", partial], ["turn-end", "interrupted"],
   ]);
-  const replay = parseLines((await sb.run(["sessions", "show", id, "--jsonl"])).stdout);
+  // The command through main() in this process (a Keen start less): what it prints is Keen's own; run-store,
+  // headless-replay and terminal-output run it as a real process.
+  const replay = parseLines((await sb.main(["sessions", "show", id, "--jsonl"])).stdout);
   assert.deepEqual(replay.filter((l) => l.kind === "text").map((l) => [l.role, l.content, l.interrupted]), [
     ["user", "read them all", undefined], ["assistant", partial, true], ["user", "go on", undefined], ["assistant", "Going on from there.", undefined],
   ]);
@@ -152,7 +157,8 @@ test("keen run, SIGINT mid-answer: the result's text is what had streamed, and i
   const sb = makeSandbox(server.url);
   // Stalls after two text chunks: the SIGINT lands mid-answer however loaded the machine is.
   server.enqueue({ text: "A long answer that is cut short by the user pressing Ctrl-C", chunkSize: 6, stallAfterChunks: 5 });
-  const r = await sb.run(["run", "--headless", "--stream-deltas", "--model", MODEL, "--no-stdin", "talk"], {
+  // --sandbox off: the turn only talks.
+  const r = await sb.run(["run", "--headless", "--stream-deltas", "--model", MODEL, "--no-stdin", "--sandbox", "off", "talk"], {
     onSpawn: (child) => void waitForStdout(child, (s) => s.includes('"text-delta"')).then(() => child.kill("SIGINT"), () => {}),
   });
   assert.equal(r.code, 130, r.stderr);

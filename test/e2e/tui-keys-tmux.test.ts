@@ -92,7 +92,9 @@ test("/export writes the same transcript `keen sessions show` prints, as markdow
   await t.waitFor("[exit 0]");
   const [session] = await sb.sessions();
   const exported = readFileSync(join(sb.workspace, `keen-${session!.id}.md`), "utf8");
-  const shown = await sb.run(["sessions", "show", session!.id]);
+  // The command through main() in this process (a Keen start less): what it prints is Keen's own; run-store,
+  // headless-replay and terminal-output run it as a real process.
+  const shown = await sb.main(["sessions", "show", session!.id]);
   assert.equal(shown.code, 0, shown.stderr);
   const body = (text: string, blocks: number) => text.split("\n\n").slice(blocks).join("\n\n");
   assert.match(exported, /^# export me\n\n/);
