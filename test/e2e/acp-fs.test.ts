@@ -10,15 +10,13 @@ const MODEL = "anthropic/claude-test";
 const READ = methods.client.fs.readTextFile;
 const WRITE = methods.client.fs.writeTextFile;
 const server = useMockLLMServer();
-// --sandbox off in every process: the calls are file tools (through the editor or Keen's own), and the
-// sandbox confines bash alone; with bash available each Keen would warm it up (~0.3 s of CPU).
-const open = (args: string[] = []) => openAcp(server.url, ["--model", MODEL, "--sandbox", "off", ...args]);
+const open = (args: string[] = []) => openAcp(server.url, ["--model", MODEL, ...args]);
 
 /*
  * The two tests of a client with both fs capabilities and the default flags share one `keen acp` (a
  * process costs ~0.7 s of CPU to start), each in a session of its own; the last checks it exits 0.
  */
-const withFs = sharedAcp(() => server.url, ["--model", MODEL, "--sandbox", "off"], { fs: { readTextFile: true, writeTextFile: true } });
+const withFs = sharedAcp(() => server.url, ["--model", MODEL], { fs: { readTextFile: true, writeTextFile: true } });
 after(withFs.kill);
 
 /** The finished tool calls' updates, in order. */

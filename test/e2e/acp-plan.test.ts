@@ -14,9 +14,8 @@ const acpEntries = [
   { content: "Write the fix", status: "in_progress", priority: "medium" },
 ];
 // Both tests in one `keen acp` (a process costs ~0.7 s of CPU to start), each in a session of its own;
-// updates are told apart by session id. The last test checks that it exits 0 on EOF. --sandbox off here
-// and in the run: the one tool is todo_write, and the sandbox confines bash alone (warming it costs CPU).
-const acp1 = sharedAcp(() => server.url, ["--model", "anthropic/claude-test", "--sandbox", "off"]);
+// updates are told apart by session id. The last test checks that it exits 0 on EOF.
+const acp1 = sharedAcp(() => server.url, ["--model", "anthropic/claude-test"]);
 after(acp1.kill);
 const plans = (updates: SessionNotification[], sessionId: string) =>
   updates.filter((n) => n.sessionId === sessionId).map((n) => n.update).filter((u) => u.sessionUpdate === "plan");

@@ -13,8 +13,7 @@ const HEADER_VALUE = "hdr-DISTINCTIVE-4e8d2a91c3";
 
 for (const provider of ["anthropic", "openai"] as const) {
   test(`${provider}: a cassette, the session's copy and its export hold neither the key nor a config header value`, async () => {
-    // The sandbox off: the one tool call is read_file, and the sandbox confines bash alone.
-    const sb = sandbox(server.url, { sandbox: { mode: "off" }, providers: { [provider]: { headers: { "x-team-auth": HEADER_VALUE } } } });
+    const sb = sandbox(server.url, { providers: { [provider]: { headers: { "x-team-auth": HEADER_VALUE } } } });
     writeFileSync(join(sb.workspace, "notes.txt"), `deploy key: ${KEY}\n`);
     const echo = `overloaded; key ${KEY}, header ${HEADER_VALUE}`;
     server.enqueue(

@@ -37,8 +37,7 @@ function sharedSession() {
   if (!shared) {
     const sb = makeSandbox(server.url, { providers: { anthropic: { models: { "claude-text": { images: false } } } } });
     // It lives as long as the file runs (minutes on a loaded machine): killed only after 15 of them.
-    // --sandbox off: its turns read images with read_file or only talk, and the sandbox confines bash alone.
-    shared = { sb, client: startStdio(["--permission-mode", "auto", "--sandbox", "off"], { ...sb.env, ...OPENAI_ENV }, sb.workspace, 900_000), tests: 0 };
+    shared = { sb, client: startStdio(["--permission-mode", "auto"], { ...sb.env, ...OPENAI_ENV }, sb.workspace, 900_000), tests: 0 };
   }
   return shared;
 }

@@ -13,8 +13,7 @@ const plan = [
 ];
 
 test("todo_write through bin/keen: read-only runs it unasked, the stream has plan-update, the store keeps it, a replay shows it", async () => {
-  // The sandbox off: the one tool is todo_write, and the sandbox confines bash alone (warming it costs ~0.3 s of CPU a Keen).
-  const sb = makeSandbox(server.url, { sandbox: { mode: "off" } });
+  const sb = makeSandbox(server.url);
   server.enqueue(
     { toolCalls: [{ id: "toolu_plan", name: "todo_write", input: { todos: plan } }] },
     { text: "Planned." },

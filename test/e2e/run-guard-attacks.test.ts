@@ -25,13 +25,8 @@ beforeEach(() => server.reset());
 type Sandbox = ReturnType<typeof makeSandbox>;
 type Calls = NonNullable<MockReplyStep["toolCalls"]>;
 
-/**
- * The sandbox off: these calls are Keen's file tools and grep, which Keen's guard decides, and the
- * sandbox confines bash alone (no call here runs a command); with bash available each Keen would
- * still warm it up (~0.3 s of CPU). The guard with the sandbox on: run-guard.test.ts, sandbox*.test.ts.
- */
 function sandbox(config: Record<string, unknown> = {}): Sandbox {
-  const sb = makeSandbox(server.url, { sandbox: { mode: "off" }, ...config });
+  const sb = makeSandbox(server.url, config);
   roots.push(sb.root);
   return sb;
 }
@@ -214,7 +209,7 @@ test("a symlink swap race during many tool calls never reads or writes a protect
   assert.ok(live(), `the race was not live in ${turns} turns: ${JSON.stringify(seen)}, flips ${flips}`);
 });
 
-// Three guards of the write tools in one turn of one Keen (each Keen start costs ~0.4 s
+// Three guards of the write tools in one turn of one Keen (each Keen with the sandbox costs ~0.7 s
 // of CPU): the calls touch different files, and each group's results are checked on their own.
 test("edits keep the bytes they did not touch (Latin-1, CRLF, no final newline); the redaction marker is never written back; the project's .keen/config.json is refused by default", async () => {
   const sb = sandbox();

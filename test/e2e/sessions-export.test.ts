@@ -10,11 +10,9 @@ const server = useMockLLMServer();
 after(() => removeSandboxes());
 
 const MODEL = "anthropic/claude-test";
-/** The turns only talk: no tool runs, so the sandbox is off (with bash available each Keen would warm it up, ~0.3 s of CPU). */
-const TALK_ONLY = { sandbox: { mode: "off" } };
 
 test("sessions export --cassette: every recorded turn of a session, replayable; an unrecorded session is refused; rm removes it", async () => {
-  const sb = sandbox(server.url, TALK_ONLY);
+  const sb = sandbox(server.url);
   server.enqueue({ text: "First answer." }, { text: "Second answer." }, { text: "Not recorded." });
   const first = await sb.run(["run", "--format", "json", "--model", MODEL, "--record", join(sb.root, "one.jsonl"), "first"]);
   assert.equal(first.code, 0, first.stderr);
@@ -38,7 +36,7 @@ test("sessions export --cassette: every recorded turn of a session, replayable; 
   // Both turns replay from the export in one keen stdio process.
   const rs = await replaySandbox();
   const commands = ["first", "second"].map((text) => JSON.stringify({ kind: "prompt", text })).join("\n") + "\n";
-  const replay = await rs.run(["stdio", "--replay", out, "--replay-speed", "0", "--sandbox", "off"], { stdin: commands });
+  const replay = await rs.run(["stdio", "--replay", out, "--replay-speed", "0"], { stdin: commands });
   assert.equal(replay.code, 0, replay.stderr);
   assert.deepEqual(parseLines(replay.stdout).filter((l) => l.kind === "result").map((l) => l.text), ["First answer.", "Second answer."]);
 

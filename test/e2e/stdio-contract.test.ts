@@ -117,8 +117,7 @@ test("an interrupted turn keeps what streamed: result.text, a stored text marked
   const sb = makeSandbox(server.url);
   // The answer stalls after three text chunks (Anthropic: message_start, ping and content_block_start come first) (as a slow model would), so the interrupt lands mid-answer however loaded the machine is.
   server.enqueue({ text: "Reading every file in turn, starting with the first one", chunkSize: 8, stallAfterChunks: 6 }, { text: "Going on from there." });
-  // --sandbox off: the turns only talk.
-  const client = startStdio(["--model", MODEL, "--sandbox", "off"], sb.env, sb.workspace);
+  const client = startStdio(["--model", MODEL], sb.env, sb.workspace);
   client.send({ kind: "prompt", id: "p1", text: "read them all" });
   await client.next((l) => l.kind === "text-delta");
   // Written at once after the interrupt: the next prompt and EOF.
@@ -157,8 +156,7 @@ test("keen run, SIGINT mid-answer: the result's text is what had streamed, and i
   const sb = makeSandbox(server.url);
   // Stalls after two text chunks: the SIGINT lands mid-answer however loaded the machine is.
   server.enqueue({ text: "A long answer that is cut short by the user pressing Ctrl-C", chunkSize: 6, stallAfterChunks: 5 });
-  // --sandbox off: the turn only talks.
-  const r = await sb.run(["run", "--headless", "--stream-deltas", "--model", MODEL, "--no-stdin", "--sandbox", "off", "talk"], {
+  const r = await sb.run(["run", "--headless", "--stream-deltas", "--model", MODEL, "--no-stdin", "talk"], {
     onSpawn: (child) => void waitForStdout(child, (s) => s.includes('"text-delta"')).then(() => child.kill("SIGINT"), () => {}),
   });
   assert.equal(r.code, 130, r.stderr);

@@ -16,11 +16,6 @@ import { runScript, type ScriptRun } from "./stdio-client.js";
  */
 const MODEL = "anthropic/claude-test";
 const server = useMockLLMServer();
-/**
- * No process here runs a command (one turn writes a file through write_file; the rest are refusals and
- * answers), and the sandbox confines bash alone: off, so that no Keen warms it up (~0.3 s of CPU each).
- */
-const NO_COMMANDS = { sandbox: { mode: "off" } };
 
 const script = (sb: ReturnType<typeof makeSandbox>, args: string[], commands: (Record<string, unknown> | string)[]) =>
   runScript(sb.run, ["--model", MODEL, ...args], commands);
@@ -34,7 +29,7 @@ function answer(run: ScriptRun, id: string): [boolean, string | undefined] {
 
 /** A sandbox with one stored session whose one turn wrote `a.txt`. */
 async function withSession() {
-  const sb = makeSandbox(server.url, NO_COMMANDS);
+  const sb = makeSandbox(server.url);
   server.enqueue({ toolCalls: [{ id: "w", name: "write_file", input: { path: "a.txt", content: "new\n" } }] }, { text: "Wrote a.txt." });
   // Setting the scene, so through main() in this process (a Keen start less).
   const first = await sb.main(["run", "--model", MODEL, "--no-stdin", "--format", "json", "write a.txt"]);
@@ -43,7 +38,7 @@ async function withSession() {
 }
 
 test("keen stdio: each refusal of a fresh session carries its error_code", async () => {
-  const sb = makeSandbox(server.url, NO_COMMANDS);
+  const sb = makeSandbox(server.url);
   const run = await script(sb, ["--permission-mode", "read-only"], [
     { kind: "no-such-command", id: "bad" },
     { kind: "prompt", id: "empty", text: "   " },
@@ -71,7 +66,7 @@ test("keen stdio: each refusal of a fresh session carries its error_code", async
 });
 
 test("keen stdio: a switch during a turn is `busy`; a prompt an interrupt drops is `interrupted`", async () => {
-  const sb = makeSandbox(server.url, NO_COMMANDS);
+  const sb = makeSandbox(server.url);
   server.enqueue({ text: "A long answer that is cut short.", chunkSize: 4, delayMs: 400 });
   const run = await script(sb, [], [
     { kind: "prompt", id: "p1", text: "talk" },
@@ -95,7 +90,7 @@ test("keen stdio: undo of a file changed since the turn is `undo_refused`; a fai
 });
 
 test("keen stdio: a provider failure is an `error` event with error_code provider; the prompt itself is answered ok", async () => {
-  const sb = makeSandbox(server.url, NO_COMMANDS);
+  const sb = makeSandbox(server.url);
   server.enqueue({ kind: "http-error", status: 401 });
   const run = await script(sb, [], [{ kind: "prompt", id: "p", text: "hi" }]);
   assert.equal(run.code, 0, run.stderr);
@@ -106,7 +101,7 @@ test("keen stdio: a provider failure is an `error` event with error_code provide
 });
 
 test("keen protocol schema publishes the error codes and each command's response data", async () => {
-  const sb = makeSandbox(server.url, NO_COMMANDS);
+  const sb = makeSandbox(server.url);
   // Through main() in this process (a Keen start less): what it prints is Keen's own; test/e2e/protocol-check.ts
   // reads it from a real process for every stream it checks.
   const r = await sb.main(["protocol", "schema"]);

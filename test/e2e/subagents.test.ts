@@ -15,15 +15,10 @@ import { startStdio } from "./stdio-client.js";
  */
 const server = useMockLLMServer();
 const MODEL = "anthropic/claude-test";
-/**
- * No process here runs a command: the model's calls are Keen's file tools (the parent's task calls, the children's read_file and write_file), and the sandbox
- * confines bash alone. Off, so that no Keen warms it up for nothing (~0.3 s of CPU each).
- */
-const NO_COMMANDS = { sandbox: { mode: "off" } };
 const texts = (message: { content: { type: string; text?: string }[] }) => message.content.map((b) => b.text ?? `[${b.type}]`).join("");
 
 test("two task calls in one step run at once; their events nest under their calls in the JSON lines; their answers reach the parent; resume leaves them out", async () => {
-  const sb = makeSandbox(server.url, NO_COMMANDS);
+  const sb = makeSandbox(server.url);
   writeFileSync(join(sb.workspace, "alpha.txt"), "alpha: ONE\n");
   writeFileSync(join(sb.workspace, "beta.txt"), "beta: TWO\n");
   server.enqueue(
@@ -107,7 +102,7 @@ test("two task calls in one step run at once; their events nest under their call
 });
 
 test("a subagent's write asks through the parent's permission flow over stdio, nested under its task call", async () => {
-  const sb = makeSandbox(server.url, NO_COMMANDS);
+  const sb = makeSandbox(server.url);
   server.enqueue(
     { match: "PARENT-W", toolCalls: [{ id: "toolu_task_w", name: "task", input: { description: "Write a file", prompt: "CHILD-W: write out.txt", tools: ["write_file"] } }] },
     { match: "CHILD-W", toolCalls: [{ id: "toolu_w_write", name: "write_file", input: { path: "out.txt", content: "hello\n" } }] },

@@ -18,14 +18,8 @@ const turnThatEdits = () =>
     { text: "done" },
   );
 
-/**
- * No process here runs a command: the model's calls are Keen's file tools (write_file, edit_file), and the sandbox
- * confines bash alone. Off, so that no Keen warms it up for nothing (~0.3 s of CPU each).
- */
-const NO_COMMANDS = { sandbox: { mode: "off" } };
-
 test("undo: says what it will restore, then restores the last turn's edits and removes what it created", async () => {
-  const sb = makeSandbox(server.url, NO_COMMANDS);
+  const sb = makeSandbox(server.url);
   writeFileSync(join(sb.workspace, "a.txt"), "one\r\ntwo\r\n");
   const client = startStdio(["--model", "anthropic/claude-test", "--permission-mode", "auto"], sb.env, sb.workspace);
   client.send({ kind: "undo", id: "early" });
@@ -51,7 +45,7 @@ test("undo: says what it will restore, then restores the last turn's edits and r
 });
 
 test("undo refuses, and restores nothing, when a file changed since the turn", async () => {
-  const sb = makeSandbox(server.url, NO_COMMANDS);
+  const sb = makeSandbox(server.url);
   writeFileSync(join(sb.workspace, "a.txt"), "one\ntwo\n");
   const client = startStdio(["--model", "anthropic/claude-test", "--permission-mode", "auto"], sb.env, sb.workspace);
   turnThatEdits();
