@@ -192,9 +192,7 @@ async function killAt(sb: Sandbox, killAfter: number): Promise<{ printed: Record
   server.reset();
   server.enqueue(...toolSteps(3));
   let killed = false;
-  // --sandbox off: what is checked is the store; a sandboxed Keen killed with SIGKILL (its commands and the
-  // spare sandbox gone with it) is test/e2e/sandbox-workspace.test.ts and sandbox.test.ts. On, each run started it.
-  const r = await sb.run(["run", "--headless", "--no-stdin", "--sandbox", "off", "work"], {
+  const r = await sb.run(["run", "--headless", "--no-stdin", "work"], {
     onSpawn: (child: ChildProcess) => {
       let lines = 0;
       child.stdout!.on("data", (chunk: string) => {
@@ -218,7 +216,7 @@ test("kill -9 at many moments of a tool-using run: every tool call and result pr
   const toResume: string[] = [];
   // Every third line: a step prints five lines (text, two tool-use, two tool-result), so the kills
   // land after the prompt and after each of a step's five positions once (lines 5, 8, 11, 14, 17 are
-  // positions 3, 1, 4, 2, 5), at a third of the cost of all seventeen moments (each run a Keen start).
+  // positions 3, 1, 4, 2, 5), at a third of the cost of all seventeen moments (each run starts a sandbox).
   for (let killAfter = 2; killAfter <= 18; killAfter += 3) {
     const { printed, killed } = await killAt(sb, killAfter);
     const id = printed[0]?.conversation_id;
