@@ -7,9 +7,6 @@ import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeSandbox, parseLines } from "./harness.js";
 
 const server = useMockLLMServer();
-// For the runs that reach a provider: no tool runs, so the sandbox plays no role, and with bash
-// available each Keen would warm it up (~0.3 s of CPU).
-const TALK_ONLY = { sandbox: { mode: "off" } };
 
 /** A local port nothing listens on (connection refused). */
 async function closedPort(): Promise<number> {
@@ -43,7 +40,7 @@ test("a config base URL that is not an http(s) URL names the file and the key", 
 });
 
 test("connection refused: one retry at most, then a message naming the URL and the variable", async () => {
-  const sb = makeSandbox(server.url, TALK_ONLY);
+  const sb = makeSandbox(server.url);
   const url = `http://127.0.0.1:${await closedPort()}`;
   const r = await sb.run(["run", "--headless", "--no-stdin", "hi"], { env: { ANTHROPIC_BASE_URL: url } });
   assert.equal(r.code, 1, r.stderr);
@@ -57,7 +54,7 @@ test("connection refused: one retry at most, then a message naming the URL and t
 
 test("a host that does not resolve: one retry at most, the message names the URL and the config key", async () => {
   const url = "http://keen-e2e-no-such-host.invalid:4321/v1";
-  const sb = makeSandbox(server.url, { ...TALK_ONLY, providers: { local: { kind: "openai", baseURL: url, defaultModel: "m", keyOptional: true } } });
+  const sb = makeSandbox(server.url, { providers: { local: { kind: "openai", baseURL: url, defaultModel: "m", keyOptional: true } } });
   const r = await sb.run(["run", "--headless", "--no-stdin", "--model", "local/m", "hi"]);
   assert.equal(r.code, 1, r.stderr);
   const lines = parseLines(r.stdout);
@@ -67,7 +64,7 @@ test("a host that does not resolve: one retry at most, the message names the URL
 });
 
 test("through a proxy, Node's experimental-proxy warning is not printed", async () => {
-  const sb = makeSandbox(server.url, TALK_ONLY);
+  const sb = makeSandbox(server.url);
   server.enqueue({ text: "via proxy" });
   const r = await sb.run(["run", "--no-stdin", "hi"], { env: { ANTHROPIC_BASE_URL: "http://keen-e2e.invalid:4321", HTTP_PROXY: server.url } });
   assert.deepEqual({ code: r.code, stdout: r.stdout, stderr: r.stderr }, { code: 0, stdout: "via proxy\n", stderr: "" });

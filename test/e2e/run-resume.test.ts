@@ -38,9 +38,8 @@ async function mainJson(sb: Sandbox, args: string[]) {
 }
 
 /**
- * `--sandbox off` for turns that only talk (no tool call is scripted for them): the sandbox plays no
- * role there, and a turn with bash available warms it up in the background (~0.26 s of CPU). Turns
- * that run bash keep the sandbox at its default.
+ * `--sandbox off` for the talk-only turns run in this process (main()), so the test process never
+ * starts the sandbox's proxies; the spawned Keens keep the sandbox at its default, as a user's does.
  */
 const TALK_ONLY = ["--sandbox", "off"];
 
@@ -61,7 +60,7 @@ test("resume by full id and by unique prefix: later turns see user messages and 
   assert.match(toolResultSent(1), /RAW_TOOL_OUTPUT_42/);
 
   server.enqueue({ text: "Second answer." });
-  const second = await runJson(sb, [...TALK_ONLY, "--session", first.session_id, "second question"]);
+  const second = await runJson(sb, ["--session", first.session_id, "second question"]);
   assert.equal(second.session_id, first.session_id);
   assert.equal(second.text, "Second answer.");
   assert.deepEqual(messagesOf(2), [user("first question"), assistant("Checking.\n\nFound it."), user("second question")]);
@@ -117,7 +116,7 @@ test("resume after kill -9 mid-stream: the session opens, is listed interrupted,
   assert.deepEqual(shown.events.slice(0, 2).map((e) => e.kind), ["session-start", "user-message"]);
 
   server.enqueue({ text: "Back again." });
-  const resumed = await runJson(sb, [...TALK_ONLY, "--session", id, "continue"]);
+  const resumed = await runJson(sb, ["--session", id, "continue"]);
   assert.equal(resumed.text, "Back again.");
   assert.deepEqual(messagesOf(1), [user("long story"), assistant("[turn interrupted]"), user("continue")]);
   assert.deepEqual((await sb.sessions()).map((s) => s.status), ["success"]);
@@ -131,7 +130,7 @@ test("with extended thinking on, a tool turn and a resumed turn pass the API's r
     { thinking: "again", text: "Answer two." },
   );
   const first = await runJson(sb, ["think first"]);
-  const second = await runJson(sb, [...TALK_ONLY, "--session", first.session_id, "think again"]);
+  const second = await runJson(sb, ["--session", first.session_id, "think again"]);
   assert.deepEqual([first.text, second.text], ["Answer one.", "Answer two."]);
   assert.deepEqual(server.rejected, []);
   assert.deepEqual(server.requests.map((q) => q.body.thinking), Array(3).fill({ type: "enabled", budget_tokens: 2000 }));
