@@ -31,8 +31,9 @@ function answer(run: ScriptRun, id: string): [boolean, string | undefined] {
 async function withSession() {
   const sb = makeSandbox(server.url);
   server.enqueue({ toolCalls: [{ id: "w", name: "write_file", input: { path: "a.txt", content: "new\n" } }] }, { text: "Wrote a.txt." });
-  // Setting the scene, so through main() in this process (a Keen start less).
-  const first = await sb.main(["run", "--model", MODEL, "--no-stdin", "--format", "json", "write a.txt"]);
+  // Setting the scene, so through main() in this process (a Keen start less); --sandbox off so the test
+  // process starts no sandbox proxies (the turn runs write_file, no command). keen stdio below is real.
+  const first = await sb.main(["run", "--model", MODEL, "--no-stdin", "--format", "json", "--sandbox", "off", "write a.txt"]);
   assert.equal(first.code, 0, first.stderr);
   return { sb, session: JSON.parse(first.stdout).session_id as string };
 }
