@@ -158,12 +158,11 @@ export function createConnection(options: ConnectionOptions) {
         timeout,
       ]);
     } catch (failure) {
+      // "Connection closed" or "write EPIPE" says less than how the server ended (read before the close below can end it).
+      const exit = made instanceof ProcessGroupTransport && !(failure instanceof ConnectTimeout) ? await made.exitAfterFailure(2000) : undefined;
       // Not awaited: a server that ignores its stdin closing must not hold the session past its connect timeout.
       void c.close().catch(() => {});
-      // "Connection closed" says less than how the server ended.
-      if (made instanceof ProcessGroupTransport && made.exit && !(failure instanceof ConnectTimeout)) {
-        throw new Error(`the server exited (${made.exit}) before it was ready`);
-      }
+      if (exit) throw new Error(`the server exited (${exit}) before it was ready`);
       throw failure;
     } finally {
       clearTimeout(timer);

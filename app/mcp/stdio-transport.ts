@@ -125,6 +125,19 @@ export class ProcessGroupTransport implements Transport {
     });
   }
 
+  /**
+   * How the server ended, when a failure came before its exit event: a write to a server that has
+   * just exited fails (EPIPE) before Node reports the exit, on a busy machine. Then its stdin is
+   * destroyed, and the exit is waited for, at most `ms`; otherwise nothing is waited for.
+   */
+  async exitAfterFailure(ms: number): Promise<string | undefined> {
+    if (this.exit || !this.child?.stdin?.destroyed || !this.exited) return this.exit;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.exited, new Promise((done) => (timer = setTimeout(done, ms)))]);
+    clearTimeout(timer);
+    return this.exit;
+  }
+
   private deliver(line: string): void {
     let message: JSONRPCMessage;
     try {
