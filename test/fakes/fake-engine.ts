@@ -7,6 +7,7 @@ import type { ErrorCode } from "../../protocol/responses.js";
 const DEFAULT_ANSWERS: Partial<Record<Command["kind"], FakeAnswer>> = {
   "list-models": { ok: true, data: [{ model: "anthropic/claude-test", provider: "anthropic", available: true, current: true }] },
   "list-files": { ok: true, data: { paths: [], truncated: false } },
+  "list-commands": { ok: true, data: [] },
 };
 
 /** Answers for the commands a front end sends: `data` for list commands, or an error. */

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { draft as d } from "../fakes/fake-engine.js";
 import { makeTempDir } from "../temp.js";
@@ -143,8 +143,11 @@ test("notifications: always, as OSC 777 wrapped for tmux passthrough when $TMUX 
   await quit(never);
 });
 
-test("/export writes the session's transcript to keen-<id>.md in its directory and asks before overwriting", async () => {
-  const dir = makeTempDir("keen-tui-export-");
+test("/export writes the session's transcript to keen-<id>.md in its directory and asks before overwriting, with paths wider than the pane", async () => {
+  // Wider than the transcript pane whatever TMPDIR is: the notices wrap inside the path as well as at spaces
+  // (the e2e runner's per-run TMPDIR once moved "exists" to the next row and a one-row match failed).
+  const dir = join(makeTempDir("keen-tui-export-"), "a-session-directory-with-a-name-much-longer-than-the-pane-is-wide");
+  mkdirSync(dir);
   const asked: string[] = [];
   let text = "# hello\n\n> hello\nthe answer\n";
   const h = new TuiHarness(100, 30).start({
@@ -158,30 +161,33 @@ test("/export writes the session's transcript to keen-<id>.md in its directory a
   h.engine.emit(d.user("hello"));
   h.engine.emit(d.result());
   const id = h.engine.conversationId;
-  await h.keys("/export\r");
-  await h.waitFor("Exported the transcript");
   const file = join(dir, `keen-${id}.md`);
+  await h.keys("/export\r");
+  await h.waitForIn("Keen", `Exported the transcript (4 lines) to ${file}.`);
   assert.equal(readFileSync(file, "utf8"), text);
   assert.deepEqual(asked, [id]);
 
   text = "# hello\n\nnewer\n";
   await h.keys("/export\r");
-  await h.waitFor(/exists: \/export again/);
+  await h.waitForIn("Keen", `${file} exists: /export again, right now, overwrites it.`);
   assert.match(readFileSync(file, "utf8"), /the answer/, "not overwritten by the first /export");
   await h.keys("/help\r\x1b"); // another command in between: the confirmation lapses
   await h.keys("/export\r");
   assert.match(readFileSync(file, "utf8"), /the answer/);
   await h.keys("/export\r");
-  await h.waitFor(/Exported the transcript \(4 lines\)/);
+  await h.waitForIn("Keen", `Exported the transcript (3 lines) to ${file}.`);
   assert.equal(readFileSync(file, "utf8"), text);
 
   // A named file, relative to the session's directory.
   writeFileSync(join(dir, "notes.md"), "mine");
   await h.keys("/export sub/none.md\r");
-  await h.waitFor(/\/export: ENOENT/);
+  await h.waitForIn("Keen", `Error: /export: ENOENT: ${join(dir, "sub/none.md")}`);
   await h.keys("/export notes.md\r");
-  await h.waitFor(/notes\.md exists/);
+  await h.waitForIn("Keen", `${join(dir, "notes.md")} exists: /export notes.md again, right now, overwrites it.`);
   assert.equal(readFileSync(join(dir, "notes.md"), "utf8"), "mine");
   assert.ok(!existsSync(join(dir, "sub")));
+  // /help asked the engine for the custom commands on the way: no drawing failed (the fake engine once
+  // answered list-commands without its list, and the TUI said "display error").
+  assert.doesNotMatch(h.paneText("Keen") ?? "", /displayerror/);
   await quit(h);
 });

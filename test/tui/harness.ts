@@ -147,6 +147,35 @@ export class TuiHarness {
     while (!shows()) await this.nextFrame(deadline, () => `screen never showed ${String(pattern)}:\n${this.text()}`, true);
   }
 
+  /**
+   * The text inside the box titled `title` (its top border reads `┌─ title`), rows joined with nothing and every
+   * space dropped: however the pane wraps a line (at a space, or inside a path longer than the pane), it reads
+   * the same. Undefined while no such box is on screen.
+   */
+  paneText(title: string): string | undefined {
+    const buf = this.term.buffer.active;
+    const row = (y: number, from?: number, to?: number) => buf.getLine(buf.viewportY + y)?.translateToString(true, from, to) ?? "";
+    for (let y = 0; y < this.term.rows; y++) {
+      const left = row(y).indexOf(`┌─ ${title} `);
+      if (left < 0) continue;
+      const right = row(y).indexOf("┐", left);
+      let text = "";
+      for (let y2 = y + 1; y2 < this.term.rows && row(y2, left, left + 1) !== "└"; y2++) text += row(y2, left + 1, right);
+      return text.replace(/\s+/g, "");
+    }
+    return undefined;
+  }
+
+  /** Waits, frame by frame, until `text` shows in the pane titled `title`, spaces and wrapping ignored (see paneText). */
+  async waitForIn(title: string, text: string, timeoutMs = WAIT_MS): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const wanted = text.replace(/\s+/g, "");
+    await this.flush();
+    while (!this.paneText(title)?.includes(wanted)) {
+      await this.nextFrame(deadline, () => `the ${title} pane never showed ${JSON.stringify(text)}:\n${this.text()}`, true);
+    }
+  }
+
   /** Types `bytes` that draw nothing (Ctrl-Z leaves the screen, a focus report changes no cell): no frame is awaited. */
   async press(bytes: string): Promise<void> {
     this.stdin.write(bytes);
