@@ -160,7 +160,7 @@ export function updateCompletion(c: TuiController): void {
       if (now.word !== word || now.start !== start) return;
       // A failed answer (no provider configured yet) shows no list; the engine's error is not news on every keystroke.
       const paths = r.ok ? r.data.paths : [];
-      showCompletion(c, word, start, paths.map((p) => `@${p}`), paths.map((p) => ({ label: p })));
+      showCompletion(c, word, start, paths.map((p) => `@${p}`), paths.map((p) => ({ label: p, path: true })));
     });
     return;
   }

@@ -231,6 +231,16 @@ export function truncate(line: string, width: number): string {
   return out + "…" + (styled ? RESET : "");
 }
 
+/** Plain text (no colours) cut to `width` cells at its start, marked with a leading `…`: a path keeps its file name. */
+export function truncateStart(text: string, width: number): string {
+  if (textWidth(text) <= width) return text;
+  if (width <= 0) return "";
+  const chars = [...text];
+  let kept = "";
+  for (let i = chars.length - 1; i >= 0 && textWidth(chars[i] + kept) <= width - 1; i--) kept = chars[i] + kept;
+  return `…${kept}`;
+}
+
 /** A line padded with spaces (or cut) to exactly `width` cells. */
 export function fit(line: string, width: number): string {
   const w = textWidth(line);

@@ -5,6 +5,7 @@ import { TuiController } from "../../app/tui/controller.js";
 import { acceptCompletion, updateCompletion } from "../../app/tui/slash-run.js";
 import { loadTheme } from "../../themes/index.js";
 import { FakeEngine } from "../fakes/fake-engine.js";
+import { TuiHarness } from "./harness.js";
 
 /*
  * `@` completion asks the engine (`list-files`, answered with the session's
@@ -74,4 +75,20 @@ test("a directory accepted asks again below it; a refused list-files shows no li
   await answered();
   assert.equal(c.ui.completion, undefined);
   assert.ok(!c.view.items.some((item) => item.type === "notice"), "no error line for a completion");
+});
+
+test("on a whole screen, a path wider than the list is cut at its start: the file name and what tells two paths apart stay in sight", async () => {
+  const dir = "src/a-deeply-nested-directory-with-a-long-name/and-another-one-that-keeps-going";
+  const h = new TuiHarness(120, 30).start();
+  h.engine.answers["list-files"] = { ok: true, data: { paths: [`${dir}/`, `${dir}/first-file-with-its-own-long-name.ts`, `${dir}/second-file.ts`], truncated: false } };
+  await h.waitFor("Type a prompt");
+  await h.keys("look at @src/a-deep");
+  await h.waitFor("second-file.ts");
+  const rows = h.screen().filter((row) => row.includes("…"));
+  assert.equal(rows.length, 3, h.text());
+  for (const [row, end] of rows.map((row, i) => [row, ["keeps-going/", "first-file-with-its-own-long-name.ts", "second-file.ts"][i]!])) {
+    assert.match(row, new RegExp(`^│…\\S*${end.replace(/\./g, "\\.")} *│`), h.text());
+  }
+  await h.keys("\x1b");
+  await h.stop();
 });

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { charWidth, dropColors, fit, forBlessed, onlySgr, sanitize, textWidth, truncate, wrap, wrapLine } from "../../app/tui/text.js";
+import { charWidth, dropColors, fit, forBlessed, onlySgr, sanitize, textWidth, truncate, truncateStart, wrap, wrapLine } from "../../app/tui/text.js";
 
 test("sanitize makes escape sequences visible and drops what reorders or hides text", () => {
   assert.equal(sanitize("a\x1b[31mred\x1b[0m"), "a␛[31mred␛[0m");
@@ -59,4 +59,13 @@ test("wrapping and cutting never split a grapheme cluster", () => {
   const family = "ab👨‍👩‍👧";
   assert.equal(truncate(family, 5), "ab…");
   assert.deepEqual(wrapLine("e\u0301e\u0301e\u0301", 2), ["e\u0301e\u0301", "e\u0301"]);
+});
+
+test("truncateStart keeps the end of a path, counting cells", () => {
+  assert.equal(truncateStart("src/deep/file.ts", 20), "src/deep/file.ts");
+  assert.equal(truncateStart("src/deep/file.ts", 8), "…file.ts");
+  // A wide character that would straddle the cut goes whole: never wider than asked.
+  assert.equal(truncateStart("a/中文/x.ts", 8), "…文/x.ts");
+  assert.equal(truncateStart("a/中文/x.ts", 7), "…/x.ts");
+  assert.equal(truncateStart("abc", 0), "");
 });

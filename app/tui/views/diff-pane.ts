@@ -2,7 +2,7 @@ import { parsePatch } from "diff";
 import type { Theme } from "../../../themes/index.js";
 import type { DiffEntry } from "../state.js";
 import { paint } from "../style.js";
-import { sanitize, textWidth, wrapLine } from "../text.js";
+import { sanitize, textWidth, truncateStart, wrapLine } from "../text.js";
 
 /** A diff as drawn: its lines, where its first change is, and how many lines it adds and removes. */
 export interface DiffView {
@@ -88,7 +88,7 @@ export function diffPaneLines(diffs: DiffEntry[], index: number, width: number, 
   const counter = `${index + 1}/${diffs.length}`;
   const size = added || removed ? ` +${added} -${removed}` : "";
   // The place in the list and the approval state always show: a long path gives way from its start.
-  const path = leftCut(sanitize(entry.path) || "(file)", width - textWidth(counter) - stateText.length - size.length - 1);
+  const path = truncateStart(sanitize(entry.path) || "(file)", width - textWidth(counter) - stateText.length - size.length - 1);
   const state = stateText ? paint(theme, entry.reverted ? "dim" : "warning", stateText) : "";
   const header = `${paint(theme, "accent", path)} ${paint(theme, "dim", counter)}${size ? `${paint(theme, "diffAdd", ` +${added}`)}${paint(theme, "diffDel", ` -${removed}`)}` : ""}${state}`;
   return { header, body: lines, firstChange };
@@ -97,13 +97,4 @@ export function diffPaneLines(diffs: DiffEntry[], index: number, width: number, 
 /** A change an undo or a rewind took back: drawn dim, without the diff colours, so it never reads as what the file holds. */
 export function revertedView(view: DiffView, theme: Theme): DiffView {
   return { ...view, lines: view.lines.map((l) => paint(theme, "dim", l.replace(/\x1b\[[0-9;]*m/g, ""))) };
-}
-
-/** `text` cut to `width` columns from its start, marked with an ellipsis. */
-function leftCut(text: string, width: number): string {
-  if (textWidth(text) <= width) return text;
-  const chars = [...text];
-  let kept = "";
-  for (let i = chars.length - 1; i >= 0 && textWidth(chars[i] + kept) <= width - 1; i--) kept = chars[i] + kept;
-  return `…${kept}`;
 }

@@ -2,7 +2,7 @@ import type { Theme } from "../../../themes/index.js";
 import { helpBindings } from "../keymap.js";
 import { SLASH_COMMANDS, customOnly, type SlashCommand } from "../slash.js";
 import { paint } from "../style.js";
-import { fit, sanitize, textWidth, truncate } from "../text.js";
+import { fit, sanitize, textWidth, truncate, truncateStart } from "../text.js";
 
 /** How long ago a time was, in the largest whole unit: "5s ago", "3m ago", "2h ago", "4d ago" ("" without a time). */
 export function ago(ts: number | undefined, now: number): string {
@@ -18,6 +18,8 @@ export function ago(ts: number | undefined, now: number): string {
 export interface ListItem {
   label: string;
   detail?: string;
+  /** The label is a path: cut at its start when wider than the row, so the file name (what tells paths apart) shows. */
+  path?: boolean;
 }
 
 /** A list with one selected row, scrolled so the selection is always in view. */
@@ -26,7 +28,7 @@ export function listLines(items: ListItem[], selected: number, width: number, he
   const start = Math.max(0, Math.min(selected - Math.floor(height / 2), items.length - height));
   return items.slice(start, start + height).map((item, k) => {
     const i = start + k;
-    const label = sanitize(item.label);
+    const label = item.path ? truncateStart(sanitize(item.label), width) : sanitize(item.label);
     const detail = item.detail ? `  ${sanitize(item.detail)}` : "";
     const room = Math.max(0, width - textWidth(label) - 1);
     if (i === selected) return paint(theme, "selection", fit(`${label}${truncate(detail, room)}`, width));
