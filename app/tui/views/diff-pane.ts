@@ -18,15 +18,21 @@ export interface DiffView {
  * line with its line number (the old one for a removal, the new one
  * otherwise) and a `+`/`-` mark in the diff colours, hunks parted by a `⋯`
  * line. The diff library parses the patch; text that is not a unified diff is
- * shown as it is, coloured by its first character.
+ * shown as it is, coloured by its first character, and a patch without hunks
+ * says there is no change.
  */
 export function diffView(diff: string, width: number, theme: Theme): DiffView {
   const text = sanitize(diff);
-  let hunks: ReturnType<typeof parsePatch>[number]["hunks"];
+  let patches: ReturnType<typeof parsePatch>;
   try {
-    hunks = parsePatch(text).flatMap((p) => p.hunks);
+    patches = parsePatch(text);
   } catch {
-    hunks = [];
+    patches = [];
+  }
+  const hunks = patches.flatMap((p) => p.hunks);
+  // File headers and no hunk: a write of the text the file already held (createPatch of equal texts).
+  if (hunks.length === 0 && patches.some((p) => p.oldFileName || p.newFileName)) {
+    return { lines: wrapLine(paint(theme, "dim", "no change: the file held this text"), width), firstChange: 0, added: 0, removed: 0 };
   }
   if (hunks.length === 0) return rawView(text, width, theme);
   const last = hunks.at(-1)!;
