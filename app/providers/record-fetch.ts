@@ -2,7 +2,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } f
 import { dirname } from "node:path";
 import type { Redactor } from "../permissions/redact.js";
 import type { CassetteHeader, InteractionLine, RecordedError } from "./cassette-format.js";
-import type { SdkFetch } from "./http.js";
+import { HOLD, type SdkFetch } from "./http.js";
 import type { ProviderKind } from "./registry.js";
 
 /** One cassette file being written; numbers its own requests. */
@@ -73,29 +73,57 @@ export interface RecordingOptions {
  * comes back unchanged, while both are written to the cassette — the body
  * as it arrives, with its timing. Contract: recording never changes what
  * the SDK sees, and a failure of the request or the body is rethrown as is.
+ * A held request (its init's `HOLD`, http.ts) is written when the hold lets
+ * it go, and not at all when it never leaves (its signal aborted by then, or
+ * the fetch failed first): a cassette holds only requests that were sent.
  */
 export function createRecordingFetch(inner: SdkFetch, options: RecordingOptions): SdkFetch {
   const { redactor } = options;
   return async (input, init) => {
-    const started = performance.now();
+    // Timings count from when the request leaves (a held one waits for the store first).
+    let started = performance.now();
     const ms = () => Math.round(performance.now() - started);
-    const writers = options.writers();
-    const ns = writers.map((w) => w.begin());
-    const write = (line: InteractionLine) => writers.forEach((w, i) => w.write(ns[i]!, line));
-    const request = input instanceof Request ? input : undefined;
-    const headers: Record<string, string> = {};
-    for (const [name, value] of new Headers(init?.headers ?? request?.headers)) if (!AUTH_HEADERS.has(name)) headers[name] = value;
-    write(redactor.redactDeep({
-      type: "request", kind: options.kind, method: init?.method ?? request?.method ?? "GET", url: String(request?.url ?? input), headers, body: bodyOf(init?.body),
-    }));
     const signal = init?.signal ?? undefined;
+    // Set once the request line is written; every later line goes to the same files under the same numbers.
+    let lines: ((line: InteractionLine) => void) | undefined;
+    const start = () => {
+      started = performance.now();
+      const writers = options.writers();
+      const ns = writers.map((w) => w.begin());
+      lines = (line) => writers.forEach((w, i) => w.write(ns[i]!, line));
+      const request = input instanceof Request ? input : undefined;
+      const headers: Record<string, string> = {};
+      for (const [name, value] of new Headers(init?.headers ?? request?.headers)) if (!AUTH_HEADERS.has(name)) headers[name] = value;
+      lines(redactor.redactDeep({
+        type: "request", kind: options.kind, method: init?.method ?? request?.method ?? "GET", url: String(request?.url ?? input), headers, body: bodyOf(init?.body),
+      }));
+    };
+    let decided = false;
+    const decide = () => {
+      if (decided) return;
+      decided = true;
+      // Aborted while held: fetch drops the request when the hold lets go, before a byte is written.
+      if (!signal?.aborted) start();
+    };
+    const hold = (init as Record<symbol, Promise<unknown> | undefined> | undefined)?.[HOLD];
+    // Registered before `inner` runs, so it runs before createFetch's own reaction that hands the request to a connection.
+    if (hold) void hold.then(decide, decide);
+    else decide();
     let response: Response;
     try {
       response = await inner(input, init);
     } catch (error) {
-      write(endLine(ms(), error, signal));
+      // Failed while still held: it never left, and nothing of it is written (nor later, by `decide`).
+      decided = true;
+      lines?.(endLine(ms(), error, signal));
       throw error;
     }
+    // An inner fetch that ignored the hold was answered first: the request did leave.
+    if (!decided) {
+      decided = true;
+      start();
+    }
+    const write = lines ?? (() => {});
     const kept: Record<string, string> = {};
     for (const name of KEPT_RESPONSE_HEADERS) {
       const value = response.headers.get(name);
