@@ -92,6 +92,18 @@ test("status bar: state, model, mode, context, tokens, session; retry countdown;
   assert.match(phase(running, NOW), /^running bash \d+s$/);
 });
 
+test("status bar: a directory too long for the room left is cut from its start, not left out; the bar keeps its width", () => {
+  const cwd = "/tmp/keen-e2e-run-AbCdEf/a-session-directory-with-a-long-name/the-project";
+  const view = viewOf([d.sessionStart({ cwd }), d.user("q"), d.result()]);
+  const [line] = plain([statusBar(view, 120, theme, NOW)]);
+  assert.match(line!, /\| 0199aaaa \| …[\w/-]*-long-name\/the-project$/);
+  assert.equal(textWidth(line!), 119, "the last cell stays free");
+  assert.equal(textWidth(statusBar(view, 120, theme, NOW)), 120);
+  // The whole path where it fits (40 cells at most); nothing where fewer than 12 cells are left.
+  assert.match(plain([statusBar(viewOf([d.sessionStart({ cwd: "/work/proj" })]), 120, theme, NOW)])[0]!, /\| \/work\/proj$/);
+  assert.doesNotMatch(plain([statusBar(view, 100, theme, NOW)])[0]!, /project/);
+});
+
 test("status bar timers: thinking counts from the step's start, streaming while text arrives, a silent stream says for how long", () => {
   const view = viewOf([]);
   reduce(view, { kind: "local-prompt", text: "q" });

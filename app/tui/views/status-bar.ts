@@ -3,7 +3,7 @@ import type { Theme } from "../../../themes/index.js";
 import { streamingAnswer, type SessionView } from "../state.js";
 import { runningJobs } from "./jobs.js";
 import { paint } from "../style.js";
-import { fit, sanitize, textWidth } from "../text.js";
+import { fit, sanitize, textWidth, truncateStart } from "../text.js";
 
 /** A stream silent for this long is shown as such (the engine's watchdog aborts it later). */
 const QUIET_MS = 10_000;
@@ -34,12 +34,15 @@ export function compact(n: number): string {
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
 
-function shortCwd(cwd: string, max: number): string {
+/** The directory with the home directory as `~`. */
+function shortCwd(cwd: string): string {
   const home = homedir();
-  let path = cwd === home || cwd.startsWith(home + "/") ? `~${cwd.slice(home.length)}` : cwd;
-  if (path.length > max) path = `…${path.slice(path.length - max + 1)}`;
-  return path;
+  return sanitize(cwd === home || cwd.startsWith(home + "/") ? `~${cwd.slice(home.length)}` : cwd);
 }
+
+/** The most of the status bar a directory takes, and the least worth showing (its end names the project). */
+const CWD_MAX = 40;
+const CWD_MIN = 12;
 
 /**
  * The status bar, one line: state first (it changes most and matters most),
@@ -66,15 +69,23 @@ export function statusBar(view: SessionView, width: number, theme: Theme, now: n
   }
   // Ids are time-ordered: a fork made minutes after its parent shares its first 8 characters, so both show their first 13.
   if (view.sessionId) parts.push(view.forkOf ? `${view.sessionId.slice(0, 13)} (fork of ${view.forkOf.slice(0, 13)})` : view.sessionId.slice(0, 8));
-  parts.push(shortCwd(view.cwd, 40));
   const head = ` ${state} `;
   const noteText = note ? ` ${sanitize(note)} ` : "";
+  const room = width - textWidth(head) - textWidth(noteText) - 1;
   let body = "";
+  let all = true;
   for (const part of parts) {
     const next = body ? `${body} | ${part}` : ` ${part}`;
-    if (textWidth(head) + textWidth(next) + textWidth(noteText) + 1 > width) break;
+    if (textWidth(next) > room) {
+      all = false;
+      break;
+    }
     body = next;
   }
+  // The directory last, cut from its start to the room left: a long path no longer drops it whole.
+  const cwd = shortCwd(view.cwd);
+  const cwdRoom = Math.min(CWD_MAX, room - textWidth(body) - (body ? 3 : 1));
+  if (all && (textWidth(cwd) <= cwdRoom || cwdRoom >= CWD_MIN)) body = `${body}${body ? " | " : " "}${truncateStart(cwd, cwdRoom)}`;
   const line = paint(theme, "statusAccent", head) + paint(theme, "status", fit(body + " ", Math.max(0, width - textWidth(head) - textWidth(noteText))));
   return fit(line + (noteText ? paint(theme, "statusAccent", noteText) : ""), width);
 }
