@@ -8,11 +8,19 @@ import { FakeEngine } from "../fakes/fake-engine.js";
 /** Generous: a frame is due within milliseconds, but the cores are shared with other test runs. */
 const WAIT_MS = 20_000;
 const live = new Set<TuiHarness>();
+/** The TUIs started by the current test. */
+const started = new Set<TuiHarness>();
 
 // A failed assertion leaves its TUI running (stdin open, a ticker): that would hold the test
 // process open for ever. Ending stdin makes the TUI leave as on a hang-up.
+// And a TUI that caught a failure of its own drawing or of a response handler says "display error" and
+// goes on: a test whose screen never looks there would pass with it, so any such line fails the test. It
+// is often a fake answer without the data the real engine sends (FakeEngine's DEFAULT_ANSWERS).
 afterEach(async () => {
   for (const h of live) await h.stop();
+  const shown = [...started].map((h) => h.displayError()).find(Boolean);
+  started.clear();
+  if (shown) throw new Error(`the TUI showed a display error: ${shown}`);
 });
 
 /**
@@ -65,6 +73,7 @@ export class TuiHarness {
 
   start(options: Partial<StartTuiOptions> = {}): this {
     live.add(this);
+    started.add(this);
     this.result = startTui({
       client: this.engine, stdin: this.stdin as never, stdout: this.stdout as never, env: { TERM: "xterm-256color" }, handleSignals: false,
       initial: { cwd: "/work/proj", model: "anthropic/claude-test", permissionMode: "ask" }, ...options,
@@ -125,6 +134,16 @@ export class TuiHarness {
       clearTimeout(timer);
     }
     await this.flush();
+  }
+
+  /**
+   * The first "display error" the TUI wrote, with what follows it, or undefined. Read from everything written,
+   * controls left out (blessed skips unchanged cells with a cursor move, so words may run together).
+   */
+  displayError(): string | undefined {
+    const text = this.written.join("").replace(/\x1b(?:\[[0-9;?]*[ -/]*[@-~]|[()][0-9A-Za-z]|[78=>])/g, "");
+    const at = text.search(/display\s*error:/);
+    return at < 0 ? undefined : text.slice(at, at + 120).replace(/\s+/g, " ");
   }
 
   /** The screen as text, one string per row, trailing spaces trimmed. */

@@ -52,6 +52,7 @@ test("each plan-update shows the plan as a checklist in the transcript, live and
 
   // On resume the stored events come back as replay: the same checklist is drawn.
   h.engine.answers["list-sessions"] = { ok: true, data: [{ id: "0199bbbb-0000", title: "older work", updated: Date.now() - 3_600_000, model: "x", status: "success" }] };
+  h.engine.answers["resume-session"] = { ok: true, data: { session_id: "0199bbbb-0000", cwd: "/work/proj", model: "anthropic/claude-test", title: "older work" } };
   h.engine.onCommand = (cmd, engine) => {
     if (cmd.kind !== "resume-session") return;
     for (const e of [d.user("plan the release"), ...planCall("r1", [{ content: "Tag the release", status: "pending" }])]) engine.emit({ ...e, replay: true } as never);

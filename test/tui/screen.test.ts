@@ -161,6 +161,7 @@ test("/model and /sessions pickers send set-model and resume-session with replay
     { id: "0199bbbb-0000-7aaa", title: "older work", updated: Date.now() - 3_600_000, model: "x", status: "success" },
     { id: "0199bbbb-0001-7bbb", title: "a fork", updated: Date.now() - 7_200_000, model: "x", status: "success", parent: { id: "0199bbbb-0000-7aaa", at: 1 } },
   ] };
+  h.engine.answers["resume-session"] = { ok: true, data: { session_id: "0199bbbb-0000-7aaa", cwd: "/work/proj", model: "openai/gpt-x", title: "older work" } };
   h.engine.onCommand = (cmd, engine) => {
     if (cmd.kind !== "resume-session") return;
     engine.emit({ ...d.user("what was it?"), replay: true } as never);
