@@ -49,9 +49,10 @@ export function serialise<T>(path: string, work: () => Promise<T>): Promise<T> {
  * another for it. Why: an open costs 2–65 ms of wall time on this 2-core machine
  * (two thread-pool steps, LevelDB's log replay into a table, each step issued
  * from a callback on a busy main thread), and a run's writes to its session come
- * in bursts: in a one-turn text run, 3 of the 5 opens were queued behind the one
- * before, and in a bash-call run the gaps between the others were 6–10 ms (see
- * docs/performance.md, "Seventh pass"). Only for a session's database: the index
+ * in bursts: after the first delta of a one-turn text run, each write was issued
+ * as the one before it finished, and the other gaps were 6–13 ms; 15 ms left one
+ * session open per run even at load 16 (docs/performance.md, "Seventh pass";
+ * before: 5 in a text run, 8 with a bash call). Only for a session's database: the index
  * is touched at a run's start and end, far apart, and lingering there would make
  * parallel runs wait for nothing.
  */
