@@ -5,10 +5,12 @@
  * one small database per session (`<dataDir>/sessions/<id>/`: the append-only
  * events under zero-padded keys `e:<seq>`, values the event JSON) and one index
  * database (`<dataDir>/index/`: `s:<id>` → SessionMeta, `c:<id>` → the claim
- * `{pid, start}` of the process writing that session). Every operation opens a
- * database, does its work (one batch for an append) and closes it, so a lock is
- * held for a few milliseconds and parallel runs, listings and readers interleave;
- * a process that finds a database locked retries with short jittered backoff
+ * `{pid, start}` of the process writing that session). An operation on the
+ * index opens it, does its work and closes it; a session's database is kept
+ * open for the operations that follow within SESSION_LINGER_MS (a run's writes
+ * come in bursts), never longer than MAX_HOLD_MS without a free spell (see
+ * level-db.ts). So a lock is held for milliseconds and parallel runs, listings
+ * and readers interleave; a process that finds a database locked retries with short jittered backoff
  * for up to 15 s and then reports "session store is busy" — never a raw lock
  * error. Sessions never contend with each other; only the index is shared.
  * A claim is an atomic test-and-set inside one index open: a claim held by a
@@ -30,7 +32,7 @@ import { rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { KeenEvent } from "../protocol/events.js";
 import { newEventKey } from "./ids.js";
-import { checkNoFileInTheWay, compactTail, needsCompaction, serialise, storeError, TAIL_KEY, withDb, type Db } from "./level-db.js";
+import { checkNoFileInTheWay, closeDatabases, compactTail, needsCompaction, SESSION_LINGER_MS, storeError, TAIL_KEY, withDb, withoutDb, type Db } from "./level-db.js";
 import { isClaimLive, isOwnClaim, ownClaim, type ProcessClaim } from "./process-info.js";
 import { SessionBusyError, UnknownSessionError, type SessionMeta, type SessionStore } from "./store.js";
 
@@ -115,7 +117,7 @@ export function openStore(dataDir: string, options: LevelStoreOptions = {}): Ses
 
     async append(id, events) {
       if (events.length === 0) return;
-      await withDb(sessionPath(id), { create: true, busyTimeoutMs, action: "write" }, async (db) => {
+      await withDb(sessionPath(id), { create: true, busyTimeoutMs, action: "write", lingerMs: SESSION_LINGER_MS }, async (db) => {
         // Read under the lock rather than cached: exact even if two processes append without a claim.
         const tail = ((await db.get(TAIL_KEY)) as SessionTail | undefined) ?? { next: 0, compacted: 0 };
         const compact = needsCompaction(db);
@@ -173,19 +175,23 @@ export function openStore(dataDir: string, options: LevelStoreOptions = {}): Ses
       const path = sessionPath(id);
       // A session with no events yet has no database; do not create one just to read it.
       if (!present(path)) return [];
-      return withDb(path, { create: false, busyTimeoutMs, action: "read" }, (db) => readEvents(db));
+      return withDb(path, { create: false, busyTimeoutMs, action: "read", lingerMs: SESSION_LINGER_MS }, (db) => readEvents(db));
     },
 
     async loadRecent(id) {
       const path = sessionPath(id);
       if (!present(path)) return { events: [], offset: 0, rules: [] };
-      return withDb(path, { create: false, busyTimeoutMs, action: "read" }, async (db) => {
+      return withDb(path, { create: false, busyTimeoutMs, action: "read", lingerMs: SESSION_LINGER_MS }, async (db) => {
         const offset = ((await db.get(TAIL_KEY)) as SessionTail | undefined)?.checkpoint ?? 0;
         if (offset === 0) return { events: await readEvents(db), offset, rules: [] };
         const events = await readEvents(db, newEventKey(offset), "e;");
         const rules = await readEvents(db, "r:", ruleKey(offset));
         return { events, offset, rules };
       });
+    },
+
+    close() {
+      return closeDatabases(root);
     },
 
     async remove(id) {
@@ -197,8 +203,8 @@ export function openStore(dataDir: string, options: LevelStoreOptions = {}): Ses
         if (!meta && !existsSync(path)) throw new UnknownSessionError(`no session matches '${id}'`);
         await commitIndex(db, [{ type: "del", key: `s:${id}` }, { type: "del", key: `c:${id}` }]);
       });
-      // Through the same per-path queue as appends, so this process never deletes under its own open.
-      await serialise(path, () => rm(path, { recursive: true, force: true })).catch((error) => {
+      // Through the same per-path queue as appends, with this process's handle closed: never deleted under its own open.
+      await withoutDb(path, () => rm(path, { recursive: true, force: true })).catch((error) => {
         throw storeError("write", path, error);
       });
     },

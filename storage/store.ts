@@ -88,4 +88,10 @@ export interface SessionStore {
    */
   loadRecent(id: string): Promise<RecentEvents>;
   remove(id: string): Promise<void>;
+  /**
+   * Close what the store keeps open between operations (a session's database
+   * lingers briefly after a write, see level-db.ts); the next operation opens
+   * it again. For the end of a session: an exiting process needs no close.
+   */
+  close(): Promise<void>;
 }

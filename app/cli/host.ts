@@ -186,8 +186,13 @@ export async function openHost(frontEnd: FrontEnd, settings: HostSettings): Prom
     const setup = problem ? undefined : prepared;
     config = setup?.config ?? loadConfig(paths, findWorkspace(cwd));
     const permissionMode = setup?.permissionMode ?? settings.permissionMode ?? replayMode ?? profile.defaultMode;
-    // close: the engine ends once every command sent is answered, and with it what its setup started (MCP servers).
-    return { engine, id, cwd, setup, problem, config, permissionMode, close: () => engine.close() };
+    // close: the engine ends once every command sent is answered, and with it what its setup started (MCP servers);
+    // then the store closes the session's database it keeps open for a moment after each write (storage/level-db.ts).
+    const close = async () => {
+      await engine.close();
+      await store.close();
+    };
+    return { engine, id, cwd, setup, problem, config, permissionMode, close };
   }
 
   return { paths, store, cassette, start, open: open as Host["open"] };

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:
 import { join } from "node:path";
 import type { KeenEvent } from "../../protocol/events.js";
 import { newSessionId } from "../../storage/ids.js";
+import { closeDatabases } from "../../storage/level-db.js";
 import { openStore } from "../../storage/level-store.js";
 import { SessionBusyError, StoreError, UnknownSessionError, type SessionMeta } from "../../storage/store.js";
 import { makeTempDir } from "../temp.js";
@@ -110,6 +111,8 @@ test("load reads a session longer than one read batch, in order; a corrupt event
   for (let i = 0; i < written.length; i += 500) await store.append(id, written.slice(i, i + 500));
   assert.deepEqual(await store.load(id), written);
 
+  // This process's handle lingers after the load (level-db.ts): close it before opening the database directly.
+  await closeDatabases();
   const { Level } = await import("level");
   const db = new Level<string, string>(join(dir, "sessions", id), { valueEncoding: "utf8" });
   await db.put("e:000000001500", "{not json");
@@ -168,6 +171,8 @@ test("a file where a database directory belongs, garbage in a session's files: o
     await store.create(meta(id, i + 1));
     await store.append(id, [textEvent(id, "stored")]);
   }
+  // The files are damaged behind the store's back: not under a handle it keeps open (level-db.ts).
+  await closeDatabases();
   rmSync(join(dir, "sessions", file), { recursive: true });
   writeFileSync(join(dir, "sessions", file), "not a database");
   const notDir = `cannot write the session store at ${join(dir, "sessions", file)}: not a directory (a file is in its place)`;
