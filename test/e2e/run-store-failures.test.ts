@@ -132,8 +132,9 @@ test("a store that fills up mid-run: the turn ends at once with an error result,
   const home = mountTmpfs(sb, "512k");
   if (!home) return t.skip("cannot mount a tmpfs here (needs root): no way to fill the store");
   const env = { KEEN_HOME: home };
-  // The model's own tool call fills the disk; storing its result is the write that fails.
-  const fill = `head -c 4000000 /dev/zero > ${join(home, "filler")}; echo filled`;
+  // The model's own tool call fills the disk; storing its result is the write that fails: the result
+  // (8 KB) needs new pages even when the session's database is still open from the write before.
+  const fill = `head -c 4000000 /dev/zero > ${join(home, "filler")}; head -c 8192 /dev/zero | tr '\\0' x; echo filled`;
   server.enqueue({ text: "Filling.", toolCalls: [{ name: "bash", input: { command: fill } }] }, { text: "never requested" });
   // --sandbox off: sandboxed, the command could not write into Keen's home at all (it is hidden inside).
   const r = await sb.run(["run", "--headless", "--no-stdin", "--sandbox", "off", "fill it"], { env });
