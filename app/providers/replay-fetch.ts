@@ -1,6 +1,6 @@
 import type { Cassette, Interaction, RecordedError } from "./cassette-format.js";
 import { describeMismatch, requestKey } from "./cassette-match.js";
-import type { SdkFetch } from "./http.js";
+import { HOLD, type SdkFetch } from "./http.js";
 import type { ProviderKind } from "./registry.js";
 
 /** Marks a replay failure in an error's cause chain; `classifyFailure` turns it into a final (not retried) provider error. */
@@ -48,6 +48,11 @@ export function createReplayPlayer(options: ReplayOptions): ReplayPlayer {
       return next;
     },
     fetchFor: (kind) => async (_input, init) => {
+      // Like a real request (http.ts), a held one is served only after what it must not overtake (the
+      // prompt's store write); one aborted meanwhile (that write failed) is never served and takes no number.
+      const hold = (init as Record<symbol, Promise<unknown> | undefined> | undefined)?.[HOLD];
+      if (hold) await hold.then(noop, noop);
+      init?.signal?.throwIfAborted();
       const index = next;
       const recorded = interactions[index];
       const number = index + 1;
@@ -157,3 +162,5 @@ function forever(signal: AbortSignal | undefined): Promise<never> {
     signal.addEventListener("abort", () => reject(abortError(signal)), { once: true });
   });
 }
+
+function noop(): void {}

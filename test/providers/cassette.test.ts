@@ -10,6 +10,7 @@ import { describeMismatch, requestKey } from "../../app/providers/cassette-match
 import { createOpenAIProvider } from "../../app/providers/openai.js";
 import type { ProviderOptions } from "../../app/providers/options.js";
 import { createRecordingFetch, openCassetteWriter } from "../../app/providers/record-fetch.js";
+import { HOLD } from "../../app/providers/http.js";
 import { createReplayPlayer } from "../../app/providers/replay-fetch.js";
 import { createRedactor } from "../../app/permissions/redact.js";
 import { startMockLLMServer, type MockLLMServer, type MockStep } from "../fakes/mock-llm-server.js";
@@ -230,3 +231,31 @@ function freePort(): Promise<number> {
     });
   });
 }
+
+test("a held request is served only when its hold lets go; one aborted while held is never served and takes no number", async () => {
+  const { text } = await record("anthropic", [{ text: "one" }], [request("hi")]);
+  const cassette = parseCassette(text, "c");
+  const player = createReplayPlayer({ cassette, source: "c", loose: false, speed: 0 });
+  const fetch = player.fetchFor("anthropic");
+  const body = JSON.stringify(cassette.interactions[0]!.request.body);
+  const held = (hold: Promise<unknown>, signal?: AbortSignal) => ({ method: "POST", body, signal, [HOLD]: hold }) as RequestInit;
+
+  let letGo!: () => void;
+  const aborted = new AbortController();
+  const first = fetch("http://127.0.0.1:1/v1/messages", held(new Promise<void>((r) => (letGo = r)), aborted.signal));
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  assert.equal(player.served, 0, "nothing is served while the request is held");
+  aborted.abort();
+  letGo();
+  await assert.rejects(first, { name: "AbortError" });
+  assert.equal(player.served, 0);
+
+  let release!: () => void;
+  let done = false;
+  const second = fetch("http://127.0.0.1:1/v1/messages", held(new Promise<void>((r) => (release = r)))).then((r) => ((done = true), r));
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  assert.equal(done, false);
+  release();
+  assert.equal((await second).status, 200);
+  assert.equal(player.served, 1, "the request that left is request 1");
+});
