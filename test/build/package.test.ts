@@ -3,9 +3,11 @@
  * checkout (its prepack step builds dist/), the tarball's contents, then one
  * `npm install -g` into a temporary prefix with npm's default settings (npm 11
  * runs no install scripts for it) and `npx --package <tarball>`, each run from
- * a directory outside the checkout. npm works offline, from its cache (which
- * `npm ci` filled with the dependencies): a test never reaches the network, and
- * what is installed is what a user's npm resolves from the same cache.
+ * a directory outside the checkout. npm never reaches the network: its registry
+ * is a local one (test/fakes/npm-registry.ts) that offers the versions
+ * package-lock.json pins and serves their tarballs from npm's cache, which
+ * `npm ci` or `npm install` filled; what is installed is what a user's npm
+ * resolves from those versions.
  * One file, one install each way: an install unpacks every dependency (~150 MB,
  * ~30 s of CPU), and the directory goes as soon as the test ends, not with the
  * test process, which the e2e runner keeps for the files after this one.
@@ -22,6 +24,7 @@ import { createServer as createSocketServer } from "node:net";
 import { sandboxSupport } from "../../app/sandbox/deps.js";
 import { runKeen, type KeenRun } from "../e2e/harness.js";
 import { startMockLLMServer } from "../fakes/mock-llm-server.js";
+import { startNpmRegistry } from "../fakes/npm-registry.js";
 import { TMUX_MISSING, TmuxKeen } from "../e2e/tmux.js";
 import { makeTempDir, removeTempDir } from "../temp.js";
 
@@ -33,6 +36,7 @@ const root = makeTempDir("keen-package-");
 const npmCache = join(root, "npm-cache");
 mkdirSync(npmCache);
 symlinkSync(join(process.env.npm_config_cache ?? join(homedir(), ".npm"), "_cacache"), join(npmCache, "_cacache"));
+const registry = await startNpmRegistry(join(ROOT, "package-lock.json"), npmCache);
 const prefix = join(root, "prefix");
 const elsewhere = join(root, "elsewhere");
 mkdirSync(elsewhere);
@@ -44,7 +48,7 @@ const env = {
   KEEN_HOME: join(root, "keen-home"),
   TMPDIR: join(root, "tmp"),
   npm_config_cache: npmCache,
-  npm_config_offline: "true",
+  npm_config_registry: registry.url,
   npm_config_audit: "false",
   npm_config_fund: "false",
   npm_config_update_notifier: "false",
@@ -60,6 +64,7 @@ let npxRun: Promise<{ out?: string; error?: unknown }> | undefined;
 after(async () => {
   tmux.forEach((t) => t.kill());
   await npxRun;
+  await registry.close();
   removeTempDir(root);
 });
 
@@ -80,7 +85,7 @@ async function npm(args: string[], cwd: string, extra: Record<string, string> = 
   child.stderr.setEncoding("utf8").on("data", (d) => (stderr += d));
   const [code] = (await once(child, "close")) as [number | null];
   if (code !== 0) {
-    const hint = /ENOTCACHED/.test(stderr) ? "\n(npm's cache lacks a dependency, and this test stays offline: `npm ci` fills the cache)" : "";
+    const hint = registry.misses.length ? `\n(the local registry lacked ${registry.misses.join(", ")}: not in package-lock.json, or not in npm's cache, which \`npm ci\` fills)` : "";
     throw new Error(`npm ${args.join(" ")} failed (${code}):\n${stdout}\n${stderr}${hint}`);
   }
   return stdout;
