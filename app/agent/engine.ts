@@ -373,6 +373,8 @@ export function createSessionEngine(options: EngineOptions): SessionEngine {
 
   async function close(): Promise<void> {
     closeRequested = true;
+    // No permission-response can come any more: an open or later ask would keep the turn, and the process, waiting for ever.
+    gate.endAnswers();
     // Commands sent before EOF are handled first: a prompt after a resume-session still runs.
     await order.settled();
     closing = true;

@@ -14,6 +14,11 @@ export interface PermissionGate extends PermissionRequester {
   restore(events: KeenEvent[]): void;
   /** True while a request waits for an answer. */
   readonly waiting: boolean;
+  /**
+   * The front end will send no more commands (its input ended): the open requests and every later
+   * ask are refused with a reason for the model, as in a one-shot run, so the turn can end.
+   */
+  endAnswers(): void;
   /** The sandbox confines commands and accept-edits may run sandboxed ones (set from the session's setup). */
   bashConfined: boolean;
 }
@@ -33,7 +38,10 @@ export function createPermissionGate(options: {
   newId: () => string;
 }): PermissionGate {
   const rules = new Map<string, "allow" | "deny">();
-  const open = new Map<string, (reply: Reply) => void>();
+  // "ended": endAnswers() came while the request was open.
+  const open = new Map<string, (reply: Reply | "ended") => void>();
+  let ended = false;
+  const nobody = () => (ended ? "the client's input has ended: nobody can answer" : "this one-shot run has nobody to ask");
   // By what the call's tool declares (kind, mutates, sandboxed), never by its name; a standing rule is per tool.
   const decide = (req: Pick<PermissionRequest, "tool" | "kind" | "mutates" | "sandboxed" | "hook">) => {
     const ruled = gate(self.mode, rules.get(req.tool), { kind: req.kind, mutates: req.mutates, sandboxed: req.sandboxed, bashConfined: self.bashConfined });
@@ -47,7 +55,7 @@ export function createPermissionGate(options: {
     get waiting() {
       return open.size > 0;
     },
-    wantsPreview: (req) => options.interactive && decide(req) === "ask",
+    wantsPreview: (req) => options.interactive && !ended && decide(req) === "ask",
     async request(req: PermissionRequest, signal?: AbortSignal): Promise<PermissionDecision> {
       if (req.network) return requestHost(req, signal);
       const decision = decide(req);
@@ -60,13 +68,7 @@ export function createPermissionGate(options: {
             : `Not executed: the session is in read-only mode, so ${req.tool} cannot run.`,
         };
       }
-      if (!options.interactive) {
-        const why = req.hook === "ask" ? "a PreToolUse hook asked for the user's approval" : `${req.tool} needs the user's approval in ${self.mode} mode`;
-        return {
-          allow: false,
-          reason: `Not executed: ${why}, and this one-shot run has nobody to ask. Do without it.`,
-        };
-      }
+      if (!options.interactive || ended) return unasked(req);
       return ask(req, signal);
     },
     answer(reply) {
@@ -75,6 +77,11 @@ export function createPermissionGate(options: {
       open.delete(reply.request_id);
       resolve(reply);
       return undefined;
+    },
+    endAnswers() {
+      ended = true;
+      for (const resolve of open.values()) resolve("ended");
+      open.clear();
     },
     restore(events) {
       rules.clear();
@@ -95,14 +102,19 @@ export function createPermissionGate(options: {
         : web ? `the session is in ${self.mode} mode, which fetches only from hosts the config allows` : `the session is in ${self.mode} mode, which asks nobody`;
       return { allow: false, reason: `${blocked}: ${why}; ${allowlist}` };
     }
-    if (!options.interactive) return { allow: false, reason: `${blocked}: this one-shot run has nobody to ask; ${allowlist}` };
+    if (!options.interactive || ended) return { allow: false, reason: `${blocked}: ${nobody()}; ${allowlist}` };
     const answer = await ask(req, signal);
     return answer.allow ? answer : { allow: false, reason: `${blocked}: ${answer.reason}` };
   }
 
+  function unasked(req: PermissionRequest): PermissionDecision {
+    const why = req.hook === "ask" ? "a PreToolUse hook asked for the user's approval" : `${req.tool} needs the user's approval in ${self.mode} mode`;
+    return { allow: false, reason: `Not executed: ${why}, and ${nobody()}. Do without it.` };
+  }
+
   async function ask(req: PermissionRequest, signal?: AbortSignal): Promise<PermissionDecision> {
     const requestId = options.newId();
-    const reply = new Promise<Reply | undefined>((resolve) => {
+    const reply = new Promise<Reply | "ended" | undefined>((resolve) => {
       open.set(requestId, resolve);
       signal?.addEventListener("abort", () => {
         open.delete(requestId);
@@ -118,6 +130,7 @@ export function createPermissionGate(options: {
     });
     const answer = await reply;
     if (!answer) return { allow: false, reason: "Not executed: the run was interrupted." };
+    if (answer === "ended") return unasked(req);
     if (answer.decision === "allow-always" || answer.decision === "deny-always") {
       const rule = answer.decision === "allow-always" ? "allow" : "deny";
       rules.set(req.tool, rule);

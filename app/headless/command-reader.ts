@@ -16,12 +16,14 @@ export interface CommandSink {
  * `\n` only — not readline, which also splits on U+2028/U+2029 inside JSON
  * strings — and a `\r` before the `\n` is tolerated. A line longer than
  * `maxBytes` is dropped as it arrives (never held whole) and reported once its
- * `\n` is seen; reading goes on with the next line.
+ * `\n` is seen; reading goes on with the next line. A UTF-8 byte order mark
+ * starting the stream is skipped.
  */
 export function readCommands(stream: NodeJS.ReadableStream, sink: CommandSink, maxBytes = MAX_COMMAND_LINE_BYTES): void {
   let parts: Buffer[] = [];
   let size = 0;
   let skipping = false;
+  let first = true;
   const take = (chunk: Buffer) => {
     if (skipping) return;
     if (size + chunk.length > maxBytes) {
@@ -34,12 +36,16 @@ export function readCommands(stream: NodeJS.ReadableStream, sink: CommandSink, m
     size += chunk.length;
   };
   const line = () => {
+    const atStart = first;
+    first = false;
     if (skipping) {
       skipping = false;
       sink.invalid(`line too long: commands are limited to ${maxBytes} bytes`);
       return;
     }
-    const text = Buffer.concat(parts, size).toString("utf8");
+    // .NET's Encoding.UTF8 writer and PowerShell 5 start what they pipe with a byte order mark; JSON.parse refuses it.
+    const decoded = Buffer.concat(parts, size).toString("utf8");
+    const text = atStart && decoded.startsWith("\uFEFF") ? decoded.slice(1) : decoded;
     parts = [];
     size = 0;
     const trimmed = text.endsWith("\r") ? text.slice(0, -1) : text;

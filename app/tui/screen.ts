@@ -1,7 +1,7 @@
 import type { Widgets } from "blessed";
 import type { Theme } from "../../themes/index.js";
 import type { Frame, PaneFrame } from "./frame.js";
-import { charWidth, forBlessed, wideEmojiSource } from "./text.js";
+import { charWidth, forBlessed, textWidth, truncate, wideEmojiSource } from "./text.js";
 
 type Blessed = typeof import("blessed");
 
@@ -120,10 +120,13 @@ export function createBlessedSurface(blessed: Blessed, input: NodeJS.ReadableStr
     const theme = getTheme();
     const style = frame.focused ? theme.tokens.borderFocus : theme.tokens.border;
     if (frame.border) box.style.border = { fg: style.fg ?? "default", bold: !!style.bold } as never;
-    if (frame.label !== last.label || frame.focused !== last.focused) {
-      if (frame.label) box.setLabel(frame.label);
+    // blessed wraps a title wider than its border onto the box's first row, over the content it
+    // labels: it is cut to the border between "┌─" and "─┐".
+    const label = frame.label && textWidth(frame.label) > r.width - 4 ? `${truncate(frame.label.trimEnd(), r.width - 5)} ` : frame.label;
+    if (label !== last.label || frame.focused !== last.focused) {
+      if (label) box.setLabel(label);
       else if (last.label) box.removeLabel();
-      last.label = frame.label;
+      last.label = label;
       last.focused = frame.focused;
     }
     const content = frame.lines.map(forBlessed).join("\n");

@@ -100,7 +100,7 @@ export function reduce(view: SessionView, event: KeenEvent | LocalAction): Sessi
     case "retry":
       view.attempt = event.attempt;
       view.items.forEach((it, i) => {
-        if ((it.type === "assistant" || it.type === "thinking") && it.live && it.attempt < event.attempt) replace(view, i, { ...it, live: false, streaming: false, discarded: true });
+        if ((it.type === "assistant" || it.type === "thinking") && it.live && it.attempt < event.attempt) replace(view, i, { ...it, live: false, streaming: false, discarded: true, retryReason: event.reason });
       });
       view.retry = { attempt: event.attempt, reason: event.reason, until: event.ts + event.delay_ms, retry: event.retry, max: event.max_retries };
       view.phaseSince = event.ts + event.delay_ms;

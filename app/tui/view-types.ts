@@ -10,9 +10,9 @@ import type { Usage } from "../../protocol/messages.js";
 export type TranscriptItem =
   // A prompt typed during a turn is not an item: the controller holds it in its queue until its turn starts.
   | { type: "user"; id: number; text: string; state: "sent" | "pending" | "failed" }
-  // `discarded`: a retry restarted the step; the partial text stays on screen, marked, and is never sent again.
-  | { type: "assistant"; id: number; text: string; live: boolean; streaming: boolean; attempt: number; discarded?: boolean }
-  | { type: "thinking"; id: number; text: string; live: boolean; streaming: boolean; attempt: number; discarded?: boolean }
+  // `discarded`: a retry restarted the step (`retryReason`: why); the partial text stays on screen, marked, and is never sent again.
+  | { type: "assistant"; id: number; text: string; live: boolean; streaming: boolean; attempt: number; discarded?: boolean; retryReason?: string }
+  | { type: "thinking"; id: number; text: string; live: boolean; streaming: boolean; attempt: number; discarded?: boolean; retryReason?: string }
   | { type: "tool"; id: number; callId: string }
   | { type: "notice"; id: number; level: "info" | "warning" | "error" | "setup"; text: string }
   // The model's whole plan as one `plan-update` set it (todo_write): shown each time it changes.

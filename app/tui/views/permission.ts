@@ -77,7 +77,8 @@ export function permissionModal(req: PendingPermission, ui: PermissionUi, width:
   const room = Math.max(1, height - head.length - footer.length);
   const scroll = Math.max(0, Math.min(ui.scroll, Math.max(0, body.length - room)));
   let shown = body.slice(scroll, scroll + room);
-  if (body.length > room) {
+  // One row is too few for a line of the body and the counter: the line is shown (Up/Down scroll it).
+  if (body.length > room && room > 1) {
     const below = body.length - scroll - room;
     shown = shown.slice(0, room - 1);
     shown.push(paint(theme, "dim", `lines ${scroll + 1}-${scroll + room - 1} of ${body.length}${below > 0 ? ", PgDn for more" : ""}`));

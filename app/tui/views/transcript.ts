@@ -43,9 +43,9 @@ export class TranscriptCache {
   }
 }
 
-/** A partial answer a retry replaced: kept on screen, dim, and said to be discarded. */
-function discardedLines(text: string, width: number, theme: Theme): string[] {
-  return [...wrap(sanitize(text), width).map((l) => paint(theme, "dim", l)), paint(theme, "queued", "(discarded: the connection failed and the step is retried)")];
+/** A partial answer a retry replaced: kept on screen, dim, and said to be discarded, with the retry's reason (an HTTP status, an overload, a cut connection). */
+function discardedLines(text: string, reason: string, width: number, theme: Theme): string[] {
+  return [...wrap(sanitize(text), width).map((l) => paint(theme, "dim", l)), ...wrap(`(discarded: ${sanitize(reason)}; the step is retried)`, width).map((l) => paint(theme, "queued", l))];
 }
 
 /** The lines of one transcript item; tool items are drawn from their call record. */
@@ -64,7 +64,7 @@ export function renderItem(item: TranscriptItem, prev: TranscriptItem | undefine
       return [...gap, ...out];
     }
     case "assistant":
-      if (item.discarded) return [...gap, ...discardedLines(item.text, width, theme)];
+      if (item.discarded) return [...gap, ...discardedLines(item.text, item.retryReason ?? "the step failed", width, theme)];
       return [...gap, ...(item.streaming && cache ? streamingMarkdown(item, ctx, cache) : renderMarkdown(item.text, width, theme))];
     case "thinking": {
       const text = sanitize(item.text).trim();
