@@ -1,8 +1,6 @@
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { EventDraft } from "../../protocol/events.js";
 import type { Provider, ProviderEvent } from "../../protocol/provider.js";
 import { runTurn, type TurnOptions } from "../../app/agent/turn.js";
@@ -11,6 +9,7 @@ import { createOpenAIProvider } from "../../app/providers/openai.js";
 import { createFetch, loadUndici, type SdkFetch } from "../../app/providers/http.js";
 import { approveAll } from "../fakes/approve-all.js";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
+import { useRoundTrip } from "../fakes/round-trip.js";
 
 // A turn's first request is built and handed to fetch while its user-message is being stored, and leaves only
 // once it is stored (app/agent/turn.ts, ProviderRequest.notBefore, app/providers/http.ts's hold). Here the
@@ -38,17 +37,7 @@ function watchSent(origin: string) {
   return { sent: () => sent, stop: () => unsubscribe("undici:client:sendHeaders", listener) };
 }
 
-// A second local server: a whole round trip to it gives a request that was not held every chance to be sent first.
-let echo: Server;
-before(async () => {
-  echo = createServer((_req, res) => res.end("ok"));
-  await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", resolve));
-});
-after(() => new Promise<void>((resolve) => echo.close(() => resolve())));
-async function roundTrip(): Promise<void> {
-  const response = await fetch(`http://127.0.0.1:${(echo.address() as AddressInfo).port}/`);
-  await response.text();
-}
+const roundTrip = useRoundTrip();
 
 function turnOptions(provider: Provider, emit: TurnOptions["emit"], signal = new AbortController().signal): TurnOptions {
   return {

@@ -1,8 +1,6 @@
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { EventDraft } from "../../protocol/events.js";
 import { runTurn, type TurnOptions } from "../../app/agent/turn.js";
@@ -12,6 +10,7 @@ import { createRecordingFetch, openCassetteWriter } from "../../app/providers/re
 import { createRedactor } from "../../app/permissions/redact.js";
 import { approveAll } from "../fakes/approve-all.js";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
+import { useRoundTrip } from "../fakes/round-trip.js";
 import { makeTempDir } from "../temp.js";
 
 // A turn's first request is handed to fetch while its user-message is stored and leaves once it is stored
@@ -21,16 +20,7 @@ import { makeTempDir } from "../temp.js";
 
 const server = useMockLLMServer();
 
-// A whole round trip to a second local server gives a request that should not leave every chance to.
-let echo: Server;
-before(async () => {
-  echo = createServer((_req, res) => res.end("ok"));
-  await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", resolve));
-});
-after(() => new Promise<void>((resolve) => echo.close(() => resolve())));
-async function roundTrip(): Promise<void> {
-  await (await fetch(`http://127.0.0.1:${(echo.address() as AddressInfo).port}/`)).text();
-}
+const roundTrip = useRoundTrip();
 
 /** A recording provider against the mock; `handed` resolves when the SDK hands a request to the recorder. */
 function recording(file: string, env: NodeJS.ProcessEnv = {}) {
