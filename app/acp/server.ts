@@ -99,8 +99,17 @@ export async function serveAcp(options: AcpServerOptions): Promise<AcpServer> {
   const bind = (sessionId: string, client: AgentContext) => ({
     notify: (update: SessionUpdate) => client.notify(acp.methods.client.session.update, { sessionId, update }),
     askPermission: async (toolCall: ToolCallUpdate, choices: PermissionOption[], signal: AbortSignal) => {
-      const reply = await client.request(acp.methods.client.session.requestPermission, { sessionId, toolCall, options: choices }, { cancellationSignal: signal });
-      return reply.outcome.outcome === "selected" ? reply.outcome.optionId : undefined;
+      try {
+        // A cancel withdraws the request (`$/cancel_request`) and stops the wait at once, as ACP asks of an agent on
+        // session/cancel: a client that never answers must not hold the request open until the connection closes.
+        const reply = await client.request(acp.methods.client.session.requestPermission, { sessionId, toolCall, options: choices },
+          { cancellationSignal: signal, stopWaitingOnCancel: true });
+        return reply.outcome.outcome === "selected" ? reply.outcome.optionId : undefined;
+      } catch (error) {
+        // Withdrawn by Keen (the SDK's -32800, or the connection closing after it): not approved, and no failure.
+        if (signal.aborted) return undefined;
+        throw error;
+      }
     },
   });
 

@@ -36,7 +36,7 @@ export interface AcpSessionOptions {
   hosted: HostedSession;
   /** Sends one `session/update`; awaited, so a slow client slows the turn instead of growing memory. */
   notify(update: SessionUpdate): Promise<void>;
-  /** `session/request_permission`: the chosen option id, or undefined when the client cancelled. */
+  /** `session/request_permission`: the chosen option id, or undefined when the client cancelled or the signal withdrew it (never a throw then). */
   askPermission(toolCall: ToolCallUpdate, options: PermissionOption[], signal: AbortSignal): Promise<string | undefined>;
   log(line: string): void;
 }

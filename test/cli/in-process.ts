@@ -2,6 +2,7 @@ import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { main } from "../../app/cli/main.js";
+import { closePreconnect } from "../../app/providers/preconnect.js";
 import { openStore } from "../../storage/level-store.js";
 import type { MockLLMServer } from "../fakes/mock-llm-server.js";
 import { makeTempDir } from "../temp.js";
@@ -81,6 +82,9 @@ async function captured(args: string[], env: Record<string, string | undefined>,
     Object.defineProperty(process, "stderr", descriptors.stderr);
     process.chdir(cwd);
     for (const [k, v] of Object.entries(saved)) (v === undefined ? delete process.env[k] : (process.env[k] = v));
+    // A run's early connection to the provider (app/providers/preconnect.ts) is process-wide and ends with a
+    // real Keen's process: dropped here, so no later test in this process finds it (or its dispatcher) open.
+    await closePreconnect();
   }
 }
 

@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { stdioFromFlags } from "../../app/cli/stdio.js";
+import { closePreconnect } from "../../app/providers/preconnect.js";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeInProcessSandbox } from "../cli/in-process.js";
 import { stdioInProcess } from "./stdio-in-process.js";
@@ -68,6 +69,8 @@ test("stdin ends while a permission-request waits: it is refused for the model, 
   } finally {
     process.chdir(here);
     set(saved);
+    // The run's early connection ends with it, as with a real Keen's process (test/cli/in-process.ts says why).
+    await closePreconnect();
   }
   assert.equal(code, 0);
   const lines = out.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);

@@ -1,6 +1,7 @@
 import { Readable, Writable } from "node:stream";
 import { stdioFromFlags } from "../../app/cli/stdio.js";
 import type { RunFlags } from "../../app/cli/run-flags.js";
+import { closePreconnect } from "../../app/providers/preconnect.js";
 
 /** What one in-process `keen stdio` wrote: the same shape as test/e2e/stdio-client.ts's ScriptRun. */
 export interface InProcessRun {
@@ -43,6 +44,8 @@ export async function stdioInProcess(
   } finally {
     process.chdir(here);
     set(saved);
+    // The run's early connection ends with it, as with a real Keen's process (test/cli/in-process.ts says why).
+    await closePreconnect();
   }
   const lines = out.split("\n").filter(Boolean).map((line) => JSON.parse(line) as Record<string, any>);
   return {
