@@ -91,6 +91,9 @@ function foldedLine(tool: ToolCall, room: number, theme: Theme): string[] {
   return [paint(theme, "dim", truncate(`  ⎿ ${count}${why}${n ? ` (${EXPAND_KEY} shows)` : ""}`, room + 4))];
 }
 
+/** The note app/tools/task.ts puts after the answer of a subagent that used all its steps. */
+const STEP_LIMIT = /\n\n\(The subagent reached its limit of (\d+) steps\.\)$/;
+
 /** A subagent's calls shown while it runs (its newest); the whole group shows with Ctrl-O. */
 const LIVE_CHILD_LINES = 3;
 
@@ -113,9 +116,14 @@ function subagentLines(tool: ToolCall, children: ToolCall[], room: number, theme
   }
   const answer = outputText(tool.output);
   if (!expanded) {
-    const n = answer ? answer.split("\n").length : 0;
-    const said = n ? `, answer ${n} ${n === 1 ? "line" : "lines"}` : "";
-    return [paint(theme, "dim", `  ⎿ subagent: ${calls}${said} (${EXPAND_KEY} shows)`)];
+    // A failed or interrupted task's result is Keen's word on it ("The subagent was interrupted."), not an answer;
+    // a task stopped at its step limit has Keen's note on that after its answer (app/tools/task.ts).
+    const limit = tool.status === "ok" ? STEP_LIMIT.exec(answer) : null;
+    const own = limit ? answer.slice(0, limit.index) : answer;
+    const n = tool.status === "ok" && own ? own.split("\n").length : 0;
+    const said = tool.status !== "ok" ? ", no answer" : n ? `, answer ${n} ${n === 1 ? "line" : "lines"}` : "";
+    const why = limit ? `, used all ${limit[1]} steps` : "";
+    return [paint(theme, "dim", truncate(`  ⎿ subagent: ${calls}${said}${why} (${EXPAND_KEY} shows)`, room + 4))];
   }
   let lines = answer ? wrap(answer, room) : [];
   const cut = lines.length - EXPANDED_LINES;
