@@ -181,5 +181,10 @@ test("a call that never ran says so with its reason; a stopped or failed command
     assert.match(rows[rows.findIndex((r) => /✗ bash false +failed/.test(r)) + 2]!, /⎿ 1 line of output \(Ctrl-O shows\)$/);
     assert.match(under(/✓ bash true +ok/), /⎿ no output$/);
     assert.doesNotMatch(h.text(), /3 lines of output|Not executed/);
+    // Expanded (Ctrl-O), a command shows its whole result; a read that never ran still says so.
+    await h.keys("\x0f");
+    await h.waitFor("│ step 2");
+    const open = h.screen().map((r) => r.replace(/│┌.*|││.*/, "").replace(/[│ ]+$/, ""));
+    assert.match(open[open.findIndex((r) => /- Read a\.txt +interrupted/.test(r)) + 1]!, /⎿ not run: the run was interrupted$/);
   });
 });

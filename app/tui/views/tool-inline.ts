@@ -45,8 +45,11 @@ export function inlineLines(tool: ToolCall, width: number, theme: Theme, expande
   }
   // A call refused before it ran says so, whatever its tool (a read shows no output, but "interrupted" alone hides that it never ran).
   const { notRun } = resultParts(tool);
-  // A refusal marked failed (denied, blocked by a hook) already shows its reason under its line, as the error.
-  if (notRun !== undefined && !expanded) return tool.status === "error" ? [] : [paint(theme, "dim", truncate(`  ⎿ not run: ${notRun}`, room + 4))];
+  // Expanded, a command shows its whole result below; folded, a refusal marked failed (denied, blocked by a hook)
+  // already shows its reason under its line, as the error.
+  if (notRun !== undefined && !(expanded && showsOutput(tool))) {
+    return tool.status === "error" && !expanded ? [] : [paint(theme, "dim", truncate(`  ⎿ not run: ${notRun}`, room + 4))];
+  }
   if (!showsOutput(tool)) return [];
   const text = outputText(tool.output);
   if (tool.status === "running" || tool.status === "pending") {
