@@ -11,6 +11,9 @@ import { TranscriptCache } from "./views/transcript.js";
 import { customOnly, parseSlash } from "./slash.js";
 import { imageMentions } from "./image-mentions.js";
 
+/** The status bar's note while an interrupt is on its way; cleared when the turn ends. */
+const INTERRUPTING = "interrupting…";
+
 /** What the controller needs from the outside world; start.ts supplies the real ones, tests fakes. */
 export interface ControllerDeps {
   client: EngineClient;
@@ -186,6 +189,8 @@ export class TuiController {
 
   /** A turn ended: the next queued prompt starts, unless the user stopped the turn (then the queue waits in the input). */
   private turnEnded(status: EventOf<"result">["status"]): void {
+    // The interrupt landed (the transcript says "Interrupted."); its note would otherwise outlast the turn into the next one.
+    if (this.ui.note?.text === INTERRUPTING) this.ui.note = undefined;
     if (!this.ui.queue.length || this.view.running) return;
     if (status === "interrupted") return this.unqueue("Interrupted: the queued prompts are back in the input, not sent.");
     // The queued prompt is the user's next instruction: it answers a pending "continue?" too.
@@ -204,7 +209,7 @@ export class TuiController {
   interrupt(): boolean {
     if (!this.view.running) return false;
     this.request({ kind: "interrupt" });
-    this.note("interrupting…");
+    this.note(INTERRUPTING);
     return true;
   }
 

@@ -172,12 +172,19 @@ export function composeFrame(view: SessionView, ui: UiState, editor: Editor, cac
 
 /** One line per queued prompt (its first line), the oldest first; the last line counts what does not fit. */
 function queueLines(queue: string[], height: number, cols: number, theme: Theme): string[] {
-  const shown = queue.length > height ? queue.slice(0, height - 1) : queue;
-  const lines = shown.map((text, i) => {
+  const entry = (text: string, i: number) => {
     const first = text.trim().split("\n")[0] ?? "";
     const more = text.trim().includes("\n") ? " …" : "";
-    return paint(theme, "queued", truncate(`  ${i + 1}. queued: ${first}${more}`, cols));
-  });
+    return `  ${i + 1}. queued: ${first}${more}`;
+  };
+  // One row for several (8 to 15 rows tall): the next prompt, cut so the count of the rest still shows,
+  // rather than a count alone ("… and 5 more") that says nothing of what runs next.
+  if (height <= 1 && queue.length > 1) {
+    const rest = ` +${queue.length - 1} more`;
+    return [paint(theme, "queued", `${truncate(entry(queue[0]!, 0), cols - rest.length)}${rest}`)];
+  }
+  const shown = queue.length > height ? queue.slice(0, height - 1) : queue;
+  const lines = shown.map((text, i) => paint(theme, "queued", truncate(entry(text, i), cols)));
   if (shown.length < queue.length) lines.push(paint(theme, "queued", `  … and ${queue.length - shown.length} more`));
   return lines;
 }

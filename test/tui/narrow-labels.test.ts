@@ -56,3 +56,23 @@ test("24x8: a permission modal's title stays on its border", async () => {
   await h.keys("y");
   await quit(h);
 });
+
+test("30x8 with five prompts queued: the queue's one row shows the next prompt, cut, and counts the rest; 30x20 lists it above the count", async () => {
+  for (const [rows, next, more] of [[8, /^ {2}1\. queued: fix t[^…]*… \+4 more *$/, undefined], [20, /^ {2}1\. queued: fix the flaky te/, /^ {2}… and 4 more *$/]] as const) {
+    const h = await started(30, rows);
+    h.engine.emit(d.sessionStart());
+    await h.keys("first\r");
+    h.engine.emit(d.user("first"));
+    h.engine.emit(d.delta("Alpha."));
+    await h.waitFor("Alpha.");
+    for (const prompt of ["fix the flaky test in screen.test.ts", "two", "three", "four", "five"]) await h.keys(`${prompt}\r`);
+    await h.waitFor("5 queued");
+    const screen = h.screen();
+    const at = screen.findIndex((r) => next.test(r));
+    assert.ok(at >= 0, `${rows} rows: the first queued prompt shows:\n${screen.join("\n")}`);
+    if (more) assert.match(screen[at + 1]!, more, screen.join("\n"));
+    assert.doesNotMatch(screen.join("\n"), /… and 5 more/, screen.join("\n"));
+    h.engine.emit(d.result());
+    await quit(h);
+  }
+});

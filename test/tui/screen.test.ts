@@ -124,6 +124,7 @@ test("keys: Alt-Enter and Ctrl-J add lines; Esc interrupts and puts the queued p
   assert.equal(h.engine.commands("interrupt").length, 1);
   h.engine.emit(d.result({ status: "interrupted" }));
   await h.waitFor("the queued prompts are back in the input");
+  assert.doesNotMatch(h.text(), /interrupting…/, "the interrupt landed: its status-bar note goes with the turn");
   assert.match(h.text(), /> next one/);
   assert.doesNotMatch(h.text(), /queued: next one/);
   assert.deepEqual(h.engine.commands("prompt").map((c) => c.text), ["a\nb\nc"], "nothing sent unasked");

@@ -55,6 +55,18 @@ test("a subagent's calls fold under its task line: live while it runs, counted o
   ]);
 });
 
+test("a task's folded line counts its answer, not Keen's words: an interrupted task has no answer; one that used all its steps says so", () => {
+  const ended = (result: string, extra: Record<string, unknown>) =>
+    screen([...start, ...rest.slice(0, -1), { kind: "tool-result", role: "assistant", tool_name: "task", tool_call_id: "p1", result, duration_ms: 1200, ...extra } as EventDraft], false).slice(2);
+  assert.deepEqual(ended("The subagent was interrupted.", { is_error: true, interrupted: true }), [
+    "- Task: Find the answer interrupted 1.2s",
+    "  ⎿ subagent: 1 tool call, no answer (Ctrl-O shows)",
+  ]);
+  const [head, folded] = ended("It says 42.\n\n(The subagent reached its limit of 8 steps.)", { is_error: false });
+  assert.equal(head, "✓ Task: Find the answer ok 1.2s");
+  assert.match(folded!, /^ {2}⎿ subagent: 1 tool call, answer 1 line, used all 8 steps\b/);
+});
+
 test("a task whose agent names a model shows that model on its line while it runs (the call's title, model first so a narrow line keeps it)", () => {
   const title = "Task (quick · anthropic/claude-haiku-5-5): Find the answer";
   const running: EventDraft[] = [

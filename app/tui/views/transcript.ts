@@ -5,7 +5,7 @@ import { paint } from "../style.js";
 import { sanitize, truncate, wrap, wrapLine } from "../text.js";
 import { planLines } from "./plan.js";
 import { setupLines } from "./setup.js";
-import { inlineLines } from "./tool-inline.js";
+import { inlineLines, resultParts } from "./tool-inline.js";
 import { duration, statusMark, statusWord, callLabel } from "./tool-summary.js";
 import { windowOf, type Scroll, type Window } from "./window.js";
 
@@ -136,7 +136,9 @@ function toolLines(tool: ToolCall, ctx: TranscriptContext): string[] {
   const summary = truncate(sanitize(label.rest).replace(/\s+/g, " "), room);
   const lines = [`${head}${summary}${paint(theme, token === "dim" ? "dim" : token, tail)}`];
   if (tool.status === "error" && tool.output && !ctx.outputExpanded) {
-    const first = sanitize(tool.output).trim().split("\n")[0] ?? "";
+    // A failed command's error is Keen's note on it ("exit code 1"), not its first line of output.
+    const note = resultParts(tool).note;
+    const first = note ?? sanitize(tool.output).trim().split("\n")[0] ?? "";
     lines.push(`  ${paint(theme, "error", truncate(first, width - 2))}`);
   }
   lines.push(...inlineLines(tool, width, theme, ctx.outputExpanded === true, now));
