@@ -80,6 +80,11 @@ export const ToolResultEvent = z.object({
   /** The run was interrupted before or while this call ran (it did not fail on its own). */
   interrupted: z.literal(true).optional(),
   /**
+   * The tool never started: the call was refused (denied, a hook, read-only mode, the final step), interrupted
+   * before it began, or invalid or unknown; `result` is Keen's reason. UIs say so rather than count it as output.
+   */
+  not_run: z.literal(true).optional(),
+  /**
    * How long the tool ran, from its `tool-start` (after any permission wait) to this result; absent when it never
    * started. Stored, unlike `tool-start`, so a resumed session shows the same time as the live one did.
    */

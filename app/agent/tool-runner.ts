@@ -68,7 +68,7 @@ async function runAndReport(call: ToolCall, options: ToolRunnerOptions): Promise
     kind: "tool-result", role: "assistant", tool_name: call.name, tool_call_id: call.id,
     result: result.content, is_error: result.is_error, ...(result.details ? { details: result.details } : {}),
     ...(interrupted ? { interrupted: true as const } : {}),
-    ...(timing.started !== undefined ? { duration_ms: Date.now() - timing.started } : {}),
+    ...(timing.started !== undefined ? { duration_ms: Date.now() - timing.started } : { not_run: true as const }),
   });
   // After its result, so a UI has the call's line before the plan it changed.
   if (result.plan && !result.is_error) await options.emit({ kind: "plan-update", role: "assistant", tool_call_id: call.id, entries: result.plan });

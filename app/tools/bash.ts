@@ -182,13 +182,17 @@ function runBash(
       const blocked = sandboxed?.finish();
       if (blocked) onData(`\n${blocked}`, true);
       const { text, truncated } = output.result();
-      const details = { command, exit_code: exitCode, truncated, duration_ms: Date.now() - started };
+      // For UIs: how many lines the command printed, apart from Keen's note on how it ended.
+      const details: Record<string, unknown> = {
+        command, exit_code: exitCode, truncated, duration_ms: Date.now() - started, output_lines: text === "" ? 0 : text.replace(/\n$/, "").split("\n").length,
+      };
       if (spawnError) return done(fail(`Could not run bash: ${spawnError.message}`, details));
       let note: string | undefined;
       if (stopped === "timeout") note = `timed out after ${timeout / 1000}s; the command and its child processes were killed`;
       else if (stopped === "abort") note = "aborted; the command and its child processes were killed";
       else if (exitCode !== 0 && exitCode !== null) note = `exit code ${exitCode}`;
       else if (exitSignal) note = `killed by signal ${exitSignal}`;
+      if (note) details.note = note;
       const body = text === "" ? "(no output)" : text;
       done({ content: note ? `${body}\n\n[${note}]` : body, is_error: note !== undefined, details });
     };

@@ -110,7 +110,9 @@ export function createTaskTool(ctx: ToolContext): Tool {
     if (outcome.status === "error") return fail(`The subagent failed: ${outcome.errors.join("; ") || "unknown error"}`, details);
     if (!outcome.text.trim()) return fail("The subagent ended without an answer.", details);
     const limit = outcome.status === "max_turns" ? `\n\n(The subagent reached its limit of ${maxSteps} steps.)` : "";
-    return { content: `${outcome.text}${limit}`, is_error: false, details };
+    // For UIs: the answer's own lines, and Keen's word on how the subagent ended, apart from each other.
+    const told = { ...details, output_lines: outcome.text.replace(/\n$/, "").split("\n").length, ...(limit ? { note: `used all ${maxSteps} steps` } : {}) };
+    return { content: `${outcome.text}${limit}`, is_error: false, details: told };
   }, {
     kind: "other",
     mutates: false,

@@ -296,8 +296,11 @@ function toolResult(view: SessionView, event: EventOf<"tool-result">): void {
     view.toolOrder.push(event.tool_call_id);
   }
   const diff = typeof event.details?.diff === "string" ? event.details.diff : undefined;
+  const lines = event.details?.output_lines;
+  const note = event.details?.note;
   updateTool(view, event.tool_call_id, {
     status: event.interrupted ? "interrupted" : event.is_error ? "error" : "ok", endedAt: event.ts, output: event.result, durationMs: event.duration_ms, diff,
+    notRun: event.not_run, outputLines: typeof lines === "number" ? lines : undefined, note: typeof note === "string" ? note : undefined,
   });
   const pending = view.diffs.findIndex((d) => d.callId === event.tool_call_id && d.pending);
   const path = typeof event.details?.path === "string" ? event.details.path : undefined;

@@ -35,6 +35,12 @@ export interface ToolCall {
   title?: string;
   /** What its tool does (tool-use `tool_kind`). */
   kind?: ToolKind;
+  /** The tool never started (its result's `not_run`): the output is Keen's reason, not the tool's. */
+  notRun?: boolean;
+  /** How many lines the tool itself produced (its result's `details.output_lines`), apart from Keen's note. */
+  outputLines?: number;
+  /** Keen's word on how it ended (`details.note`: "exit code 1", "aborted; …", "used all 8 steps"). */
+  note?: string;
   /** The change an edit or write made (its result's `details.diff`), drawn under its line in the transcript. */
   diff?: string;
   /** An undo or a rewind put its file back: the diff is no longer what the file holds. */

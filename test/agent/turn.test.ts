@@ -139,7 +139,7 @@ test("attempts are numbered across the turn: a step after a retried one keeps th
   assert.deepEqual(numbered, [["text-delta", 1], ["retry", 2], ["text-delta", 2], ["text-delta", 2]]);
 });
 
-test("a tool result says how long the tool ran, from its tool-start (a permission wait is not counted); a call never started has no time", async () => {
+test("a tool result says how long the tool ran, from its tool-start (a permission wait is not counted); a call never started has no time and says it did not run", async () => {
   const at = new Map<EventDraft, number>();
   const events: EventDraft[] = [];
   const requester = {
@@ -160,6 +160,9 @@ test("a tool result says how long the tool ran, from its tool-start (a permissio
   assert.ok(Number.isInteger(ran!.duration_ms) && ran!.duration_ms! >= 0);
   assert.ok(ran!.duration_ms! <= at.get(ran!)! - at.get(start)!, "measured between tool-start and the result");
   assert.equal(unknown!.duration_ms, undefined);
+  // Only the call that never started is marked so: a UI says it did not run rather than count its reason as output.
+  assert.equal(unknown!.not_run, true);
+  assert.equal(ran!.not_run, undefined);
 });
 
 test("tools warm once a turn, after the answer's first event has gone out, never ahead of it", async () => {

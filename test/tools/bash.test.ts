@@ -44,6 +44,10 @@ test("runs in cwd and interleaves stdout and stderr", async () => {
   assert.equal(r.details?.command, "pwd; echo out; echo err >&2; ls sub");
   assert.equal(r.details?.truncated, false);
   assert.equal(typeof r.details?.duration_ms, "number");
+  // For UIs: the lines the command printed; no note when it succeeded.
+  assert.equal(r.details?.output_lines, 4);
+  assert.equal(r.details?.note, undefined);
+  assert.equal((await bash.run({ command: "true" }, call())).details?.output_lines, 0);
 });
 
 test("cwd follows ctx.cwd and state does not persist between calls", async () => {
@@ -58,6 +62,9 @@ test("a non-zero exit is an error that names the exit code", async () => {
   assert.equal(r.is_error, true);
   assert.equal(r.content, "failing\n\n\n[exit code 3]");
   assert.equal(r.details?.exit_code, 3);
+  // Keen's note apart from the command's one line, so a UI counts what the command printed.
+  assert.equal(r.details?.output_lines, 1);
+  assert.equal(r.details?.note, "exit code 3");
 });
 
 test("a syntax error, printed before the command runs, still reaches the model", async () => {

@@ -119,6 +119,8 @@ test("a task call runs the loop again as a child: fresh context, its tools, even
   assert.ok(!nested.some((e) => e.kind === "text-delta" || e.kind === "content-end"), "a child's deltas stay off the bus");
   const parentResult = events.find((e) => e.kind === "tool-result" && e.tool_call_id === "p1")!;
   assert.ok(!("parent_tool_call_id" in parentResult));
+  // For UIs: the answer's own lines; no note, the child ended on its own.
+  assert.deepEqual([parentResult.kind === "tool-result" && parentResult.details?.output_lines, parentResult.kind === "tool-result" && parentResult.details?.note], [1, undefined]);
 
   // Stored and projected for a later turn: the parent's conversation only.
   const history = projectConversation(events.map((e) => stamp(e) as KeenEvent));
@@ -192,4 +194,27 @@ test("an agent's model: the child talks to the provider the session resolves it 
   // Parent 100 in at $10 and 10 out at $100 ($0.002); child 1000 in at $1 and 100 out at $5 ($0.0015).
   assert.equal(outcome.usage.input_tokens, 1100);
   assert.equal(outcome.costUsd, 0.0035);
+});
+
+test("a subagent that used all its steps: its answer reaches the model with Keen's note; the details keep the note apart from the answer's lines", async () => {
+  const t = tempWorkspace();
+  t.write({ "notes.md": "the answer is 42\n" });
+  const events: EventDraft[] = [];
+  const gate = createPermissionGate({ mode: "ask", interactive: false, newId: () => "r1", emit: async (e) => void events.push(e) });
+  const provider = new FakeProvider([
+    { toolCalls: [{ id: "p1", name: "task", input: { description: "Find it", prompt: "Read notes.md.", max_steps: 2 } }] },
+    { toolCalls: [{ id: "k1", name: "read_file", input: { path: "notes.md" } }] },
+    { text: "Probably 42.\nNot sure." },
+    { text: "Done." },
+  ]);
+  await embeddedBackend(provider).run({
+    sessionId: "s1", turnId: "t1", tools: createTools(t.ctx()), system: "parent system", history: [],
+    user: { role: "user", content: [{ type: "text", text: "What is it?" }], headless: true },
+    emit: async (e) => void events.push(e), requester: gate,
+    retry: { maxRetries: 0, maxWaitMs: 1000, idleTimeoutMs: 5000, baseDelayMs: 1 },
+    signal: new AbortController().signal, sleep: async () => {}, cwd: t.ws, events: [], permissionMode: "ask",
+  });
+  const result = events.find((e): e is Extract<EventDraft, { kind: "tool-result" }> => e.kind === "tool-result" && e.tool_call_id === "p1")!;
+  assert.equal(result.result, "Probably 42.\nNot sure.\n\n(The subagent reached its limit of 2 steps.)");
+  assert.deepEqual([result.details?.output_lines, result.details?.note], [2, "used all 2 steps"]);
 });

@@ -153,38 +153,39 @@ test("a call that never ran says so with its reason; a stopped or failed command
     h.engine.emit(d.user("go"));
     // Interrupted before it ran: the engine's refusal, marked interrupted.
     h.engine.emit(call("t1", "read_file", { path: "a.txt" }));
-    h.engine.emit({ ...d.toolResult("t1", "read_file", "Not executed: the run was interrupted.", true), interrupted: true } as EventDraft);
+    h.engine.emit({ ...d.toolResult("t1", "read_file", "Not executed: the run was interrupted.", true), interrupted: true, not_run: true } as EventDraft);
     // Interrupted while it ran, having printed nothing: bash's result is "(no output)\n\n[aborted; …]".
     h.engine.emit(call("t2", "bash", { command: "sleep 10" }));
     h.engine.emit(d.toolStart("t2", "bash"));
-    h.engine.emit({ ...d.toolResult("t2", "bash", "(no output)\n\n[aborted; the command and its child processes were killed]", true), interrupted: true } as EventDraft);
+    const aborted = "aborted; the command and its child processes were killed";
+    h.engine.emit({ ...d.toolResult("t2", "bash", `(no output)\n\n[${aborted}]`, true, { output_lines: 0, note: aborted }), interrupted: true } as EventDraft);
     // Interrupted having printed two lines.
     h.engine.emit(call("t3", "bash", { command: "make" }));
     h.engine.emit(d.toolStart("t3", "bash"));
-    h.engine.emit({ ...d.toolResult("t3", "bash", "step 1\nstep 2\n\n[aborted; the command and its child processes were killed]", true), interrupted: true } as EventDraft);
+    h.engine.emit({ ...d.toolResult("t3", "bash", `step 1\nstep 2\n\n\n[${aborted}]`, true, { output_lines: 2, note: aborted }), interrupted: true } as EventDraft);
     // Failed with one line of output: the error shown is its exit code, and the one line is counted.
     h.engine.emit(call("t4", "bash", { command: "false" }));
     h.engine.emit(d.toolStart("t4", "bash"));
-    h.engine.emit(d.toolResult("t4", "bash", "nope\n\n[exit code 1]", true));
+    h.engine.emit(d.toolResult("t4", "bash", "nope\n\n\n[exit code 1]", true, { output_lines: 1, note: "exit code 1" }));
     // Succeeded silently.
     h.engine.emit(call("t5", "bash", { command: "true" }));
     h.engine.emit(d.toolStart("t5", "bash"));
-    h.engine.emit(d.toolResult("t5", "bash", "(no output)"));
+    h.engine.emit(d.toolResult("t5", "bash", "(no output)", false, { output_lines: 0 }));
     h.engine.emit(d.result());
     await h.waitFor("bash true");
     const rows = h.screen().map((r) => r.replace(/│┌.*|││.*/, "").replace(/[│ ]+$/, "")); // the transcript pane alone
     const under = (head: RegExp) => rows[rows.findIndex((r) => head.test(r)) + 1] ?? "";
-    assert.match(under(/- Read a\.txt +interrupted/), /⎿ not run: the run was interrupted$/);
+    assert.match(under(/- Read a\.txt +interrupted/), /⎿ Not executed: the run was interrupted\.$/);
     assert.match(under(/- bash sleep 10 +interrupted/), /⎿ no output, aborted$/);
     assert.match(under(/- bash make +interrupted/), /⎿ 2 lines of output, aborted \(Ctrl-O shows\)$/);
     assert.match(under(/✗ bash false +failed/), /^│ +exit code 1$/);
     assert.match(rows[rows.findIndex((r) => /✗ bash false +failed/.test(r)) + 2]!, /⎿ 1 line of output \(Ctrl-O shows\)$/);
     assert.match(under(/✓ bash true +ok/), /⎿ no output$/);
-    assert.doesNotMatch(h.text(), /3 lines of output|Not executed/);
+    assert.doesNotMatch(h.text(), /3 lines of output|4 lines of output/);
     // Expanded (Ctrl-O), a command shows its whole result; a read that never ran still says so.
     await h.keys("\x0f");
     await h.waitFor("│ step 2");
     const open = h.screen().map((r) => r.replace(/│┌.*|││.*/, "").replace(/[│ ]+$/, ""));
-    assert.match(open[open.findIndex((r) => /- Read a\.txt +interrupted/.test(r)) + 1]!, /⎿ not run: the run was interrupted$/);
+    assert.match(open[open.findIndex((r) => /- Read a\.txt +interrupted/.test(r)) + 1]!, /⎿ Not executed: the run was interrupted\.$/);
   });
 });

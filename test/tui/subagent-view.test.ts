@@ -62,7 +62,7 @@ test("a task's folded line counts its answer, not Keen's words: an interrupted t
     "- Task: Find the answer interrupted 1.2s",
     "  ⎿ subagent: 1 tool call, no answer (Ctrl-O shows)",
   ]);
-  const [head, folded] = ended("It says 42.\n\n(The subagent reached its limit of 8 steps.)", { is_error: false });
+  const [head, folded] = ended("It says 42.\n\n(The subagent reached its limit of 8 steps.)", { is_error: false, details: { output_lines: 1, note: "used all 8 steps" } });
   assert.equal(head, "✓ Task: Find the answer ok 1.2s");
   assert.match(folded!, /^ {2}⎿ subagent: 1 tool call, answer 1 line, used all 8 steps\b/);
 });

@@ -44,11 +44,11 @@ export function inlineLines(tool: ToolCall, width: number, theme: Theme, expande
     return [...shown.map((l) => `    ${l}`), ...(more > 0 ? [paint(theme, "dim", `    … ${more} more lines (${EXPAND_KEY} shows)`)] : [])];
   }
   // A call refused before it ran says so, whatever its tool (a read shows no output, but "interrupted" alone hides that it never ran).
-  const { notRun } = resultParts(tool);
   // Expanded, a command shows its whole result below; folded, a refusal marked failed (denied, blocked by a hook)
   // already shows its reason under its line, as the error.
-  if (notRun !== undefined && !(expanded && showsOutput(tool))) {
-    return tool.status === "error" && !expanded ? [] : [paint(theme, "dim", truncate(`  ⎿ not run: ${notRun}`, room + 4))];
+  if (tool.notRun && !(expanded && showsOutput(tool))) {
+    const reason = outputText(tool.output).split("\n")[0] ?? "";
+    return tool.status === "error" && !expanded ? [] : [paint(theme, "dim", truncate(`  ⎿ ${reason}`, room + 4))];
   }
   if (!showsOutput(tool)) return [];
   const text = outputText(tool.output);
@@ -65,37 +65,16 @@ export function inlineLines(tool: ToolCall, width: number, theme: Theme, expande
   return lines.map((l) => `  │ ${paint(theme, token, l)}`);
 }
 
-/** The prefix Keen's refusals start with (app/agent: interrupted, denied, blocked by a hook): the call never ran. */
-const NOT_RUN = "Not executed: ";
-
-/**
- * A finished call's result split into what the command printed and Keen's own words about it:
- * `notRun` when the call was refused before it ran (its reason); for an `exec` call (bash, `!`),
- * the result is `(no output)` for an empty body and ends in `\n\n[note]` when the command failed or
- * was stopped (app/tools/bash.ts), so `body` is the output alone and `note` the bracketed words.
- */
-export function resultParts(tool: ToolCall): { body: string; note?: string; notRun?: string } {
-  const text = outputText(tool.output);
-  if (tool.status !== "ok" && text.startsWith(NOT_RUN)) return { body: "", notRun: text.slice(NOT_RUN.length).split("\n")[0]!.replace(/\.$/, "") };
-  if (tool.kind !== "exec") return { body: text };
-  const noted = tool.status === "ok" ? null : /\n\n\[([^\]\n]+)\]$/.exec(text);
-  const body = noted ? text.slice(0, noted.index) : text;
-  return { body: body === "(no output)" ? "" : body, ...(noted ? { note: noted[1]! } : {}) };
-}
-
-/** The one line a finished call's output folds to: what it printed, counted. */
+/** The one line a finished call's output folds to: what the tool printed, counted (as the tool counted it, apart from Keen's note). */
 function foldedLine(tool: ToolCall, room: number, theme: Theme): string[] {
-  const { body, note } = resultParts(tool);
-  const n = body ? body.split("\n").length : 0;
+  const { note } = tool;
+  const n = tool.outputLines ?? outputText(tool.output).split("\n").length;
   if (tool.status === "error" && n === 1 && note === undefined) return []; // its one line shows already, as the error
   const count = n ? `${n} ${n === 1 ? "line" : "lines"} of output` : "no output";
   // An interrupted call shows no error line, so its note ("aborted", "timed out after 5s") goes here, cut at its details.
   const why = note !== undefined && tool.status !== "error" ? `, ${note.split(";")[0]}` : "";
   return [paint(theme, "dim", truncate(`  ⎿ ${count}${why}${n ? ` (${EXPAND_KEY} shows)` : ""}`, room + 4))];
 }
-
-/** The note app/tools/task.ts puts after the answer of a subagent that used all its steps. */
-const STEP_LIMIT = /\n\n\(The subagent reached its limit of (\d+) steps\.\)$/;
 
 /** A subagent's calls shown while it runs (its newest); the whole group shows with Ctrl-O. */
 const LIVE_CHILD_LINES = 3;
@@ -120,12 +99,10 @@ function subagentLines(tool: ToolCall, children: ToolCall[], room: number, theme
   const answer = outputText(tool.output);
   if (!expanded) {
     // A failed or interrupted task's result is Keen's word on it ("The subagent was interrupted."), not an answer;
-    // a task stopped at its step limit has Keen's note on that after its answer (app/tools/task.ts).
-    const limit = tool.status === "ok" ? STEP_LIMIT.exec(answer) : null;
-    const own = limit ? answer.slice(0, limit.index) : answer;
-    const n = tool.status === "ok" && own ? own.split("\n").length : 0;
+    // a task's details count its answer's own lines and carry Keen's note (a step limit) apart (app/tools/task.ts).
+    const n = tool.status === "ok" ? (tool.outputLines ?? (answer ? answer.split("\n").length : 0)) : 0;
     const said = tool.status !== "ok" ? ", no answer" : n ? `, answer ${n} ${n === 1 ? "line" : "lines"}` : "";
-    const why = limit ? `, used all ${limit[1]} steps` : "";
+    const why = tool.note && tool.status === "ok" ? `, ${tool.note}` : "";
     return [paint(theme, "dim", truncate(`  ⎿ subagent: ${calls}${said}${why} (${EXPAND_KEY} shows)`, room + 4))];
   }
   let lines = answer ? wrap(answer, room) : [];

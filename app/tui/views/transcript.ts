@@ -5,7 +5,7 @@ import { paint } from "../style.js";
 import { sanitize, truncate, wrap, wrapLine } from "../text.js";
 import { planLines } from "./plan.js";
 import { setupLines } from "./setup.js";
-import { inlineLines, resultParts } from "./tool-inline.js";
+import { inlineLines } from "./tool-inline.js";
 import { duration, statusMark, statusWord, callLabel } from "./tool-summary.js";
 import { windowOf, type Scroll, type Window } from "./window.js";
 
@@ -137,8 +137,7 @@ function toolLines(tool: ToolCall, ctx: TranscriptContext): string[] {
   const lines = [`${head}${summary}${paint(theme, token === "dim" ? "dim" : token, tail)}`];
   if (tool.status === "error" && tool.output && !ctx.outputExpanded) {
     // A failed command's error is Keen's note on it ("exit code 1"), not its first line of output.
-    const note = resultParts(tool).note;
-    const first = note ?? sanitize(tool.output).trim().split("\n")[0] ?? "";
+    const first = tool.note ?? sanitize(tool.output).trim().split("\n")[0] ?? "";
     lines.push(`  ${paint(theme, "error", truncate(first, width - 2))}`);
   }
   lines.push(...inlineLines(tool, width, theme, ctx.outputExpanded === true, now));
