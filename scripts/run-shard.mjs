@@ -1,6 +1,6 @@
 // One test process of several files. Two ways:
-// - Unit shard (test-unit.mjs): the files are arguments; each is imported into this process, where
-//   node:test runs their tests one after another. A last test arms a watchdog: if something a test
+// - Unit shard (test-unit.mjs): the files are arguments; each is imported into this process inside a
+//   suite named after it (as below), where node:test runs their tests one after another. A last test arms a watchdog: if something a test
 //   started (a server, a timer, a child) still holds the process 30 s after the last test, the
 //   shard fails and names what is left, instead of hanging the suite.
 // - E2E worker (test-e2e.mjs, started with an IPC channel): the runner sends one file at a time;
@@ -41,7 +41,10 @@ if (process.send) {
   });
   process.send({ ready: true });
 } else {
-  for (const file of process.argv.slice(2)) await load(file);
+  // Each file in a suite of its own too, for the same reason: a file's top-level hooks (a beforeEach that
+  // resets its mock server) must not run around another file's tests, which they did once the shards'
+  // order put such a file first (seen on Node 24).
+  for (const file of process.argv.slice(2)) describe(file, () => load(file));
   test("this shard leaves nothing running", watchdog);
 }
 
