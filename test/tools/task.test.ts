@@ -197,24 +197,30 @@ test("an agent's model: the child talks to the provider the session resolves it 
 });
 
 test("a subagent that used all its steps: its answer reaches the model with Keen's note; the details keep the note apart from the answer's lines", async () => {
-  const t = tempWorkspace();
-  t.write({ "notes.md": "the answer is 42\n" });
-  const events: EventDraft[] = [];
-  const gate = createPermissionGate({ mode: "ask", interactive: false, newId: () => "r1", emit: async (e) => void events.push(e) });
   const provider = new FakeProvider([
     { toolCalls: [{ id: "p1", name: "task", input: { description: "Find it", prompt: "Read notes.md.", max_steps: 2 } }] },
     { toolCalls: [{ id: "k1", name: "read_file", input: { path: "notes.md" } }] },
     { text: "Probably 42.\nNot sure." },
     { text: "Done." },
   ]);
-  await embeddedBackend(provider).run({
-    sessionId: "s1", turnId: "t1", tools: createTools(t.ctx()), system: "parent system", history: [],
-    user: { role: "user", content: [{ type: "text", text: "What is it?" }], headless: true },
-    emit: async (e) => void events.push(e), requester: gate,
-    retry: { maxRetries: 0, maxWaitMs: 1000, idleTimeoutMs: 5000, baseDelayMs: 1 },
-    signal: new AbortController().signal, sleep: async () => {}, cwd: t.ws, events: [], permissionMode: "ask",
-  });
+  const events = await parentTurn(provider, "What is it?");
   const result = events.find((e): e is Extract<EventDraft, { kind: "tool-result" }> => e.kind === "tool-result" && e.tool_call_id === "p1")!;
   assert.equal(result.result, "Probably 42.\nNot sure.\n\n(The subagent reached its limit of 2 steps.)");
   assert.deepEqual([result.details?.output_lines, result.details?.note], [2, "used all 2 steps"]);
 });
+
+/** One parent turn with `provider`, in a workspace holding notes.md, the default tools and an ask-mode gate: its events. */
+async function parentTurn(provider: FakeProvider, prompt: string): Promise<EventDraft[]> {
+  const t = tempWorkspace();
+  t.write({ "notes.md": "the answer is 42\n" });
+  const events: EventDraft[] = [];
+  const gate = createPermissionGate({ mode: "ask", interactive: false, newId: () => "r1", emit: async (e) => void events.push(e) });
+  await embeddedBackend(provider).run({
+    sessionId: "s1", turnId: "t1", tools: createTools(t.ctx()), system: "parent system", history: [],
+    user: { role: "user", content: [{ type: "text", text: prompt }], headless: true },
+    emit: async (e) => void events.push(e), requester: gate,
+    retry: { maxRetries: 0, maxWaitMs: 1000, idleTimeoutMs: 5000, baseDelayMs: 1 },
+    signal: new AbortController().signal, sleep: async () => {}, cwd: t.ws, events: [], permissionMode: "ask",
+  });
+  return events;
+}
