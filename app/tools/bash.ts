@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import * as z from "zod";
-import { defineTool, fail, strArg, toolInput } from "./define.js";
+import { countLines, defineTool, fail, strArg, toolInput } from "./define.js";
 import type { SpawnedCommand } from "../sandbox/runtime.js";
 import type { Tool, ToolContext, ToolResult } from "./tool.js";
 import { startJob } from "./job-start.js";
@@ -184,7 +184,7 @@ function runBash(
       const { text, truncated } = output.result();
       // For UIs: how many lines the command printed, apart from Keen's note on how it ended.
       const details: Record<string, unknown> = {
-        command, exit_code: exitCode, truncated, duration_ms: Date.now() - started, output_lines: text === "" ? 0 : text.replace(/\n$/, "").split("\n").length,
+        command, exit_code: exitCode, truncated, duration_ms: Date.now() - started, output_lines: countLines(text),
       };
       if (spawnError) return done(fail(`Could not run bash: ${spawnError.message}`, details));
       let note: string | undefined;

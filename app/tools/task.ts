@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { loadAgents, type AgentDefinition } from "../extensions/agents.js";
-import { defineTool, fail, strArg, toolInput } from "./define.js";
+import { countLines, defineTool, fail, strArg, toolInput } from "./define.js";
 import type { Tool, ToolContext } from "./tool.js";
 
 const NAME = "task";
@@ -111,7 +111,7 @@ export function createTaskTool(ctx: ToolContext): Tool {
     if (!outcome.text.trim()) return fail("The subagent ended without an answer.", details);
     const limit = outcome.status === "max_turns" ? `\n\n(The subagent reached its limit of ${maxSteps} steps.)` : "";
     // For UIs: the answer's own lines, and Keen's word on how the subagent ended, apart from each other.
-    const told = { ...details, output_lines: outcome.text.replace(/\n$/, "").split("\n").length, ...(limit ? { note: `used all ${maxSteps} steps` } : {}) };
+    const told = { ...details, output_lines: countLines(outcome.text), ...(limit ? { note: `used all ${maxSteps} steps` } : {}) };
     return { content: `${outcome.text}${limit}`, is_error: false, details: told };
   }, {
     kind: "other",

@@ -2,6 +2,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { TuiController } from "./controller.js";
+import { lineCount } from "./editor.js";
 
 /*
  * `/export [file]`: the session's stored transcript as markdown in a file —
@@ -34,9 +35,7 @@ export async function exportTranscript(c: TuiController, arg: string): Promise<v
     const text = await c.deps.transcriptMarkdown(id);
     // "wx" unless confirmed: a file that appeared since the check is not overwritten either.
     writeFileSync(file, text, { flag: confirmed ? "w" : "wx", mode: 0o600 });
-    // The markdown ends with a newline: the empty piece after it is not a line.
-    const lines = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
-    c.notice(`Exported the transcript (${lines} lines) to ${file}.`, "info");
+    c.notice(`Exported the transcript (${lineCount(text)} lines) to ${file}.`, "info");
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
     c.notice(`/export: ${e.code === "EEXIST" ? `${file} exists` : e.code ? `${e.code}: ${file}` : String(e.message ?? error)}`, "error");
