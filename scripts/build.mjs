@@ -78,11 +78,17 @@ var require = ((builtin) => (id) => (id.startsWith("./") ? builtin("node:module"
  * on the stand-in is the module's. test/build/startup-path.test.ts checks what a run has loaded at its request.
  */
   + `var __keenLazy = ((lazy, made) => (builtin, id) => {
+  // Once Keen has set its WebAssembly flags (app/providers/http.ts), a built-in loads with V8's defaults
+  // back on: Node's code cache of the module is refused under other flags.
+  const load = () => {
+    const flags = globalThis[Symbol.for("keen.wasmFlags")];
+    return flags ? flags.withDefaults(() => builtin(id)) : builtin(id);
+  };
   const name = id.replace(/^node:/, "");
-  if (!lazy.includes(name)) return builtin(id);
+  if (!lazy.includes(name)) return load();
   if (made[name]) return made[name];
   let module;
-  const real = () => (module ??= builtin(id));
+  const real = () => (module ??= load());
   return (made[name] = new Proxy({}, {
     get: (_, key) => real()[key],
     set: (_, key, value) => Reflect.set(real(), key, value),

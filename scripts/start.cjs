@@ -38,12 +38,14 @@ const { dirname, join } = require("node:path");
 const Module = require("node:module");
 const vm = require("node:vm");
 
-// Keen turns these off for fetch's WebAssembly HTTP parser (app/providers/http.ts). Set before the
-// compile, so the flags a cache is written under are the flags it is read under (V8 refuses a cache
-// whose flags differ).
-const v8 = require("node:v8");
-v8.setFlagsFromString("--no-wasm-tier-up");
-v8.setFlagsFromString("--no-wasm-dynamic-tiering");
+// V8 refuses a code cache written under other flags, Node's own built-in modules' included. Keen sets
+// two WebAssembly flags once its fetch has loaded (app/providers/http.ts); from then on it puts on
+// globalThis, under this key, a way to run code with V8's defaults back on for the while. Caches are
+// read and written, and side bundles evaluated (their top levels require built-ins), inside it.
+const v8Defaults = (work) => {
+  const flags = globalThis[Symbol.for("keen.wasmFlags")];
+  return flags ? flags.withDefaults(work) : work();
+};
 
 const useCache = process.env.KEEN_CODE_CACHE !== "off";
 // KEEN_CODE_CACHE=warm (scripts/snapshot.mjs sets it): the bundle compiles what a run needs and exits; the cache written then replaces any other.
@@ -70,17 +72,18 @@ function compile(file, id, saveAtExit = true) {
       if (!warming) cachedData = readFileSync(cacheFile);
     } catch {}
   }
-  const script = new vm.Script(Module.wrap(readFileSync(file, "utf8")), {
+  const source = Module.wrap(readFileSync(file, "utf8"));
+  const script = v8Defaults(() => new vm.Script(source, {
     filename: file,
     cachedData,
     importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-  });
+  }));
   if (useCache && !cachedData && writable(existsSync(dirname(cacheFile)) ? dirname(cacheFile) : __dirname)) {
     const save = () => {
       try {
         mkdirSync(dirname(cacheFile), { recursive: true });
         const temp = `${cacheFile}.tmp-${process.pid}`;
-        writeFileSync(temp, script.createCachedData());
+        writeFileSync(temp, v8Defaults(() => script.createCachedData()));
         // A warmed cache replaces any other; a start's own never replaces one written meanwhile (link fails if it exists).
         if (warming) renameSync(temp, cacheFile);
         else {
@@ -116,7 +119,7 @@ globalThis[Symbol.for("keen.requireSide")] = (name) => {
   Module._cache[file] = mod;
   try {
     const { script, save } = compile(file, `${name}-${id}`, false);
-    script.runInThisContext()(mod.exports, Module.createRequire(file), mod, file, __dirname);
+    v8Defaults(() => script.runInThisContext()(mod.exports, Module.createRequire(file), mod, file, __dirname));
     // Right after its top level ran: a cache of everything a whole TUI session compiled (2 MB) took as long
     // to read as the compile it saves; the top level's (~0.1 MB) halves the load (78 → 36 ms, Node 20).
     save();

@@ -16,18 +16,18 @@ const PROXY_VARS = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"];
  * when there is one). Either way a request whose init carries `HOLD` is held.
  */
 export function createFetch(env: NodeJS.ProcessEnv = process.env): SdkFetch {
-  baselineWasmOnly();
   if (!hasProxyVars(env)) {
     // Node loads its fetch implementation (undici, tens of ms) on the first call; touching one of
     // its lazy globals loads it now instead, while the caller still waits on other work (the store's disk I/O).
     void globalThis.Headers;
+    baselineWasmOnly();
     // With an early socket (app/providers/preconnect.ts) the requests go through the dispatcher that owns it.
     const dispatcher = (hasPreconnect() ? warmDispatcher() : undefined) as Dispatcher | undefined;
     return (input, init) => fetchHeld(globalThis.fetch, input, init, dispatcher);
   }
   let loading: Promise<{ fetch: SdkFetch; dispatcher: Dispatcher }> | undefined;
   const load = () =>
-    (loading ??= loadUndici().then((undici) => ({
+    (loading ??= loadUndici().then((undici) => (baselineWasmOnly(), {
       // undici's own fetch, not the global one: the global fetch is a different
       // bundled undici whose dispatcher interface need not match this one.
       fetch: undici.fetch as unknown as SdkFetch,
@@ -138,15 +138,48 @@ function withoutExperimentalWarning<T>(build: () => T): T {
   }
 }
 
+/** V8's defaults for the two flags, and Keen's. */
+const WASM_DEFAULTS = ["--wasm-tier-up", "--wasm-dynamic-tiering"];
+const WASM_BASELINE = ["--no-wasm-tier-up", "--no-wasm-dynamic-tiering"];
+
+/**
+ * On globalThis once the flags are on. dist/start.cjs compiles and caches Keen's bundles, and the bundle's
+ * `require` (scripts/build.mjs) loads Node's built-ins, inside `withDefaults`.
+ */
+export const WASM_FLAGS = Symbol.for("keen.wasmFlags");
+
 /**
  * Both fetches parse HTTP with llhttp compiled to WebAssembly. Once the parser
  * runs hot, V8 recompiles it with TurboFan on a background thread, and process
  * exit waits for that compile (~100 ms on a 2-core machine) although a run
  * never needs the faster code: Liftoff's baseline code parses SSE quickly
- * enough. Wasm flags are read when a module compiles, and no fetch has run
- * before a client is built, so setting them here takes effect.
+ * enough. V8 compiles a wasm function at its first call, under the flags of
+ * that moment, so setting them once the fetch has loaded and before its first
+ * request takes effect.
+ *
+ * Not earlier: V8 refuses a code cache written under other flags, and Node's
+ * own modules (fetch's undici, net, tls, …) load from caches written under the
+ * defaults; set at start, they made every built-in loaded afterwards compile
+ * from source (Node's fetch: ~25 ms → ~45–65 ms on Node 20, ~28 → ~66 ms on
+ * Node 24). After it, code that loads modules turns the defaults back on for
+ * the while (`withDefaults`): no wasm runs inside a synchronous load.
  */
 function baselineWasmOnly(): void {
-  setFlagsFromString("--no-wasm-tier-up");
-  setFlagsFromString("--no-wasm-dynamic-tiering");
+  const global = globalThis as Record<symbol, unknown>;
+  if (global[WASM_FLAGS]) return;
+  const set = (flags: string[]) => {
+    for (const flag of flags) setFlagsFromString(flag);
+  };
+  set(WASM_BASELINE);
+  let depth = 0;
+  global[WASM_FLAGS] = {
+    withDefaults<T>(work: () => T): T {
+      if (depth++ === 0) set(WASM_DEFAULTS);
+      try {
+        return work();
+      } finally {
+        if (--depth === 0) set(WASM_BASELINE);
+      }
+    },
+  };
 }

@@ -133,3 +133,42 @@ test("a run sends its request before loading child_process, dgram or readline (s
   // bash reached child_process through its stand-in: its output went back to the model.
   assert.match(JSON.stringify(server.requests[1]!.body.messages), /through-the-stand-in/);
 });
+
+/**
+ * Node's own modules come with a V8 code cache that V8 refuses once any V8 flag differs from the defaults it was
+ * written under; refused, each built-in compiles from source (Node's fetch alone: ~25 → ~50 ms). Keen sets two
+ * WebAssembly flags (app/providers/http.ts), so it sets them only once its fetch has loaded, and loads later
+ * built-ins and side bundles with the defaults back on. Node's loader records which built-ins missed the cache.
+ */
+const CACHE_USE = `
+const { internalBinding } = require("internal/test/binding");
+const missed = () => [...internalBinding("builtins").getCacheUsage().compiledWithoutCache];
+const net = require("node:net");
+const write = net.Socket.prototype.write;
+let atRequest;
+net.Socket.prototype.write = function (...args) {
+  if (!atRequest && this.remotePort) atRequest = missed();
+  return write.apply(this, args);
+};
+process.on("exit", () => require("node:fs").writeFileSync(process.env.KEEN_TEST_CACHE_USE, JSON.stringify({ atRequest, atExit: missed() })));
+`;
+
+test("a run's built-in modules load from Node's code cache, before its request and after it (a sandboxed bash call and the second request)", async () => {
+  const dir = makeTempDir("keen-cache-use-");
+  const preload = join(dir, "preload.cjs");
+  const report = join(dir, "cache-use.json");
+  writeFileSync(preload, CACHE_USE);
+  // --expose-internals is refused in NODE_OPTIONS: the launcher's way into the plain bundle, with the flags before it.
+  const bin = join(dir, "keen");
+  writeFileSync(bin, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} --expose-internals --require ${JSON.stringify(preload)} ${JSON.stringify(join(DIST, "start.cjs"))} "$@"\n`, { mode: 0o755 });
+  const sandbox = makeSandbox(server.url);
+  spawnSync("git", ["init", "-q"], { cwd: sandbox.workspace });
+  server.enqueue({ toolCalls: [{ name: "bash", input: { command: "echo from-bash" } }] }, { text: "done" });
+  const run = await sandbox.run(["run", "--headless", "go"], { bin, env: { KEEN_TEST_CACHE_USE: report } });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(JSON.stringify(server.requests[1]!.body.messages), /from-bash/);
+  const { atRequest, atExit } = JSON.parse(readFileSync(report, "utf8")) as { atRequest: string[]; atExit: string[] };
+  assert.deepEqual(atRequest, [], "compiled without Node's cache before the request");
+  // What Node's own net loads lazily when the sandbox's proxies listen (cluster) is out of Keen's reach.
+  assert.deepEqual(atExit.filter((m) => !/^(cluster|internal\/cluster\/)/.test(m)), [], "compiled without Node's cache in the run");
+});
