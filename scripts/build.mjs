@@ -74,7 +74,8 @@ var require = ((builtin) => (id) => (id.startsWith("./") ? builtin("node:module"
 /**
  * Node built-ins that a run's start imports (commander needs child_process for executable subcommands; the tools
  * import them at their top) but does not call before its first request: each is a stand-in that requires the module
- * at its first use (child_process with the dgram it requires, readline: ~8 ms of CPU at every start). Every operation
+ * at its first use (child_process with the dgram it requires, readline: ~8 ms of CPU at every start; v8, which the
+ * entry asks whether a snapshot is being built and fetch sets two flags with, once its request has left: ~2 ms). Every operation
  * on the stand-in is the module's. test/build/startup-path.test.ts checks what a run has loaded at its request.
  */
   + `var __keenLazy = ((lazy, made) => (builtin, id) => {
@@ -103,7 +104,7 @@ var require = ((builtin) => (id) => (id.startsWith("./") ? builtin("node:module"
     deleteProperty: (_, key) => Reflect.deleteProperty(real(), key),
     getPrototypeOf: () => Reflect.getPrototypeOf(real()),
   }));
-})(["child_process", "readline", "readline/promises"], Object.create(null));
+})(["child_process", "readline", "readline/promises", "v8"], Object.create(null));
 `;
 
 /**

@@ -28,7 +28,8 @@ function start(argv: string[]): void {
   );
 }
 
-if (startupSnapshot?.isBuildingSnapshot()) {
+// node:v8 loads on first use (scripts/build.mjs): only a start that may be building the snapshot asks it.
+if (process.execArgv.includes("--build-snapshot") && startupSnapshot?.isBuildingSnapshot()) {
   // The builder serialises the heap once this has settled and the event loop is empty.
   import("./warm.js").then((warm) => warm.warmUp()).catch((error) => {
     process.stderr.write(`keen: building the start-up snapshot failed: ${String(error?.stack ?? error)}\n`);

@@ -4,6 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerSpec, McpSettings } from "./config.js";
 import type { LogFilter } from "./server-log.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";
+import { loadNodeFetch } from "../wasm-flags.js";
 
 type Sdk = typeof import("./sdk.js");
 type SdkClient = InstanceType<Sdk["Client"]>;
@@ -95,6 +96,8 @@ export function createConnection(options: ConnectionOptions) {
     } else {
       const url = new URL(config.url);
       const init = { headers: config.headers ?? {} };
+      // The SDK's transports use Node's fetch.
+      loadNodeFetch();
       const sse = () => new sdk.SSEClientTransport(url, { requestInit: init, eventSourceInit: { fetch: withHeaders(init.headers) } });
       if (config.type === "sse") client = await attempt(sdk, sse, deadline);
       else {

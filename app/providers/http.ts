@@ -1,5 +1,5 @@
-import { setFlagsFromString } from "node:v8";
 import { traceStartup } from "../startup-trace.js";
+import { baselineWasmOnly, loadNodeFetch } from "../wasm-flags.js";
 import { hasPreconnect, warmDispatcher } from "./preconnect.js";
 
 /** The fetch signature both SDKs accept. */
@@ -17,17 +17,16 @@ const PROXY_VARS = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"];
  */
 export function createFetch(env: NodeJS.ProcessEnv = process.env): SdkFetch {
   if (!hasProxyVars(env)) {
-    // Node loads its fetch implementation (undici, tens of ms) on the first call; touching one of
-    // its lazy globals loads it now instead, while the caller still waits on other work (the store's disk I/O).
-    void globalThis.Headers;
-    baselineWasmOnly();
+    // Node loads its fetch implementation (undici, tens of ms) on the first call; loading it now instead runs
+    // it while the caller still waits on other work (the store's disk I/O).
+    loadNodeFetch();
     // With an early socket (app/providers/preconnect.ts) the requests go through the dispatcher that owns it.
     const dispatcher = (hasPreconnect() ? warmDispatcher() : undefined) as Dispatcher | undefined;
     return (input, init) => fetchHeld(globalThis.fetch, input, init, dispatcher);
   }
   let loading: Promise<{ fetch: SdkFetch; dispatcher: Dispatcher }> | undefined;
   const load = () =>
-    (loading ??= loadUndici().then((undici) => (baselineWasmOnly(), {
+    (loading ??= loadUndici().then((undici) => ({
       // undici's own fetch, not the global one: the global fetch is a different
       // bundled undici whose dispatcher interface need not match this one.
       fetch: undici.fetch as unknown as SdkFetch,
@@ -97,9 +96,11 @@ export function hasProxyVars(env: NodeJS.ProcessEnv): boolean {
 
 type Undici = Awaited<ReturnType<typeof loadUndici>>;
 
-/** The undici package (its side bundle), loaded on first use. */
+/** The undici package (its side bundle), loaded on first use, with Keen's WebAssembly flags set. */
 export async function loadUndici() {
   const mod = await import("undici");
+  // In the task that loaded it, before its parser's compile gets under way (app/wasm-flags.ts).
+  baselineWasmOnly();
   // Bundled by esbuild, undici (CommonJS) arrives as the default export only.
   return mod.EnvHttpProxyAgent ? mod : (mod as unknown as { default: typeof mod }).default;
 }
@@ -136,50 +137,4 @@ function withoutExperimentalWarning<T>(build: () => T): T {
   } finally {
     process.emitWarning = emitWarning;
   }
-}
-
-/** V8's defaults for the two flags, and Keen's. */
-const WASM_DEFAULTS = ["--wasm-tier-up", "--wasm-dynamic-tiering"];
-const WASM_BASELINE = ["--no-wasm-tier-up", "--no-wasm-dynamic-tiering"];
-
-/**
- * On globalThis once the flags are on. dist/start.cjs compiles and caches Keen's bundles, and the bundle's
- * `require` (scripts/build.mjs) loads Node's built-ins, inside `withDefaults`.
- */
-export const WASM_FLAGS = Symbol.for("keen.wasmFlags");
-
-/**
- * Both fetches parse HTTP with llhttp compiled to WebAssembly. Once the parser
- * runs hot, V8 recompiles it with TurboFan on a background thread, and process
- * exit waits for that compile (~100 ms on a 2-core machine) although a run
- * never needs the faster code: Liftoff's baseline code parses SSE quickly
- * enough. V8 compiles a wasm function at its first call, under the flags of
- * that moment, so setting them once the fetch has loaded and before its first
- * request takes effect.
- *
- * Not earlier: V8 refuses a code cache written under other flags, and Node's
- * own modules (fetch's undici, net, tls, …) load from caches written under the
- * defaults; set at start, they made every built-in loaded afterwards compile
- * from source (Node's fetch: ~25 ms → ~45–65 ms on Node 20, ~28 → ~66 ms on
- * Node 24). After it, code that loads modules turns the defaults back on for
- * the while (`withDefaults`): no wasm runs inside a synchronous load.
- */
-function baselineWasmOnly(): void {
-  const global = globalThis as Record<symbol, unknown>;
-  if (global[WASM_FLAGS]) return;
-  const set = (flags: string[]) => {
-    for (const flag of flags) setFlagsFromString(flag);
-  };
-  set(WASM_BASELINE);
-  let depth = 0;
-  global[WASM_FLAGS] = {
-    withDefaults<T>(work: () => T): T {
-      if (depth++ === 0) set(WASM_DEFAULTS);
-      try {
-        return work();
-      } finally {
-        if (--depth === 0) set(WASM_BASELINE);
-      }
-    },
-  };
 }

@@ -150,7 +150,17 @@ net.Socket.prototype.write = function (...args) {
   if (!atRequest && this.remotePort) atRequest = missed();
   return write.apply(this, args);
 };
-process.on("exit", () => require("node:fs").writeFileSync(process.env.KEEN_TEST_CACHE_USE, JSON.stringify({ atRequest, atExit: missed() })));
+// Which V8 flags Keen set, and whether the first request's headers had left yet (its response cannot have come).
+const v8 = require("node:v8");
+const setFlags = v8.setFlagsFromString;
+const flags = [];
+let headersSent = false;
+require("node:diagnostics_channel").subscribe("undici:client:sendHeaders", () => (headersSent = true));
+v8.setFlagsFromString = (flag) => {
+  flags.push({ flag, headersSent });
+  return setFlags(flag);
+};
+process.on("exit", () => require("node:fs").writeFileSync(process.env.KEEN_TEST_CACHE_USE, JSON.stringify({ atRequest, atExit: missed(), flags })));
 `;
 
 test("a run's built-in modules load from Node's code cache, before its request and after it (a sandboxed bash call and the second request)", async () => {
@@ -167,8 +177,31 @@ test("a run's built-in modules load from Node's code cache, before its request a
   const run = await sandbox.run(["run", "--headless", "go"], { bin, env: { KEEN_TEST_CACHE_USE: report } });
   assert.equal(run.code, 0, run.stderr);
   assert.match(JSON.stringify(server.requests[1]!.body.messages), /from-bash/);
-  const { atRequest, atExit } = JSON.parse(readFileSync(report, "utf8")) as { atRequest: string[]; atExit: string[] };
+  const { atRequest, atExit, flags } = JSON.parse(readFileSync(report, "utf8")) as {
+    atRequest: string[]; atExit: string[]; flags: Array<{ flag: string; headersSent: boolean }>;
+  };
   assert.deepEqual(atRequest, [], "compiled without Node's cache before the request");
   // What Node's own net loads lazily when the sandbox's proxies listen (cluster) is out of Keen's reach.
   assert.deepEqual(atExit.filter((m) => !/^(cluster|internal\/cluster\/)/.test(m)), [], "compiled without Node's cache in the run");
+  // The flags still do their work: on before the first response can be parsed, and on again after each load with the defaults.
+  const tierUp = flags.filter((f) => f.flag.endsWith("wasm-tier-up"));
+  assert.deepEqual(tierUp[0], { flag: "--no-wasm-tier-up", headersSent: false }, JSON.stringify(flags));
+  assert.equal(tierUp.at(-1)!.flag, "--no-wasm-tier-up", JSON.stringify(flags));
+  assert.ok(tierUp.length > 1, `the sandbox's library loaded with the defaults back on: ${JSON.stringify(flags)}`);
+});
+
+test("fetch's HTTP parser stays on V8's baseline code through a long answer (a TurboFan compile would hold up the exit ~0.1 s)", async () => {
+  const dir = makeTempDir("keen-wasm-tier-");
+  // V8 prints each WebAssembly compile with its tier; as a node flag it goes before the launcher's way in.
+  const bin = join(dir, "keen");
+  writeFileSync(bin, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} --trace-wasm-compilation-times ${JSON.stringify(join(DIST, "start.cjs"))} "$@"\n`, { mode: 0o755 });
+  const sandbox = makeSandbox(server.url);
+  spawnSync("git", ["init", "-q"], { cwd: sandbox.workspace });
+  // Long enough to spend the parser's tiering budget when the flags do not hold (200 deltas already do).
+  server.enqueue({ deltas: Array.from({ length: 1000 }, (_, i) => `word${i} `) });
+  const run = await sandbox.run(["run", "--headless", "--stream-deltas", "go"], { bin });
+  assert.equal(run.code, 0, run.stderr);
+  const compiles = run.stdout.split("\n").filter((line) => line.startsWith("Compiled "));
+  assert.ok(compiles.length > 0, `V8 traced no WebAssembly compile:\n${run.stdout.slice(0, 500)}`);
+  assert.deepEqual(compiles.filter((line) => /TurboFan/i.test(line)), []);
 });
