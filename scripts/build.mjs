@@ -15,7 +15,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, 
 import { createRequire } from "node:module";
 import { dirname, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { decideStartup } from "./snapshot.mjs";
+import { decideStartup, MEASURED } from "./snapshot.mjs";
 import { toolSchemas } from "./tool-schemas.mjs";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
@@ -295,12 +295,13 @@ const previous = (() => {
   }
 })();
 const reuse = process.env.KEEN_BUILD_REUSE_DECISION === "1" && !process.env.KEEN_SNAPSHOT && previous?.chosen === "plain"
-  && !previous.error && previous.node === process.execPath && previous.version === process.version && previous.snapshotMs;
+  && !previous.error && previous.node === process.execPath && previous.version === process.version && previous.snapshotMs
+  && previous.measured === MEASURED;
 const startup = reuse
-  ? decideStartup(stagingDir, "off", { reusedFrom: previous.reusedFrom ?? previous.date, runs: previous.runs, snapshotMs: previous.snapshotMs, plainMs: previous.plainMs })
+  ? decideStartup(stagingDir, "off", { reusedFrom: previous.reusedFrom ?? previous.date, runs: previous.runs, measured: previous.measured, snapshotMs: previous.snapshotMs, plainMs: previous.plainMs })
   : decideStartup(stagingDir);
 const figures = startup.snapshotMs
-  ? ` (${startup.reusedFrom ? `as measured at ${startup.reusedFrom}: ` : ""}keen --version: snapshot ${startup.snapshotMs.toFixed(1)} ms, plain ${startup.plainMs.toFixed(1)} ms)`
+  ? ` (${startup.reusedFrom ? `as measured at ${startup.reusedFrom}: ` : ""}${startup.measured ?? "keen --version"}: snapshot ${startup.snapshotMs.toFixed(1)} ms, plain ${startup.plainMs.toFixed(1)} ms)`
   : "";
 process.stderr.write(
   startup.error

@@ -129,7 +129,7 @@ function launcherPick(): string {
 function buildFigures(): string {
   try {
     const startup = JSON.parse(readFileSync(join(SNAPSHOT, "dist", "startup.json"), "utf8"));
-    return startup.snapshotMs ? ` (the build measured keen --version: snapshot ${startup.snapshotMs.toFixed(1)} ms, plain ${startup.plainMs.toFixed(1)} ms)` : ` (decided with KEEN_SNAPSHOT=${startup.mode})`;
+    return startup.snapshotMs ? ` (the build measured ${startup.measured ?? "keen --version"}: snapshot ${startup.snapshotMs.toFixed(1)} ms, plain ${startup.plainMs.toFixed(1)} ms)` : ` (decided with KEEN_SNAPSHOT=${startup.mode})`;
   } catch {
     return "";
   }

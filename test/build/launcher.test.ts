@@ -83,6 +83,8 @@ test("the build leaves the bundle and a start-up decision, measured, for the nod
   assert.equal(startup.version, process.version);
   if (startup.mode === "auto" && !startup.error) {
     assert.ok(startup.snapshotMs > 0 && startup.plainMs > 0, JSON.stringify(startup));
+    // Timed on a run (the replay demo): what a start-up costs before a request, not just `--version`.
+    assert.equal(startup.measured, "keen run --replay demo");
     assert.equal(startup.chosen, startup.snapshotMs < startup.plainMs ? "snapshot" : "plain");
   }
   assert.equal(existsSync(join(DIST, "keen.blob")), startup.chosen === "snapshot", "the blob is kept only when it won");
