@@ -8,13 +8,14 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { test } from "node:test";
 import { makeSandbox } from "../e2e/harness.js";
 import { useMockLLMServer } from "../fakes/use-mock-server.js";
 import { makeTempDir } from "../temp.js";
+import { inPty } from "../bench/pty.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const PATH = [dirname(process.execPath), process.env.PATH].join(delimiter);
@@ -112,4 +113,27 @@ test("a side bundle (ajv, for --output-schema) gets a cache of its own at its fi
   assert.deepEqual([warm.code, warm.stdout], [0, '{"answer":42}\n'], warm.stderr);
   assert.equal(statSync(side).mtimeMs, first.mtimeMs, "read, not rewritten");
   assert.deepEqual(readdirSync(dirname(cache)).sort(), [cache, side].map((f) => f.split("/").at(-1)).sort(), "no temporary file left");
+});
+
+const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+const nodeKeepsCaches = major > 22 || (major === 22 && minor >= 1);
+const hasPty = spawnSync("script", ["--version"], { stdio: "ignore" }).status === 0;
+
+test("on Node 22.1+, what Keen requires from node_modules (blessed, for the TUI) loads from the code cache Node keeps in dist/code-cache/modules", {
+  skip: !nodeKeepsCaches ? `module.enableCompileCache needs Node 22.1 or newer (this is ${process.version})` : !hasPty ? "util-linux script (for a pty) is not installed" : false,
+}, async () => {
+  const { bin, dist } = copyCheckout();
+  const sandbox = makeSandbox(server.url);
+  const log = join(dirname(dist), "compile-cache.log");
+  // Node's own account of each module it compiles, on stderr; the TUI has the terminal.
+  const start = () => inPty(["sh", "-c", 'exec "$0" 2>>"$1"', bin, log], { ...sandbox.env, PATH, KEEN_SNAPSHOT: "off", NODE_DEBUG_NATIVE: "COMPILE_CACHE" }, sandbox.workspace, /Type a prompt/);
+  await start();
+  const first = readFileSync(log, "utf8");
+  await start();
+  const second = readFileSync(log, "utf8").slice(first.length);
+  const blessed = /CommonJS \S+\/node_modules\/blessed\/lib\/blessed\.js/;
+  assert.match(first, blessed, first.slice(0, 500));
+  assert.doesNotMatch(first, new RegExp(`${blessed.source} was accepted`));
+  assert.match(second, new RegExp(`${blessed.source} was accepted`), second.slice(0, 1000));
+  assert.ok(readdirSync(join(dist, "code-cache", "modules")).length > 0);
 });
