@@ -74,12 +74,12 @@ var require = ((builtin) => (id) => (id.startsWith("./") ? builtin("node:module"
 /**
  * Node built-ins that a run's start imports (commander needs child_process for executable subcommands; the tools
  * import them at their top) but does not call before its first request: each is a stand-in that requires the module
- * at its first use (child_process with the dgram it requires, readline: ~8 ms of CPU at every start; v8, which the
- * entry asks whether a snapshot is being built and fetch sets two flags with, once its request has left: ~2 ms). Every operation
+ * at its first use (child_process with the dgram it requires, readline: ~8 ms of CPU at every start; v8, ~2 ms, which
+ * a start that makes no model request never needs: app/wasm-flags.ts sets two flags with it). Every operation
  * on the stand-in is the module's. test/build/startup-path.test.ts checks what a run has loaded at its request.
  */
   + `var __keenLazy = ((lazy, made) => (builtin, id) => {
-  // Once Keen has set its WebAssembly flags (app/providers/http.ts), a built-in loads with V8's defaults
+  // Once Keen has set its WebAssembly flags (app/wasm-flags.ts), a built-in loads with V8's defaults
   // back on: Node's code cache of the module is refused under other flags.
   const load = () => {
     const flags = globalThis[Symbol.for("keen.wasmFlags")];

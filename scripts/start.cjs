@@ -39,7 +39,7 @@ const Module = require("node:module");
 const vm = require("node:vm");
 
 // V8 refuses a code cache written under other flags, Node's own built-in modules' included. Keen sets
-// two WebAssembly flags once its fetch has loaded (app/providers/http.ts); from then on it puts on
+// two WebAssembly flags once its fetch has loaded (app/wasm-flags.ts); from then on it puts on
 // globalThis, under this key, a way to run code with V8's defaults back on for the while. Caches are
 // read and written, and side bundles evaluated (their top levels require built-ins), inside it.
 const v8Defaults = (work) => {
