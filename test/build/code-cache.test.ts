@@ -44,6 +44,9 @@ function schemaTitle(bin: string, env: Record<string, string> = {}): string {
 }
 const TITLE = "Keen JSON-lines protocol, one line";
 
+/** Keen's cache files in dist/code-cache/, without the directory of Node's own compile cache (Node 22.1+) beside them. */
+const keenCaches = (dir: string) => readdirSync(dir).filter((name) => name !== "modules");
+
 test("the build leaves a code cache for its node, named by the bundle's hash, made by the run warm-up", () => {
   const dist = join(ROOT, "dist");
   const id = createHash("sha256").update(readFileSync(join(dist, "keen.cjs"))).digest("hex").slice(0, 16);
@@ -61,7 +64,7 @@ test("the first start writes the cache, later starts read it and leave it as it 
   const second = statSync(cache);
   assert.equal(second.ino, first.ino, "not rewritten");
   assert.equal(second.mtimeMs, first.mtimeMs);
-  assert.deepEqual(readdirSync(dirname(cache)), [cache.split("/").at(-1)], "no temporary file left");
+  assert.deepEqual(keenCaches(dirname(cache)), [cache.split("/").at(-1)], "no temporary file left");
 });
 
 test("a run started with the cache answers as without it; a cache V8 refuses is ignored, not rewritten", async () => {
@@ -112,7 +115,7 @@ test("a side bundle (ajv, for --output-schema) gets a cache of its own at its fi
   const warm = await answer();
   assert.deepEqual([warm.code, warm.stdout], [0, '{"answer":42}\n'], warm.stderr);
   assert.equal(statSync(side).mtimeMs, first.mtimeMs, "read, not rewritten");
-  assert.deepEqual(readdirSync(dirname(cache)).sort(), [cache, side].map((f) => f.split("/").at(-1)).sort(), "no temporary file left");
+  assert.deepEqual(keenCaches(dirname(cache)).sort(), [cache, side].map((f) => f.split("/").at(-1)).sort(), "no temporary file left");
 });
 
 const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
