@@ -81,8 +81,8 @@ function warmCodeCache(dist) {
 
 /**
  * The snapshot is kept only when its runs are clearly faster: by more than 5%, about the spread of
- * these medians on a loaded 2-core machine. A blob is 7.5 MB of disk and memory, and when the two are
- * level the plain bundle is the one the first delta measured faster.
+ * these medians on a loaded 2-core machine. A level result is noise, and a blob costs 7.5 MB of disk
+ * and memory for nothing then.
  */
 export const snapshotWins = ({ snapshotMs, plainMs }) => snapshotMs < plainMs * 0.95;
 
@@ -95,9 +95,9 @@ export const MEASURED = "keen run --replay demo";
  * hits both alike; medians of spawn to exit in ms. A run, not `keen --version`: the snapshot holds the
  * evaluated modules, but what a run calls afterwards compiles there without a code cache. Timed with
  * `--version` the snapshot came out level or ahead on a 2-core machine (Node 20: 97 against 97 ms,
- * 105 against 107 ms) while its runs were slower (replay 224 against 185 ms; spawn to first delta
- * against the mock 213 against 197 ms), so the plain bundle lost on noise. bin/keen answers
- * `--version` itself anyway (start.cjs's shortcut).
+ * 105 against 107 ms) while some paired runs of the first delta had it 16 ms slower (others level):
+ * `--version` runs none of what a run pays for. bin/keen answers `--version` itself anyway
+ * (start.cjs's shortcut).
  */
 function measure(dist, blob) {
   const run = ["run", "--replay", "demo", "--replay-speed", "0", "--sandbox", "off", "--headless"];
