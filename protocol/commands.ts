@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { publishable } from "./json-schema.js";
 import { IMAGE_MEDIA_TYPES } from "./media.js";
-import { PermissionModeSchema } from "./mode-schema.js";
+import { permissionModeSchema } from "./mode-schema.js";
 
 /*
  * Commands: the only way into a session engine. Every front end (keen run,
@@ -16,7 +16,7 @@ export type CommandId = z.infer<typeof CommandIdSchema>;
 const id = { id: CommandIdSchema.optional().describe("echoed in the response") };
 
 export { PERMISSION_MODES, isWiderMode, type PermissionMode } from "./modes.js";
-export { PermissionModeSchema } from "./mode-schema.js";
+export { permissionModeSchema } from "./mode-schema.js";
 
 /**
  * An image on a prompt: a file (relative to the session's directory, read through the filesystem guard) or the
@@ -44,7 +44,7 @@ export const PermissionResponseCommand = z.object({
 /** Use another model (`provider/model`) from the next turn on. */
 export const SetModelCommand = z.object({ kind: z.literal("set-model"), ...id, model: z.string().describe("`provider/model`") });
 /** Change the permission mode (keen stdio: never wider than the mode it was started with; never wider than the project's). */
-export const SetPermissionModeCommand = z.object({ kind: z.literal("set-permission-mode"), ...id, mode: PermissionModeSchema });
+export const SetPermissionModeCommand = z.object({ kind: z.literal("set-permission-mode"), ...id, mode: permissionModeSchema() });
 /** Start a fresh session (in `cwd`, default the engine's); it is created at its first prompt. */
 export const NewSessionCommand = z.object({
   kind: z.literal("new-session"), ...id, cwd: z.string().optional().describe("its directory; default the current session's"),

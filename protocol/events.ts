@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { CommandIdSchema, PermissionModeSchema } from "./commands.js";
+import { CommandIdSchema, permissionModeSchema } from "./commands.js";
 import { MessageSchema } from "./messages.js";
 import { RunResultSchema } from "./result.js";
 import { ErrorCodeSchema, RewoundFileSchema } from "./responses.js";
@@ -53,7 +53,7 @@ export const SessionStartEvent = z.object({
   model: z.string(), cwd: z.string(), tools: z.array(z.string()), protocol_version: z.number().int(),
   resumed: z.boolean(),
   /** The engine's permission mode for this session (absent in one-shot runs before version 1.1). */
-  permission_mode: PermissionModeSchema.optional(),
+  permission_mode: permissionModeSchema().optional(),
   /** True when turns of this front end are headless (keen run, keen stdio); false for the TUI and ACP. */
   headless: z.boolean().optional(),
   /** True when bash runs in the OS sandbox (README "Sandbox"); absent for the CLI runner, whose tools are its own. */

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { lazy } from "./lazy.js";
 import { PERMISSION_MODES } from "./modes.js";
 
 /**
@@ -6,4 +7,4 @@ import { PERMISSION_MODES } from "./modes.js";
  * config's schema imports it on every run without the command schemas of
  * protocol/commands.ts (which re-exports it).
  */
-export const PermissionModeSchema = z.enum(PERMISSION_MODES);
+export const permissionModeSchema = lazy(() => z.enum(PERMISSION_MODES));

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { PermissionModeSchema, type Command, type CommandId } from "./commands.js";
+import { permissionModeSchema, type Command, type CommandId } from "./commands.js";
 import { ERROR_CODES, type ErrorCode } from "./errors.js";
 
 /*
@@ -29,7 +29,7 @@ export const RESPONSE_DATA = {
   interrupt: z.object({ interrupted: z.boolean().describe("a turn was running") }),
   "permission-response": z.undefined(),
   "set-model": z.object({ model: z.string().describe("normalised `provider/model`") }),
-  "set-permission-mode": z.object({ mode: PermissionModeSchema }),
+  "set-permission-mode": z.object({ mode: permissionModeSchema() }),
   "new-session": z.object({ session_id: z.string(), cwd: z.string() }),
   "resume-session": z.object({ session_id: z.string(), cwd: z.string(), model: z.string(), title: z.string() }),
   "list-sessions": z.array(SessionRowSchema),

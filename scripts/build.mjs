@@ -11,7 +11,7 @@
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -169,6 +169,35 @@ const webHtmlBundle = {
   },
 };
 /**
+ * zod is evaluated on first use, not at start: `import * as z from "zod"` in Keen's modules gets a
+ * stand-in with one getter per export of zod (the names are read here, from the same zod), and the
+ * first getter read requires the real zod, which esbuild then wraps to run only when required. A
+ * text-only run reads no getter: its modules build their schemas on first use (app/lazy.ts) and a
+ * config this build has checked before is not checked again (app/cli/config-check.ts). Loading zod
+ * and building the run's schemas cost ~10 ms of CPU before the first request (docs/performance.md,
+ * "Ninth pass"). With KEEN_TRACE_STARTUP set, the load is a trace line (test/build/startup-path.test.ts).
+ */
+const zodNames = Object.keys(await import("zod"));
+const lazyZod = {
+  name: "lazy-zod",
+  setup(build) {
+    build.onResolve({ filter: /^zod$/ }, (args) => (args.namespace === "keen-lazy" ? undefined : { path: "zod", namespace: "keen-lazy" }));
+    build.onLoad({ filter: /^zod$/, namespace: "keen-lazy" }, () => ({
+      loader: "js",
+      resolveDir: fileURLToPath(new URL("..", import.meta.url)),
+      contents: `let real;
+const load = () => {
+  if (real) return real;
+  if (process.env.KEEN_TRACE_STARTUP) process.stderr.write("keen-trace " + performance.now().toFixed(1) + " zod loaded\\n");
+  return (real = require("zod"));
+};
+Object.defineProperty(exports, "__esModule", { value: true });
+for (const name of ${JSON.stringify(zodNames)}) Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] });
+`,
+    }));
+  },
+};
+/**
  * The sandbox library (@anthropic-ai/sandbox-runtime, ESM with node-forge, zod 3 and commander)
  * is a side bundle, dist/sandbox-runtime.cjs: only a sandboxed command loads it, and one CJS file
  * loads in about half the CPU of the package's ~100 modules (Node 20: 93 ms instead of 174 ms).
@@ -208,6 +237,25 @@ const common = {
   supported: { "dynamic-import": false },
 };
 
+/**
+ * What this build was made from: a hash of Keen's sources and the lockfile. The bundle gets it as
+ * `__KEEN_SOURCE_ID__`, for records that hold only for the code that wrote them (app/cli/config-check.ts).
+ */
+function sourceId() {
+  const root = new URL("..", import.meta.url);
+  const hash = createHash("sha256");
+  const files = ["package.json", "package-lock.json"];
+  for (const dir of ["app", "protocol", "storage"]) {
+    for (const entry of readdirSync(new URL(dir, root), { recursive: true, withFileTypes: true })) {
+      if (entry.isFile()) files.push(relative(fileURLToPath(root), `${entry.parentPath ?? entry.path}/${entry.name}`));
+    }
+  }
+  for (const file of files.sort()) {
+    if (existsSync(new URL(file, root))) hash.update(`${file}\0`).update(readFileSync(new URL(file, root))).update("\0");
+  }
+  return hash.digest("hex").slice(0, 16);
+}
+
 // Built aside and swapped in, so a keen started meanwhile (tests, another build) never finds dist/ half-written.
 const dist = new URL("../dist", import.meta.url);
 const staging = new URL(`../dist.tmp-${process.pid}`, import.meta.url);
@@ -224,8 +272,8 @@ builds.push(toolSchemas().then((schemas) => build({
   outdir: stagingDir,
   outExtension: { ".js": ".cjs" },
   sourcemap: "linked",
-  plugins: [levelBinding, sideBundles, tuiBundle, mcpSdkBundle, webHtmlBundle, sandboxRuntime],
-  define: { KEEN_VERSION: JSON.stringify(pkg.version), "import.meta": "__keenImportMeta", __KEEN_TOOL_SCHEMAS__: JSON.stringify(JSON.stringify(schemas)) },
+  plugins: [levelBinding, sideBundles, tuiBundle, mcpSdkBundle, webHtmlBundle, sandboxRuntime, lazyZod],
+  define: { KEEN_VERSION: JSON.stringify(pkg.version), "import.meta": "__keenImportMeta", __KEEN_TOOL_SCHEMAS__: JSON.stringify(JSON.stringify(schemas)), __KEEN_SOURCE_ID__: JSON.stringify(sourceId()) },
   banner: { js: RUNTIME_PATHS },
 })));
 const sideEntries = Object.fromEntries(Object.entries(SIDE_BUNDLES).map(([specifier, file]) => [file, specifier]));

@@ -3,159 +3,177 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import * as z from "zod";
 import type { PermissionMode } from "../../protocol/commands.js";
-import { PermissionModeSchema } from "../../protocol/mode-schema.js";
+import { lazy } from "../../protocol/lazy.js";
+import { permissionModeSchema } from "../../protocol/mode-schema.js";
 import { stricterMode } from "../permissions/policy.js";
-import { McpServersSchema } from "../mcp/config.js";
-import { HooksSchema, type HooksConfig } from "../extensions/hooks-config.js";
+import { mcpServersSchema } from "../mcp/config.js";
+import { hooksSchema, type HooksConfig } from "../extensions/hooks-config.js";
 import { BUILTIN_PROVIDERS, PROVIDER_KINDS, type ProviderPreset } from "../providers/registry.js";
+import { configChecks, type ConfigChecks } from "./config-check.js";
 import { UsageError } from "./errors.js";
 
 /** `sandbox.mode` and `--sandbox`: confine bash always, never, or when the platform can (the default). */
-export const SandboxModeSchema = z.enum(["on", "off", "auto"]);
-export type SandboxMode = z.infer<typeof SandboxModeSchema>;
-
-const ModelInfoSchema = z.strictObject({
-  contextWindow: z.number().int().positive().optional(),
-  maxOutputTokens: z.number().int().positive().optional(),
-  thinkingBudget: z.number().int().positive().optional(),
-  refuses: z.array(z.string()).optional(),
-  /** The model takes images (prompt images, read_file on an image); false: they reach it as a text note. */
-  images: z.boolean().optional(),
-  /** US dollars per million tokens; sets or overrides the built-in price. */
-  price: z.strictObject({
-    input: z.number().nonnegative(), output: z.number().nonnegative(),
-    cacheRead: z.number().nonnegative().optional(), cacheWrite: z.number().nonnegative().optional(),
-  }).optional(),
-});
-
-const ProviderSchema = z.strictObject({
-  kind: z.enum(PROVIDER_KINDS).optional(),
-  baseURL: z.url({ protocol: /^https?$/, error: "not an http(s) URL" }).optional(),
-  apiKeyEnv: z.string().optional(),
-  keyOptional: z.boolean().optional(),
-  authStyle: z.enum(["bearer", "x-api-key"]).optional(),
-  headers: z.record(z.string(), z.string()).optional(),
-  defaultModel: z.string().optional(),
-  /** Whether its models take images, unless a model says otherwise (default: true for kind anthropic, the openai and openrouter presets). */
-  images: z.boolean().optional(),
-  models: z.record(z.string(), ModelInfoSchema).optional(),
-});
-
-const ToolPrefsSchema = z.strictObject({
-  allowed: z.array(z.string()).optional(),
-  disallowed: z.array(z.string()).optional(),
-});
-
-/** The user's config file. */
-export const UserConfigSchema = z.strictObject({
-  model: z.string().optional(),
-  providers: z.record(z.string(), ProviderSchema).optional(),
-  tools: ToolPrefsSchema.optional(),
-  retry: z.strictObject({
-    maxRetries: z.number().int().min(0).max(20).optional(),
-    maxWaitMs: z.number().int().min(0).optional(),
-    idleTimeoutMs: z.number().int().positive().optional(),
-    baseDelayMs: z.number().int().min(0).optional(),
-  }).optional(),
-  stdinGraceMs: z.number().int().min(0).optional(),
-  maxTurns: z.number().int().positive().optional(),
-  permissionMode: PermissionModeSchema.optional(),
-  /** Automatic context compaction (see docs/PROTOCOL.md "Compaction"). */
-  compaction: z.strictObject({
-    /** Off: no automatic compaction (overflow recovery and manual compaction still work). */
-    auto: z.boolean().optional(),
-    /** Share of the context window (prompt plus expected output) that triggers compaction; default 0.8. */
-    threshold: z.number().min(0.1).max(1).optional(),
-    /** Tokens of recent messages kept verbatim; default a fifth of the window, at most 20,000. */
-    keepTokens: z.number().int().min(0).optional(),
-  }).optional(),
-  guard: z.strictObject({ allowProjectConfigEdits: z.boolean().optional() }).optional(),
-  /** MCP servers of every session (README "MCP servers"); `.mcp.json` and `--mcp-config` add to them. */
-  mcpServers: McpServersSchema.optional(),
-  /** Timeouts for every MCP server (a server's own `connectTimeoutMs`/`callTimeoutMs` win). */
-  mcp: z.strictObject({
-    /** From start to tool list; default 10,000. */
-    connectTimeoutMs: z.number().int().positive().optional(),
-    /** One tool call; default 300,000 (5 minutes). */
-    callTimeoutMs: z.number().int().positive().optional(),
-  }).optional(),
-  /** Workspaces whose `.mcp.json` the user trusted (`keen mcp trust`), by path, bound to the file's content hash. */
-  mcpTrust: z.record(z.string(), z.strictObject({
-    sha256: z.string(), allowEnv: z.array(z.string()).optional(), declined: z.boolean().optional(),
-  })).optional(),
-  /** Hooks of every session (docs/extensions.md "Hooks"), in Claude Code's shape. */
-  hooks: HooksSchema.optional(),
-  /** Workspaces whose project hooks the user trusted (`keen trust`), bound to the digest of the hooks and the scripts they name. */
-  hooksTrust: z.record(z.string(), z.strictObject({ sha256: z.string(), declined: z.boolean().optional() })).optional(),
-  /** README "Sandbox": confine bash (`--sandbox` wins; a project may only turn it on). */
-  sandbox: z.strictObject({
-    mode: SandboxModeSchema.optional(),
-    network: z.strictObject({
-      /** Hosts sandboxed commands may reach (e.g. "registry.npmjs.org", "*.github.com", "127.0.0.1:8080"). */
-      allowedDomains: z.array(z.string().min(1)).optional(),
-    }).optional(),
-    /** With the sandbox on, accept-edits runs bash without asking (default true); false keeps asking. */
-    acceptEditsRunsBash: z.boolean().optional(),
-  }).optional(),
-  /** web_fetch (docs/config.md "web"; docs/security.md "web_fetch"). User config only: a project cannot widen it. */
-  web: z.strictObject({
-    /** Hosts fetched without asking in every mode, loopback and private addresses included (patterns as sandbox.network's). */
-    allowedDomains: z.array(z.string().min(1)).optional(),
-    /** Hosts never fetched; they win over every allow. */
-    deniedDomains: z.array(z.string().min(1)).optional(),
-    /** One fetch, redirects and body included; default 30,000. */
-    timeoutMs: z.number().int().positive().optional(),
-  }).optional(),
-  /** grep and glob (docs/config.md "search"). User config only. */
-  search: z.strictObject({
-    /** One grep or glob call is stopped after this many milliseconds; default 10,000. */
-    budgetMs: z.number().int().positive().optional(),
-  }).optional(),
-  /** The TUI's theme: dark, light, high-contrast, or a theme file (`--theme` wins). */
-  theme: z.string().optional(),
-  /** The TUI (docs/tui.md): mouse capture at start (Alt-M switches it) and terminal notifications. */
-  tui: z.strictObject({
-    mouse: z.boolean().optional(),
-    notify: z.enum(["unfocused", "always", "never"]).optional(),
-    notifyWith: z.enum(["bell", "osc9", "osc777"]).optional(),
-  }).optional(),
-  /** The CLI runner (README "CLI runner"): turns run by an external agent CLI. User config only. */
-  agents: z.strictObject({
-    defaults: z.strictObject({
-      cli: z.strictObject({
-        /** Run turns through the CLI unless `--runner embedded` says otherwise. */
-        enabled: z.boolean().optional(),
-        /** The executable; default "claude". */
-        path: z.string().min(1).optional(),
-        /** Extra arguments after Keen's own. */
-        flags: z.array(z.string()).optional(),
-        /** Pass `--dangerously-skip-permissions` (and map `auto` to bypassPermissions). */
-        skipPermissions: z.boolean().optional(),
-        /** Kill the CLI after this many milliseconds. */
-        timeoutMs: z.number().int().positive().optional(),
-      }).optional(),
-    }).optional(),
-  }).optional(),
-});
-export type UserConfig = z.infer<typeof UserConfigSchema>;
+export const SANDBOX_MODES = ["on", "off", "auto"] as const;
+export type SandboxMode = (typeof SANDBOX_MODES)[number];
 
 /**
- * A project's `.keen/config.json`: the model and settings that limit Keen. A
- * hostile repository must not redirect your key, so base URLs, key variables,
- * headers and guard settings are refused here, and its limits only narrow
- * yours (see narrowLimits).
+ * The user's and the project's config schemas, built on first use: a run whose config this build has
+ * checked before never builds them (./config-check.ts), and then never loads zod (protocol/lazy.ts).
  */
-const ProjectConfigSchema = z.strictObject({
-  model: z.string().optional(),
-  tools: ToolPrefsSchema.optional(),
-  maxTurns: z.number().int().positive().optional(),
-  permissionMode: PermissionModeSchema.optional(),
-  /** Only the mode: a project may turn the sandbox on (see sandboxModeFor), never widen its network. */
-  sandbox: z.strictObject({ mode: SandboxModeSchema.optional() }).optional(),
-  /** The project's hooks: they run only after `keen trust` (docs/extensions.md "Hooks"). */
-  hooks: HooksSchema.optional(),
-});
-type ProjectConfig = z.infer<typeof ProjectConfigSchema>;
+function makeSchemas() {
+  const SandboxModeSchema = z.enum(SANDBOX_MODES);
+
+  const ModelInfoSchema = z.strictObject({
+    contextWindow: z.number().int().positive().optional(),
+    maxOutputTokens: z.number().int().positive().optional(),
+    thinkingBudget: z.number().int().positive().optional(),
+    refuses: z.array(z.string()).optional(),
+    /** The model takes images (prompt images, read_file on an image); false: they reach it as a text note. */
+    images: z.boolean().optional(),
+    /** US dollars per million tokens; sets or overrides the built-in price. */
+    price: z.strictObject({
+      input: z.number().nonnegative(), output: z.number().nonnegative(),
+      cacheRead: z.number().nonnegative().optional(), cacheWrite: z.number().nonnegative().optional(),
+    }).optional(),
+  });
+
+  const ProviderSchema = z.strictObject({
+    kind: z.enum(PROVIDER_KINDS).optional(),
+    baseURL: z.url({ protocol: /^https?$/, error: "not an http(s) URL" }).optional(),
+    apiKeyEnv: z.string().optional(),
+    keyOptional: z.boolean().optional(),
+    authStyle: z.enum(["bearer", "x-api-key"]).optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    defaultModel: z.string().optional(),
+    /** Whether its models take images, unless a model says otherwise (default: true for kind anthropic, the openai and openrouter presets). */
+    images: z.boolean().optional(),
+    models: z.record(z.string(), ModelInfoSchema).optional(),
+  });
+
+  const ToolPrefsSchema = z.strictObject({
+    allowed: z.array(z.string()).optional(),
+    disallowed: z.array(z.string()).optional(),
+  });
+
+  /** The user's config file. */
+  const UserConfigSchema = z.strictObject({
+    model: z.string().optional(),
+    providers: z.record(z.string(), ProviderSchema).optional(),
+    tools: ToolPrefsSchema.optional(),
+    retry: z.strictObject({
+      maxRetries: z.number().int().min(0).max(20).optional(),
+      maxWaitMs: z.number().int().min(0).optional(),
+      idleTimeoutMs: z.number().int().positive().optional(),
+      baseDelayMs: z.number().int().min(0).optional(),
+    }).optional(),
+    stdinGraceMs: z.number().int().min(0).optional(),
+    maxTurns: z.number().int().positive().optional(),
+    permissionMode: permissionModeSchema().optional(),
+    /** Automatic context compaction (see docs/PROTOCOL.md "Compaction"). */
+    compaction: z.strictObject({
+      /** Off: no automatic compaction (overflow recovery and manual compaction still work). */
+      auto: z.boolean().optional(),
+      /** Share of the context window (prompt plus expected output) that triggers compaction; default 0.8. */
+      threshold: z.number().min(0.1).max(1).optional(),
+      /** Tokens of recent messages kept verbatim; default a fifth of the window, at most 20,000. */
+      keepTokens: z.number().int().min(0).optional(),
+    }).optional(),
+    guard: z.strictObject({ allowProjectConfigEdits: z.boolean().optional() }).optional(),
+    /** MCP servers of every session (README "MCP servers"); `.mcp.json` and `--mcp-config` add to them. */
+    mcpServers: mcpServersSchema().optional(),
+    /** Timeouts for every MCP server (a server's own `connectTimeoutMs`/`callTimeoutMs` win). */
+    mcp: z.strictObject({
+      /** From start to tool list; default 10,000. */
+      connectTimeoutMs: z.number().int().positive().optional(),
+      /** One tool call; default 300,000 (5 minutes). */
+      callTimeoutMs: z.number().int().positive().optional(),
+    }).optional(),
+    /** Workspaces whose `.mcp.json` the user trusted (`keen mcp trust`), by path, bound to the file's content hash. */
+    mcpTrust: z.record(z.string(), z.strictObject({
+      sha256: z.string(), allowEnv: z.array(z.string()).optional(), declined: z.boolean().optional(),
+    })).optional(),
+    /** Hooks of every session (docs/extensions.md "Hooks"), in Claude Code's shape. */
+    hooks: hooksSchema().optional(),
+    /** Workspaces whose project hooks the user trusted (`keen trust`), bound to the digest of the hooks and the scripts they name. */
+    hooksTrust: z.record(z.string(), z.strictObject({ sha256: z.string(), declined: z.boolean().optional() })).optional(),
+    /** README "Sandbox": confine bash (`--sandbox` wins; a project may only turn it on). */
+    sandbox: z.strictObject({
+      mode: SandboxModeSchema.optional(),
+      network: z.strictObject({
+        /** Hosts sandboxed commands may reach (e.g. "registry.npmjs.org", "*.github.com", "127.0.0.1:8080"). */
+        allowedDomains: z.array(z.string().min(1)).optional(),
+      }).optional(),
+      /** With the sandbox on, accept-edits runs bash without asking (default true); false keeps asking. */
+      acceptEditsRunsBash: z.boolean().optional(),
+    }).optional(),
+    /** web_fetch (docs/config.md "web"; docs/security.md "web_fetch"). User config only: a project cannot widen it. */
+    web: z.strictObject({
+      /** Hosts fetched without asking in every mode, loopback and private addresses included (patterns as sandbox.network's). */
+      allowedDomains: z.array(z.string().min(1)).optional(),
+      /** Hosts never fetched; they win over every allow. */
+      deniedDomains: z.array(z.string().min(1)).optional(),
+      /** One fetch, redirects and body included; default 30,000. */
+      timeoutMs: z.number().int().positive().optional(),
+    }).optional(),
+    /** grep and glob (docs/config.md "search"). User config only. */
+    search: z.strictObject({
+      /** One grep or glob call is stopped after this many milliseconds; default 10,000. */
+      budgetMs: z.number().int().positive().optional(),
+    }).optional(),
+    /** The TUI's theme: dark, light, high-contrast, or a theme file (`--theme` wins). */
+    theme: z.string().optional(),
+    /** The TUI (docs/tui.md): mouse capture at start (Alt-M switches it) and terminal notifications. */
+    tui: z.strictObject({
+      mouse: z.boolean().optional(),
+      notify: z.enum(["unfocused", "always", "never"]).optional(),
+      notifyWith: z.enum(["bell", "osc9", "osc777"]).optional(),
+    }).optional(),
+    /** The CLI runner (README "CLI runner"): turns run by an external agent CLI. User config only. */
+    agents: z.strictObject({
+      defaults: z.strictObject({
+        cli: z.strictObject({
+          /** Run turns through the CLI unless `--runner embedded` says otherwise. */
+          enabled: z.boolean().optional(),
+          /** The executable; default "claude". */
+          path: z.string().min(1).optional(),
+          /** Extra arguments after Keen's own. */
+          flags: z.array(z.string()).optional(),
+          /** Pass `--dangerously-skip-permissions` (and map `auto` to bypassPermissions). */
+          skipPermissions: z.boolean().optional(),
+          /** Kill the CLI after this many milliseconds. */
+          timeoutMs: z.number().int().positive().optional(),
+        }).optional(),
+      }).optional(),
+    }).optional(),
+  });
+
+  /**
+   * A project's `.keen/config.json`: the model and settings that limit Keen. A
+   * hostile repository must not redirect your key, so base URLs, key variables,
+   * headers and guard settings are refused here, and its limits only narrow
+   * yours (see narrowLimits).
+   */
+  const ProjectConfigSchema = z.strictObject({
+    model: z.string().optional(),
+    tools: ToolPrefsSchema.optional(),
+    maxTurns: z.number().int().positive().optional(),
+    permissionMode: permissionModeSchema().optional(),
+    /** Only the mode: a project may turn the sandbox on (see sandboxModeFor), never widen its network. */
+    sandbox: z.strictObject({ mode: SandboxModeSchema.optional() }).optional(),
+    /** The project's hooks: they run only after `keen trust` (docs/extensions.md "Hooks"). */
+    hooks: hooksSchema().optional(),
+  });
+  return { user: UserConfigSchema, project: ProjectConfigSchema };
+}
+const schemas = lazy(makeSchemas);
+/** The schemas themselves, for tests. */
+export const configSchemas = schemas;
+export type UserConfig = z.infer<ReturnType<typeof makeSchemas>["user"]>;
+type ProjectConfig = z.infer<ReturnType<typeof makeSchemas>["project"]>;
+interface Configs {
+  user: UserConfig;
+  project: ProjectConfig;
+}
 const PROJECT_FORBIDDEN = ["providers", "baseURL", "apiKeyEnv", "apiKey", "headers", "guard", "retry", "agents", "mcpServers", "mcpTrust", "mcp", "hooksTrust", "web", "search"];
 
 /**
@@ -166,7 +184,7 @@ const PROJECT_FORBIDDEN = ["providers", "baseURL", "apiKeyEnv", "apiKey", "heade
 export function warmConfigSchemas(): void {
   const tools = { allowed: ["some_tool"], disallowed: ["other_tool"] };
   const models = { m: { contextWindow: 1000, maxOutputTokens: 100, thinkingBudget: 10, refuses: ["temperature"], images: false } };
-  UserConfigSchema.parse({
+  schemas().user.parse({
     model: "p/m",
     providers: {
       p: {
@@ -182,7 +200,7 @@ export function warmConfigSchemas(): void {
     guard: { allowProjectConfigEdits: false },
     theme: "dark",
   });
-  ProjectConfigSchema.parse({ model: "p/m", tools, maxTurns: 1, permissionMode: "ask" });
+  schemas().project.parse({ model: "p/m", tools, maxTurns: 1, permissionMode: "ask" });
 }
 
 /** Where config and data live. */
@@ -302,9 +320,10 @@ function limitsOf(config: UserConfig | ProjectConfig): Limits {
 
 /** Loads and validates config. Throws UsageError (exit 2) naming file, field and expectation. */
 export function loadConfig(paths: KeenPaths, workspace: string): ResolvedConfig {
-  const user = readJson(paths.configFile, UserConfigSchema) ?? {};
+  const checks = configChecks(paths.dataDir);
+  const user: UserConfig = readUser(paths.configFile, checks) ?? {};
   const projectFile = join(workspace, ".keen", "config.json");
-  const project = readProject(projectFile) ?? {};
+  const project: ProjectConfig = readProject(projectFile, checks) ?? {};
   const providers: Record<string, ProviderPreset> = { ...BUILTIN_PROVIDERS };
   for (const [id, override] of Object.entries(user.providers ?? {})) {
     const base = providers[id];
@@ -325,9 +344,10 @@ export function loadConfig(paths: KeenPaths, workspace: string): ResolvedConfig 
   };
 }
 
-function readProject(file: string) {
+function readProject(file: string, checks: ConfigChecks): ProjectConfig | undefined {
   if (!existsSync(file)) return undefined;
-  const raw = parseFile(file);
+  const text = readText(file);
+  const raw = parseText(file, text);
   if (raw && typeof raw === "object") {
     for (const key of Object.keys(raw)) {
       if (PROJECT_FORBIDDEN.includes(key)) {
@@ -337,17 +357,34 @@ function readProject(file: string) {
       }
     }
   }
-  return validate(file, raw, ProjectConfigSchema);
+  return checked(file, text, raw, "project", checks);
 }
 
-function readJson<T extends z.ZodType>(file: string, schema: T): z.infer<T> | undefined {
+function readUser(file: string, checks: ConfigChecks): UserConfig | undefined {
   if (!existsSync(file)) return undefined;
-  return validate(file, parseFile(file), schema);
+  const text = readText(file);
+  return checked(file, text, parseText(file, text), "user", checks);
 }
 
-function parseFile(file: string): unknown {
+/** The config as parsed by its schema; without zod when this build found the very same text valid before (./config-check.ts). */
+function checked<K extends keyof Configs>(file: string, text: string, raw: unknown, schema: K, checks: ConfigChecks): Configs[K] {
+  if (checks.has(schema, text)) return raw as Configs[K];
+  const config = validate(file, raw, schemas()[schema]) as Configs[K];
+  checks.add(schema, text);
+  return config;
+}
+
+function readText(file: string): string {
   try {
-    return JSON.parse(readFileSync(file, "utf8"));
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`${file}: cannot be read (${error instanceof Error ? error.message : String(error)})`);
+  }
+}
+
+function parseText(file: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
   } catch (error) {
     throw new UsageError(`${file}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
   }

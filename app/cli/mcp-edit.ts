@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { McpServerSchema, type McpServerConfig } from "../mcp/config.js";
+import { mcpServerSchema, type McpServerConfig } from "../mcp/config.js";
 import { readJsonObject, writeJsonAtomic } from "../mcp/config-file.js";
 import { currentTrust, hashBytes, projectMcpFile, writeTrust } from "../mcp/trust.js";
 import { terminalText } from "../headless/terminal-text.js";
@@ -115,7 +115,7 @@ export async function mcpAdd(name: string | undefined, target: string | undefine
   if (!name) throw new UsageError("missing the server name: keen mcp add <name> …");
   if (!NAME.test(name)) throw new UsageError(`server name ${name}: letters, digits, _ and - (at most 40)`);
   const config = serverFromFlags(target, args, flags);
-  const checked = McpServerSchema.safeParse(config);
+  const checked = mcpServerSchema().safeParse(config);
   if (!checked.success) throw new UsageError(checked.error.issues[0]!.message);
   const scope = scopeOf(flags.scope);
   const paths = keenPaths();

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import * as z from "zod";
 import { cliTool, cliToolName } from "../agent/cli-tools.js";
+import { lazy } from "../../protocol/lazy.js";
 
 /*
  * Hooks as configured (docs/extensions.md "Hooks"), in Claude Code's shape so its settings
@@ -20,17 +21,19 @@ export type HookEventName = (typeof HOOK_EVENTS)[number];
 /** Seconds a hook may run when it sets no `timeout` (Claude Code's default). */
 export const DEFAULT_HOOK_TIMEOUT_S = 60;
 
-const HookCommandSchema = z.strictObject({
+const makeHookCommandSchema = () => z.strictObject({
   type: z.literal("command"),
   command: z.string().min(1),
   /** Seconds; the hook is killed after it (default 60). */
   timeout: z.number().positive().max(3600).optional(),
 });
-const MatcherGroupSchema = z.strictObject({ matcher: z.string().optional(), hooks: z.array(HookCommandSchema) });
+const makeHooksSchema = () =>
+  z.partialRecord(z.enum(HOOK_EVENTS), z.array(z.strictObject({ matcher: z.string().optional(), hooks: z.array(hookCommandSchema()) })));
+const hookCommandSchema = lazy(makeHookCommandSchema);
 
 /** `hooks` in Keen's user config and `.keen/config.json`: the events Keen runs, nothing else (a typo is an error, not a hook that never runs). */
-export const HooksSchema = z.partialRecord(z.enum(HOOK_EVENTS), z.array(MatcherGroupSchema));
-export type HooksConfig = z.infer<typeof HooksSchema>;
+export const hooksSchema = lazy(makeHooksSchema);
+export type HooksConfig = z.infer<ReturnType<typeof makeHooksSchema>>;
 
 /** One hook command, ready to run. */
 export interface HookSpec {
@@ -160,7 +163,7 @@ function readClaudeHooks(file: string, warnings: string[]): HooksConfig | undefi
     const kept = groups.flatMap((group) => {
       const g = group as { matcher?: unknown; hooks?: unknown };
       const commands = (Array.isArray(g?.hooks) ? g.hooks : []).flatMap((h) => {
-        const parsed = HookCommandSchema.safeParse(h);
+        const parsed = hookCommandSchema().safeParse(h);
         return parsed.success ? [parsed.data] : [];
       });
       return commands.length ? [{ ...(typeof g.matcher === "string" ? { matcher: g.matcher } : {}), hooks: commands }] : [];

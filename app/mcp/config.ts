@@ -1,11 +1,12 @@
 import * as z from "zod";
+import { lazy } from "../../protocol/lazy.js";
 
 /**
  * One MCP server as users already write it (Claude Code's `.mcp.json`, Cursor,
  * Gemini CLI): a command to spawn, or an HTTP URL. Unknown fields other tools
  * add (`disabled`, `alwaysAllow`, ...) are ignored, so an existing file works.
  */
-export const McpServerSchema = z.union([
+const makeServerSchema = () => z.union([
   z.object({
     type: z.literal("stdio").optional(),
     command: z.string().min(1),
@@ -26,20 +27,21 @@ export const McpServerSchema = z.union([
     callTimeoutMs: z.number().int().positive().optional(),
   }),
 ], { error: 'an MCP server needs "command" (stdio) or "url" (http, sse)' });
-export type McpServerConfig = z.infer<typeof McpServerSchema>;
+export const mcpServerSchema = lazy(makeServerSchema);
+export type McpServerConfig = z.infer<ReturnType<typeof makeServerSchema>>;
 
 /**
  * Servers by name. Names become part of tool names (`mcp__<server>__<tool>`),
  * so they stay in the providers' alphabet.
  */
-export const McpServersSchema = z.record(z.string(), McpServerSchema).superRefine((servers, ctx) => {
+export const mcpServersSchema = lazy(() => z.record(z.string(), mcpServerSchema()).superRefine((servers, ctx) => {
   for (const name of Object.keys(servers)) {
     if (!/^[A-Za-z0-9_-]{1,40}$/.test(name)) ctx.addIssue({ code: "custom", path: [name], message: "server names use letters, digits, _ and - (at most 40)" });
   }
-});
+}));
 
 /** `{"mcpServers": {...}}`: the file format of `.mcp.json` and `--mcp-config`. */
-export const McpFileSchema = z.object({ mcpServers: McpServersSchema });
+export const mcpFileSchema = lazy(() => z.object({ mcpServers: mcpServersSchema() }));
 
 /**
  * Where a server's configuration came from; project servers need the user's

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { expandServer, McpFileSchema, type McpServerConfig, type McpServerSpec, type McpSource } from "./config.js";
+import { expandServer, mcpFileSchema, type McpServerConfig, type McpServerSpec, type McpSource } from "./config.js";
 import { currentTrust, projectMcpFile, type McpTrust } from "./trust.js";
 
 /** A `--mcp-config` file that cannot be used: the front end makes it a usage error. */
@@ -100,7 +100,7 @@ export function parseMcpFile(file: string, bytes?: Buffer): { servers: Record<st
   } catch (error) {
     return { error: `${file}: not valid JSON (${error instanceof Error ? error.message : String(error)})` };
   }
-  const parsed = McpFileSchema.safeParse(raw);
+  const parsed = mcpFileSchema().safeParse(raw);
   if (parsed.success) return { servers: parsed.data.mcpServers };
   const issue = parsed.error.issues[0]!;
   return { error: `${file}: ${issue.path.length ? issue.path.join(".") : "(top level)"}: ${issue.message}` };

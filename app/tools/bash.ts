@@ -48,7 +48,7 @@ class CappedOutput {
   }
 }
 
-const schema = toolInput("bash", z.object({
+const schema = toolInput("bash", () => z.object({
   command: z.string().min(1).describe("The bash command line to run."),
   timeout_ms: z
     .number()

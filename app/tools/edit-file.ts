@@ -1,18 +1,18 @@
 import { closeSync } from "node:fs";
 import * as z from "zod";
 import { openGuarded, readAll, replaceContent, type GuardedFile } from "../permissions/guarded-open.js";
-import { defineTool, fail, pathHelpers, toolInput, type PathHelpers, locationOf, strArg } from "./define.js";
+import { defineTool, fail, pathHelpers, toolInput, type InputOf, type PathHelpers, locationOf, strArg } from "./define.js";
 import { changeDetails, decodeExact, isCrlf, markerRefusal, toCrlf } from "./file-text.js";
 import { clientFailure, currentText, writeSource, type FileText } from "./file-source.js";
 import type { Tool, ToolContext, ToolPreview, ToolResult } from "./tool.js";
 
-const schema = toolInput("edit_file", z.object({
+const schema = toolInput("edit_file", () => z.object({
   path: z.string().min(1).describe("File path, absolute or relative to the working directory."),
   old_string: z.string().min(1).describe("The exact text to replace, including whitespace and indentation."),
   new_string: z.string().describe("The replacement text."),
   replace_all: z.boolean().optional().describe("Replace every occurrence instead of exactly one (default false)."),
 }));
-type EditInput = z.output<typeof schema>;
+type EditInput = InputOf<typeof schema>;
 
 const description = `Replace exact text in an existing file. old_string must match the file exactly (whitespace and indentation included) and, unless replace_all is true, exactly once: include enough surrounding lines to make it unique.
 Read the file first to copy the text exactly. Do not include read_file's line-number prefixes. To create a file use write_file.
@@ -147,7 +147,7 @@ async function editThroughClient(
 
 /** The diff edit_file would make, or why it would fail; nothing is written. */
 async function previewEdit(ctx: ToolContext, paths: PathHelpers, raw: unknown): Promise<ToolPreview | string> {
-  const parsed = schema.safeParse(raw);
+  const parsed = schema.get().safeParse(raw);
   if (!parsed.success) return `Invalid input for edit_file:\n${z.prettifyError(parsed.error)}`;
   const input = parsed.data;
   const marker = markerRefusal({ old_string: input.old_string, new_string: input.new_string });

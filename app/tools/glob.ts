@@ -7,7 +7,7 @@ import type { Tool, ToolContext } from "./tool.js";
 /** At most this many paths come back. */
 export const GLOB_MAX_RESULTS = 500;
 
-const schema = toolInput("glob", z.object({
+const schema = toolInput("glob", () => z.object({
   pattern: z.string().min(1).describe('Glob pattern, e.g. "**/*.ts" or "src/**/test_*.py".'),
   path: z.string().optional().describe("Directory to search from (default: the working directory)."),
 }));

@@ -190,7 +190,7 @@ export async function grepFallback(search: GrepSearch): Promise<GrepOutcome> {
   return found.value;
 }
 
-const schema = toolInput("grep", z.object({
+const schema = toolInput("grep", () => z.object({
   pattern: z.string().min(1).describe("Regular expression (ripgrep syntax) to search file contents for."),
   path: z.string().optional().describe("Directory or file to search (default: the working directory)."),
   glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.py".'),

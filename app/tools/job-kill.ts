@@ -3,7 +3,7 @@ import { defineTool, fail, strArg, toolInput } from "./define.js";
 import { jobResult } from "./job-start.js";
 import type { Tool, ToolContext } from "./tool.js";
 
-const schema = toolInput("job_kill", z.object({ id: z.string().min(1).describe("The job id bash returned (job-1, …).") }));
+const schema = toolInput("job_kill", () => z.object({ id: z.string().min(1).describe("The job id bash returned (job-1, …).") }));
 
 /**
  * `job_kill`: ends a background job and every process it started (SIGTERM, then SIGKILL after

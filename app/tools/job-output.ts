@@ -4,7 +4,7 @@ import { jobResult } from "./job-start.js";
 import { JOB_OUTPUT_CAP, MAX_WAIT_SECONDS } from "./jobs.js";
 import type { Tool, ToolContext } from "./tool.js";
 
-const schema = toolInput("job_output", z.object({
+const schema = toolInput("job_output", () => z.object({
   id: z.string().min(1).describe("The job id bash returned (job-1, …)."),
   wait_seconds: z.number().min(0).max(MAX_WAIT_SECONDS).optional()
     .describe(`When there is no new output yet, wait up to this many seconds for some (default 0, max ${MAX_WAIT_SECONDS}).`),

@@ -8,7 +8,7 @@ import type { Tool, ToolContext } from "./tool.js";
 /** At most this many entries come back. */
 export const LIST_MAX_ENTRIES = 1000;
 
-const schema = toolInput("list", z.object({
+const schema = toolInput("list", () => z.object({
   path: z.string().optional().describe("Directory to list (default: the working directory)."),
 }));
 

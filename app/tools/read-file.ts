@@ -15,7 +15,7 @@ export const READ_MAX_BYTES = 100 * 1024;
 const MAX_LINE_CHARS = 2000;
 const BINARY_SNIFF_BYTES = 8192;
 
-const schema = toolInput("read_file", z.object({
+const schema = toolInput("read_file", () => z.object({
   path: z.string().min(1).describe("File path, absolute or relative to the working directory."),
   offset: z.number().int().min(1).optional().describe("First line to read, 1-based (default 1)."),
   limit: z.number().int().min(1).optional().describe(`Number of lines to read (default and max ${READ_MAX_LINES}).`),

@@ -6,7 +6,7 @@ import { readGuarded } from "../permissions/guarded-open.js";
 import { defineTool, fail, strArg, toolInput } from "./define.js";
 import type { Tool, ToolContext } from "./tool.js";
 
-const SkillInput = toolInput("skill", z.object({
+const SkillInput = toolInput("skill", () => z.object({
   name: z.string().trim().min(1).describe("The skill's name, as the system prompt lists it"),
 }));
 

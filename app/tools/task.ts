@@ -8,7 +8,7 @@ const NAME = "task";
 export const DEFAULT_CHILD_STEPS = 25;
 const MAX_CHILD_STEPS = 100;
 
-const TaskInput = toolInput(NAME, z.object({
+const TaskInput = toolInput(NAME, () => z.object({
   description: z.string().trim().min(1).max(200).describe("A short title for the task (3-8 words), shown to the user"),
   prompt: z.string().trim().min(1).describe("The whole task for the subagent: it sees nothing of this conversation, so say everything it needs"),
   tools: z.array(z.string()).max(50).optional().describe("Tool names the subagent may use, from yours; default: the read-only ones"),

@@ -3,7 +3,7 @@ import type { PlanEntry } from "../../protocol/events.js";
 import { defineTool, toolInput } from "./define.js";
 import type { Tool } from "./tool.js";
 
-const TodoInput = toolInput("todo_write", z.object({
+const TodoInput = toolInput("todo_write", () => z.object({
   todos: z.array(z.object({
     content: z.string().trim().min(1).describe("What to do, in a few words"),
     status: z.enum(["pending", "in_progress", "completed"]),

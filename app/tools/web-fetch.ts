@@ -4,7 +4,7 @@ import { REDACTED } from "../permissions/redact.js";
 import { defineTool, fail, strArg, toolInput } from "./define.js";
 import type { Tool, ToolContext, ToolResult } from "./tool.js";
 
-const WebFetchInput = toolInput("web_fetch", z.object({
+const WebFetchInput = toolInput("web_fetch", () => z.object({
   url: z.string().trim().min(1).describe("The http(s) URL to fetch"),
   offset: z.number().int().min(0).optional().describe("Start at this character of the page's text (to read on where a result was cut)"),
 }));

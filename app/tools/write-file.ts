@@ -1,19 +1,19 @@
 import { closeSync } from "node:fs";
 import * as z from "zod";
 import { openGuarded, readAll, replaceContent, type GuardedFile } from "../permissions/guarded-open.js";
-import { countLines, defineTool, fail, pathHelpers, plural, toolInput, type PathHelpers, locationOf, strArg } from "./define.js";
+import { countLines, defineTool, fail, pathHelpers, plural, toolInput, type InputOf, type PathHelpers, locationOf, strArg } from "./define.js";
 import { changeDetails, decodeExact, isCrlf, markerRefusal, toCrlf } from "./file-text.js";
 import { clientFailure, currentText, writeSource, type FileText } from "./file-source.js";
 import type { Tool, ToolContext, ToolPreview, ToolResult } from "./tool.js";
 
 export { unifiedDiff } from "./file-text.js";
 
-const schema = toolInput("write_file", z.object({
+const schema = toolInput("write_file", () => z.object({
   path: z.string().min(1).describe("File path, absolute or relative to the working directory."),
   content: z.string().describe("The complete new content of the file."),
   overwrite_non_utf8: z.boolean().optional().describe("Replace an existing file that is not valid UTF-8 (default false: refused, since its other bytes would be lost)."),
 }));
-type WriteInput = z.output<typeof schema>;
+type WriteInput = InputOf<typeof schema>;
 
 const description = `Create a file, or replace a whole file, with the given content. Parent directories are created.
 Only inside the workspace; secrets (.env, keys, credentials) are refused. An existing file with CRLF line endings keeps them. To change part of an existing file, prefer edit_file.`;
@@ -106,7 +106,7 @@ async function writeThroughClient(
 
 /** The diff write_file would make, or why it would fail; nothing is created or written. */
 async function previewWrite(ctx: ToolContext, paths: PathHelpers, raw: unknown): Promise<ToolPreview | string> {
-  const parsed = schema.safeParse(raw);
+  const parsed = schema.get().safeParse(raw);
   if (!parsed.success) return `Invalid input for write_file:\n${z.prettifyError(parsed.error)}`;
   const input = parsed.data;
   const marker = markerRefusal({ content: input.content });

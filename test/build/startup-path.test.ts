@@ -205,3 +205,41 @@ test("fetch's HTTP parser stays on V8's baseline code through a long answer (a T
   assert.ok(compiles.length > 0, `V8 traced no WebAssembly compile:\n${run.stdout.slice(0, 500)}`);
   assert.deepEqual(compiles.filter((line) => /TurboFan/i.test(line)), []);
 });
+
+/**
+ * zod loads on first use (scripts/build.mjs, "lazy-zod"): a text-only run whose config this build has already
+ * found valid never loads it. The first run checks the config with zod and records it; an edited config is
+ * checked again and an invalid one refused; a tool call still has its input checked by zod.
+ */
+test("zod stays off a run whose config this build checked before; an edited or invalid config and a tool call still meet zod", async () => {
+  const sandbox = makeSandbox(server.url);
+  spawnSync("git", ["init", "-q"], { cwd: sandbox.workspace });
+  const traced = { env: { KEEN_TRACE_STARTUP: "1" } };
+  const zodLoads = (stderr: string) => stderr.split("\n").filter((line) => / zod loaded$/.test(line)).length;
+  const text = async () => {
+    server.enqueue({ text: "hi" });
+    const run = await sandbox.run(["run", "--headless", "go"], traced);
+    assert.equal(run.code, 0, run.stderr);
+    return zodLoads(run.stderr);
+  };
+  assert.equal(await text(), 1, "the first run checks the config with zod");
+  assert.ok(existsSync(join(sandbox.home, "checked-config.json")), "and records that it is valid");
+  assert.equal(await text(), 0, "a later run reads the same config without zod");
+  const configFile = join(sandbox.home, "config.json");
+  const config = JSON.parse(readFileSync(configFile, "utf8"));
+  writeFileSync(configFile, JSON.stringify({ ...config, maxTurns: 7 }));
+  assert.equal(await text(), 1, "an edited config is checked again");
+  writeFileSync(configFile, JSON.stringify({ ...config, maxTurns: -1 }));
+  const bad = await sandbox.run(["run", "go"]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /config\.json: maxTurns: /);
+  writeFileSync(configFile, JSON.stringify({ ...config, maxTurns: 7 }));
+  // A tool call's input is checked by zod, loaded then: a bad input is the model's error to fix, a good one runs.
+  server.enqueue({ toolCalls: [{ name: "bash", input: { command: 42 } }] }, { toolCalls: [{ name: "bash", input: { command: "echo checked" } }] }, { text: "done" });
+  const tool = await sandbox.run(["run", "--headless", "go"], traced);
+  assert.equal(tool.code, 0, tool.stderr);
+  assert.equal(zodLoads(tool.stderr), 1);
+  const results = JSON.stringify(server.requests.slice(-2).map((r) => r.body.messages.at(-1)));
+  assert.match(results, /Invalid input for bash/);
+  assert.match(results, /checked/);
+});

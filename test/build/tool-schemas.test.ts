@@ -48,10 +48,10 @@ test("defineTool takes a declared input's JSON Schema from the build's table, an
     // A module instance of its own, which reads the table when evaluated.
     const fresh: typeof import("../../app/tools/define.js") = await import(`../../app/tools/define.js?table=${Date.now()}`);
     const run = async () => ({ content: "", is_error: false });
-    const probe = fresh.toolInput("probe", z.object({ a: z.string() }));
+    const probe = fresh.toolInput("probe", () => z.object({ a: z.string() }));
     assert.deepEqual(fresh.defineTool("probe", "", probe, run).definition.inputSchema, { type: "object", from: "the build" });
-    assert.throws(() => fresh.toolInput("probe", z.object({ b: z.string() })), /tool input "probe" is declared twice/);
-    const other = fresh.toolInput("other", z.object({ a: z.string() }));
+    assert.throws(() => fresh.toolInput("probe", () => z.object({ b: z.string() })), /tool input "probe" is declared twice/);
+    const other = fresh.toolInput("other", () => z.object({ a: z.string() }));
     assert.deepEqual(fresh.defineTool("other", "", other, run).definition.inputSchema, {
       type: "object", properties: { a: { type: "string" } }, required: ["a"], additionalProperties: false,
     });

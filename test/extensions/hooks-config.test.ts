@@ -2,15 +2,15 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { collectHooks, digestProjectHooks, HooksSchema, matcherMatches, toolNames } from "../../app/extensions/hooks-config.js";
+import { collectHooks, digestProjectHooks, hooksSchema, matcherMatches, toolNames } from "../../app/extensions/hooks-config.js";
 import { makeTempDir } from "../temp.js";
 
 test("the config schema takes Claude Code's shape and refuses events Keen does not run", () => {
   const hooks = { PreToolUse: [{ matcher: "Bash|Edit", hooks: [{ type: "command", command: "check.sh", timeout: 30 }] }], Stop: [{ hooks: [{ type: "command", command: "done.sh" }] }] };
-  assert.deepEqual(HooksSchema.parse(hooks), hooks);
-  assert.equal(HooksSchema.safeParse({ PreTooluse: [] }).success, false, "a misspelt event is an error, not a hook that never runs");
-  assert.equal(HooksSchema.safeParse({ Stop: [{ hooks: [{ type: "prompt", prompt: "x" }] }] }).success, false);
-  assert.equal(HooksSchema.safeParse({ Stop: [{ hooks: [{ type: "command", command: "" }] }] }).success, false);
+  assert.deepEqual(hooksSchema().parse(hooks), hooks);
+  assert.equal(hooksSchema().safeParse({ PreTooluse: [] }).success, false, "a misspelt event is an error, not a hook that never runs");
+  assert.equal(hooksSchema().safeParse({ Stop: [{ hooks: [{ type: "prompt", prompt: "x" }] }] }).success, false);
+  assert.equal(hooksSchema().safeParse({ Stop: [{ hooks: [{ type: "command", command: "" }] }] }).success, false);
 });
 
 test("matchers: empty and * match all; a regular expression must match the whole name; Claude Code's names select Keen's tools", () => {

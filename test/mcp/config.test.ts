@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { expandServer, McpFileSchema, referencedVariables, type ExpansionRules } from "../../app/mcp/config.js";
+import { expandServer, mcpFileSchema, referencedVariables, type ExpansionRules } from "../../app/mcp/config.js";
 import { checkToolNames, toolFilter } from "../../app/cli/run-flags.js";
 import { gate } from "../../app/permissions/policy.js";
 import { isSecretEnvName } from "../../app/tools/index.js";
@@ -31,9 +31,9 @@ test("a project's rules: provider keys never, secret-looking names only when all
 });
 
 test("the file format: stdio or http servers, unknown fields of other tools ignored, bad names refused", () => {
-  const parsed = McpFileSchema.parse({ mcpServers: { a: { command: "x", disabled: false, alwaysAllow: [] }, b: { url: "http://h" } } });
+  const parsed = mcpFileSchema().parse({ mcpServers: { a: { command: "x", disabled: false, alwaysAllow: [] }, b: { url: "http://h" } } });
   assert.deepEqual(parsed.mcpServers, { a: { command: "x" }, b: { url: "http://h" } });
-  const bad = McpFileSchema.safeParse({ mcpServers: { "a b": { command: "x" } } });
+  const bad = mcpFileSchema().safeParse({ mcpServers: { "a b": { command: "x" } } });
   assert.equal(bad.success, false);
   assert.deepEqual(bad.error!.issues.map((i) => [i.path.join("."), i.message]), [["mcpServers.a b", "server names use letters, digits, _ and - (at most 40)"]]);
 });
