@@ -177,19 +177,23 @@ const webHtmlBundle = {
  * and building the run's schemas cost ~10 ms of CPU before the first request (docs/performance.md,
  * "Ninth pass"). With KEEN_TRACE_STARTUP set, the load is a trace line (test/build/startup-path.test.ts).
  */
-const zodNames = Object.keys(await import("zod"));
+const zodNames = usedZodNames(Object.keys(await import("zod")));
 const lazyZod = {
   name: "lazy-zod",
   setup(build) {
+    const resolveDir = fileURLToPath(new URL("..", import.meta.url));
     build.onResolve({ filter: /^zod$/ }, (args) => (args.namespace === "keen-lazy" ? undefined : { path: "zod", namespace: "keen-lazy" }));
+    build.onResolve({ filter: /^keen-zod-used$/ }, () => ({ path: "zod-used", namespace: "keen-lazy" }));
+    // Only the names Keen uses, as ESM: esbuild keeps the rest of zod (its 64 locales among them) out of the bundle.
+    build.onLoad({ filter: /^zod-used$/, namespace: "keen-lazy" }, () => ({ loader: "js", resolveDir, contents: `export { ${zodNames.join(", ")} } from "zod";\n` }));
     build.onLoad({ filter: /^zod$/, namespace: "keen-lazy" }, () => ({
       loader: "js",
-      resolveDir: fileURLToPath(new URL("..", import.meta.url)),
+      resolveDir,
       contents: `let real;
 const load = () => {
   if (real) return real;
   if (process.env.KEEN_TRACE_STARTUP) process.stderr.write("keen-trace " + performance.now().toFixed(1) + " zod loaded\\n");
-  return (real = require("zod"));
+  return (real = require("keen-zod-used"));
 };
 Object.defineProperty(exports, "__esModule", { value: true });
 for (const name of ${JSON.stringify(zodNames)}) Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] });
@@ -197,6 +201,29 @@ for (const name of ${JSON.stringify(zodNames)}) Object.defineProperty(exports, n
     }));
   },
 };
+
+/**
+ * The names of zod's exports that Keen's sources read (`z.object`, `z.toJSONSchema`, …; every module imports
+ * zod as `import * as z from "zod"`): the stand-in offers these, so a name used nowhere is neither bundled nor
+ * offered. A module that imported zod another way would leave its names out: the build refuses it.
+ */
+function usedZodNames(exported) {
+  const used = new Set();
+  const root = new URL("..", import.meta.url);
+  for (const dir of ["app", "protocol", "storage"]) {
+    for (const entry of readdirSync(new URL(dir, root), { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || !/\.tsx?$/.test(entry.name)) continue;
+      const file = `${entry.parentPath ?? entry.path}/${entry.name}`;
+      const source = readFileSync(file, "utf8");
+      for (const match of source.matchAll(/from "zod(\/[^"]*)?"/g)) {
+        const line = source.slice(source.lastIndexOf("\n", match.index) + 1, match.index);
+        if (!/^import (type )?\* as z $/.test(line)) throw new Error(`${file}: import zod as \`import * as z from "zod"\` (scripts/build.mjs, lazy-zod)`);
+      }
+      for (const [, name] of source.matchAll(/\bz\.([A-Za-z_$][\w$]*)/g)) used.add(name);
+    }
+  }
+  return exported.filter((name) => used.has(name)).sort();
+}
 /**
  * The sandbox library (@anthropic-ai/sandbox-runtime, ESM with node-forge, zod 3 and commander)
  * is a side bundle, dist/sandbox-runtime.cjs: only a sandboxed command loads it, and one CJS file
