@@ -1,5 +1,5 @@
-import { statSync } from "node:fs";
-import { dirname, sep } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { dirname, join, sep } from "node:path";
 import { Level } from "level";
 import { SessionBusyError, StoreError, UnknownSessionError } from "./store.js";
 
@@ -220,13 +220,22 @@ export function checkNoFileInTheWay(path: string): void {
 }
 
 async function openDb(path: string, create: boolean, deadline: number): Promise<Db> {
+  // An existing database opens without `createIfMissing`: with it, classic-level first makes the directory
+  // (a step of its own on the thread pool) and starts LevelDB's open only from that step's callback, which
+  // waits while the main thread is busy (a run loads the SDK meanwhile: the index's open took 22 ms instead
+  // of ~5; docs/performance.md, "Ninth pass"). Removed since the check: opened as before, with create.
+  let existing = create && existsSync(join(path, "CURRENT"));
   for (let attempt = 0; ; attempt++) {
     // maxFileSize: LevelDB's minimum (1 MB) bounds what one tail compaction rewrites.
     const db: Db = new Level<string, unknown>(path, { valueEncoding: "json", maxFileSize: 1 << 20 });
     try {
-      await db.open({ createIfMissing: create });
+      await db.open({ createIfMissing: create && !existing });
       return db;
     } catch (error) {
+      if (existing && !isLocked(error)) {
+        existing = false;
+        continue;
+      }
       if (!isLocked(error)) throw error;
       if (Date.now() >= deadline) throw new StoreBusyError();
       // Holders keep the lock for milliseconds: retry soon, spread out so waiters do not collide again.

@@ -73,6 +73,8 @@ const SAFE_ID = /^[A-Za-z0-9_-]+$/;
 /** Events per LevelDB read when loading a session (abstract-level's own `all()` reads 1,000 at a time). */
 const READ_BATCH = 1000;
 const MAX_LISTED = 5;
+/** How long a new session's database stays open for its first append (a run's first turn comes within ~20 ms). */
+const CREATED_LINGER_MS = 250;
 
 /** The LevelDB session store rooted at `dataDir`; opening it touches no file. */
 export function openStore(dataDir: string, options: LevelStoreOptions = {}): SessionStore {
@@ -93,7 +95,21 @@ export function openStore(dataDir: string, options: LevelStoreOptions = {}): Ses
     async create(meta, options) {
       const ops: Put[] = [{ type: "put", key: `s:${meta.id}`, value: meta }];
       if (options?.claim) ops.push({ type: "put", key: `c:${meta.id}`, value: ownClaim() });
-      await withIndex("write", (db) => commitIndex(db, ops));
+      // The new session's database is made beside the index's write rather than at the first append after it:
+      // making one costs ~10 ms of wall time, which a run's first request waited for (docs/performance.md,
+      // "Ninth pass"). Kept open for the first append; no other process knows the id yet.
+      const path = sessionPath(meta.id);
+      const made = withDb(path, { create: true, busyTimeoutMs, action: "write", lingerMs: CREATED_LINGER_MS }, async () => {});
+      try {
+        await withIndex("write", (db) => commitIndex(db, ops));
+      } catch (error) {
+        // No session without its index entry: the database made for it goes.
+        await made.catch(() => {});
+        await withoutDb(path, () => rm(path, { recursive: true, force: true })).catch(() => {});
+        throw error;
+      }
+      // A failure here is the first append's to report (it opens again): creating loses nothing.
+      await made.catch(() => {});
     },
 
     async claim(id) {

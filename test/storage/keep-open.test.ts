@@ -7,7 +7,7 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
@@ -133,4 +133,34 @@ test("a tight loop of operations here still lets a waiting process in (the handl
   const result = await waiter;
   assert.equal(result.stdout, "opened\n", result.stderr);
   assert.equal((await store.load(id)).length, appended);
+});
+
+test("create makes the new session's database beside the index's write: the first append opens nothing more", async () => {
+  const dir = freshDir();
+  const store = openStore(dir);
+  const id = newSessionId();
+  const path = join(dir, "sessions", id);
+  await store.create({ id, title: "t", cwd: "/w", model: "m", created: 1, updated: 1, status: "running" }, { claim: true });
+  assert.equal(opens(path), 1, "made by create");
+  await store.append(id, [textEvent(id, "first")]);
+  assert.equal(opens(path), 1, "the first append found it open");
+  assert.deepEqual(contents(await store.load(id)), ["first"]);
+  await closeDatabases(dir);
+});
+
+test("a create whose index write fails leaves no session database behind", async () => {
+  const dir = freshDir();
+  const store = openStore(dir);
+  await store.list();
+  const id = newSessionId();
+  // Another process holds the index past the busy timeout: the create fails, and the session's directory goes.
+  const holder = new Level(join(dir, "index"));
+  await holder.open();
+  try {
+    const quick = openStore(dir, { busyTimeoutMs: 50 });
+    await assert.rejects(quick.create({ id, title: "t", cwd: "/w", model: "m", created: 1, updated: 1, status: "running" }), /busy/);
+    assert.equal(existsSync(join(dir, "sessions", id)), false);
+  } finally {
+    await holder.close();
+  }
 });
