@@ -13,20 +13,23 @@ export function traceStartup(event: string, detail = false): void {
 }
 
 /**
- * With the trace on, also the first request's headers leaving and the response's arriving, from Node's fetch
- * diagnostics channels (no listener on the socket itself: a 'data' listener would take its bytes from fetch).
+ * With the trace on, also the first request's headers leaving and the response's arriving, from the diagnostics
+ * channels of node:http (app/providers/http-fetch.ts) and of undici (a proxy's fetch). No listener on the socket
+ * itself: a 'data' listener would take its bytes from the client. (node:http publishes its "response.finish"
+ * once the response's headers are parsed.)
  */
 export function traceRequests(): void {
   const level = process.env.KEEN_TRACE_STARTUP;
   if (level !== "1" && level !== "2") return;
   const channels = process.getBuiltinModule("node:diagnostics_channel");
-  const once = (name: string, event: string) => {
+  // The first message on any of the names, traced once.
+  const once = (event: string, ...names: string[]) => {
     const listener = () => {
-      channels.unsubscribe(name, listener);
+      for (const name of names) channels.unsubscribe(name, listener);
       traceStartup(event);
     };
-    channels.subscribe(name, listener);
+    for (const name of names) channels.subscribe(name, listener);
   };
-  once("undici:client:sendHeaders", "request: headers sent");
-  once("undici:request:headers", "request: response headers");
+  once("request: headers sent", "http.client.request.start", "undici:client:sendHeaders");
+  once("request: response headers", "http.client.response.finish", "undici:request:headers");
 }

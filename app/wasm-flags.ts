@@ -11,8 +11,9 @@ const WASM_BASELINE = ["--no-wasm-tier-up", "--no-wasm-dynamic-tiering"];
 export const WASM_FLAGS = Symbol.for("keen.wasmFlags");
 
 /**
- * Keen's fetches (Node's own, and npm undici's for a proxy and web_fetch) parse HTTP with llhttp compiled to
- * WebAssembly. Once the parser runs hot, V8 recompiles it with TurboFan on a background thread, and process exit
+ * Keen's fetches (Node's own, for an MCP server over HTTP, a redirect or a cassette's recorder, and npm undici's
+ * for a proxy and web_fetch) parse HTTP with llhttp compiled to WebAssembly; a provider's requests without a
+ * proxy go over node:http (app/providers/http-fetch.ts), whose llhttp is native, and need none of this. Once the parser runs hot, V8 recompiles it with TurboFan on a background thread, and process exit
  * waits for that compile (~90–100 ms on a 2-core machine) although a run never needs the faster code: Liftoff's
  * baseline code parses SSE quickly enough. With these flags V8 compiles Liftoff code only.
  *

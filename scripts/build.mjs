@@ -225,6 +225,25 @@ function usedZodNames(exported) {
   return exported.filter((name) => used.has(name)).sort();
 }
 /**
+ * Both SDKs touch the globals `Headers` (each request's headers) and `FormData` (`body instanceof FormData`),
+ * and touching either loads all of Node's fetch (21–30 ms at every start), though Keen's requests go over
+ * node:http (app/providers/http-fetch.ts). In the SDKs' modules those two names are bound to
+ * app/providers/sdk-globals.ts instead; Node's globals are left alone for everything else. A module of theirs
+ * that declares one of the names itself fails the build.
+ */
+const SDK_GLOBALS = fileURLToPath(new URL("../app/providers/sdk-globals.ts", import.meta.url));
+const sdkGlobals = {
+  name: "sdk-globals",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/](@anthropic-ai[\\/]sdk|openai)[\\/].*\.mjs$/ }, (args) => {
+      const source = readFileSync(args.path, "utf8");
+      const bound = ["Headers", "FormData"].filter((name) => new RegExp(`(?<![\\w$.])${name}(?![\\w$])`).test(source));
+      if (bound.length === 0) return undefined;
+      return { loader: "js", contents: `import { ${bound.map((name) => `Sdk${name} as ${name}`).join(", ")} } from ${JSON.stringify(SDK_GLOBALS)};\n${source}` };
+    });
+  },
+};
+/**
  * The sandbox library (@anthropic-ai/sandbox-runtime, ESM with node-forge, zod 3 and commander)
  * is a side bundle, dist/sandbox-runtime.cjs: only a sandboxed command loads it, and one CJS file
  * loads in about half the CPU of the package's ~100 modules (Node 20: 93 ms instead of 174 ms).
@@ -299,7 +318,7 @@ builds.push(toolSchemas().then((schemas) => build({
   outdir: stagingDir,
   outExtension: { ".js": ".cjs" },
   sourcemap: "linked",
-  plugins: [levelBinding, sideBundles, tuiBundle, mcpSdkBundle, webHtmlBundle, sandboxRuntime, lazyZod],
+  plugins: [levelBinding, sideBundles, tuiBundle, mcpSdkBundle, webHtmlBundle, sandboxRuntime, lazyZod, sdkGlobals],
   define: { KEEN_VERSION: JSON.stringify(pkg.version), "import.meta": "__keenImportMeta", __KEEN_TOOL_SCHEMAS__: JSON.stringify(JSON.stringify(schemas)), __KEEN_SOURCE_ID__: JSON.stringify(sourceId()) },
   banner: { js: RUNTIME_PATHS },
 })));

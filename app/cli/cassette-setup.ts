@@ -57,7 +57,7 @@ export function openCassette(settings: CassetteSettings | undefined, paths: Keen
         type: "cassette", version: CASSETTE_VERSION, keen: version, created: new Date().toISOString(),
         provider: choice.providerId, model: choice.model, kind: choice.preset.kind,
       });
-      return createRecordingFetch(createFetch(), {
+      return createRecordingFetch(createFetch(process.env, { web: true }), {
         kind: choice.preset.kind,
         redactor,
         // Opened at the first request, so a run that fails before one leaves no file behind.

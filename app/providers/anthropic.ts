@@ -25,7 +25,7 @@ export function createAnthropicProvider(options: ProviderOptions): Provider {
   const getClient = () =>
     (client ??= import("./anthropic-client.js").then((sdk) => {
       const built = makeClient(sdk.createMessagesClient, options);
-      traceStartup("provider: client built (the SDK and Node's fetch loaded)");
+      traceStartup("provider: client built (the SDK loaded)");
       return built;
     }));
   // Build the client (which loads node's fetch, tens of ms of CPU) once the event loop has polled for I/O: the

@@ -1,6 +1,7 @@
 import { traceStartup } from "../startup-trace.js";
 import { baselineWasmOnly, loadNodeFetch } from "../wasm-flags.js";
-import { hasPreconnect, warmDispatcher } from "./preconnect.js";
+import { httpFetch, httpFetchable } from "./http-fetch.js";
+import { hasPreconnect, providerAgent, warmDispatcher } from "./preconnect.js";
 
 /** The fetch signature both SDKs accept. */
 export type SdkFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -9,13 +10,23 @@ const PROXY_VARS = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"];
 
 /**
  * A fetch for the SDKs that honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY.
- * Node 20's global fetch ignores those variables, so when one is set the
- * request goes through undici's EnvHttpProxyAgent (undici is loaded on first
- * use: it costs startup time nobody without a proxy should pay). Without a
- * proxy variable it is the global fetch (through the early socket's dispatcher
- * when there is one). Either way a request whose init carries `HOLD` is held.
+ * Without a proxy variable the request goes over node:http / node:https (./http-fetch.ts: Node's own
+ * fetch costs 21–30 ms to load at every start), through the agent that owns the early socket; a request
+ * it does not make itself (a redirect, a body other than text or bytes) goes to Node's fetch. With one,
+ * Node 20's global fetch would ignore it, so the request goes through undici's EnvHttpProxyAgent (undici
+ * is loaded on first use: it costs startup time nobody without a proxy should pay). `web: true`: Node's
+ * fetch even without a proxy, for a caller that reads the response as a web stream (a cassette's
+ * recorder). Either way a request whose init carries `HOLD` is held.
  */
-export function createFetch(env: NodeJS.ProcessEnv = process.env): SdkFetch {
+export function createFetch(env: NodeJS.ProcessEnv = process.env, options: { web?: boolean } = {}): SdkFetch {
+  if (!hasProxyVars(env) && !options.web) {
+    return (input, init) => {
+      const hold = (init as Record<symbol, Promise<unknown> | undefined> | undefined)?.[HOLD];
+      if (httpFetchable(input, init)) return httpFetch(input as string | URL, init, { agentFor: providerAgent, hold }) as unknown as Promise<Response>;
+      loadNodeFetch();
+      return fetchHeld(globalThis.fetch, input, init, undefined);
+    };
+  }
   if (!hasProxyVars(env)) {
     // Node loads its fetch implementation (undici, tens of ms) on the first call; loading it now instead runs
     // it while the caller still waits on other work (the store's disk I/O).

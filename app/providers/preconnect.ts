@@ -1,3 +1,4 @@
+import type { Agent } from "node:http";
 import type { Socket } from "node:net";
 import { traceStartup } from "../startup-trace.js";
 
@@ -7,8 +8,10 @@ import { traceStartup } from "../startup-trace.js";
  * prompt and starts tools, instead of after. Over a real link that is 2–3
  * round trips the first request no longer waits for.
  *
- * The socket is handed to the first request through a dispatcher made from
- * Node's own fetch implementation (the class of its global dispatcher, so the
+ * The socket is handed to the first request by the keep-alive agent of
+ * app/providers/http-fetch.ts (`providerAgent`), or, when Node's fetch makes
+ * the request (a cassette's recorder), through a dispatcher made from Node's
+ * own fetch implementation (the class of its global dispatcher, so the
  * interfaces match on every Node version; undici from npm costs ~10× more to
  * load). Nothing here connects unless `preconnect` is called, and the callers
  * call it only when a request will follow (not for replay, cassettes, the CLI
@@ -131,23 +134,61 @@ async function connect(options: ConnectOptions, callback: Callback): Promise<voi
     hostname: options.hostname.replace(/^\[(.*)\]$/, "$1"),
     port: Number(options.port || (options.protocol === "https:" ? 443 : 80)),
   };
-  const early = warm?.key === keyOf(target) ? warm : undefined;
-  if (early) {
-    traceStartup("request: asks for the early socket");
-    warm = { ...early, key: "" };
-    const ok = await early.ready;
-    if (ok && !early.socket.destroyed && Date.now() - early.at < FRESH_MS) {
-      // undici unrefs an idle socket itself, but only refs one it unref'd: a request in flight must hold the process.
-      early.socket.ref();
-      traceStartup("request: takes the early socket");
-      return callback(null, early.socket);
-    }
-    early.socket.destroy();
-  }
+  const early = await takeEarly(target);
+  if (early) return callback(null, early);
   open(target).ready.then(
     (socket) => callback(null, socket),
     (err: Error) => callback(err, null),
   );
+}
+
+/**
+ * The early socket for `target`, if it was opened for that host and is still good, else undefined; taken once.
+ * Resolves when its handshake is done (a failed or stale one resolves undefined, and is closed).
+ */
+async function takeEarly(target: Target): Promise<Socket | undefined> {
+  const early = warm?.key === keyOf(target) ? warm : undefined;
+  if (!early) return undefined;
+  traceStartup("request: asks for the early socket");
+  warm = { ...early, key: "" };
+  const ok = await early.ready;
+  if (ok && !early.socket.destroyed && Date.now() - early.at < FRESH_MS) {
+    // Unref'd while idle; a request in flight must hold the process (the agent unrefs it again when it is idle).
+    early.socket.ref();
+    traceStartup("request: takes the early socket");
+    return early.socket;
+  }
+  early.socket.destroy();
+  return undefined;
+}
+
+type CreateConnection = (options: { host?: string; hostname?: string; port?: number | string }, callback: (err: Error | null, socket?: Socket) => void) => Socket | undefined;
+const agents = new Map<string, Agent>();
+
+/**
+ * The keep-alive agent for the providers' requests over `protocol` (app/providers/http-fetch.ts), whose first
+ * connection to the early socket's host is that socket. One per protocol for the process: a run's later
+ * requests reuse its connection.
+ */
+export function providerAgent(protocol: "http:" | "https:"): Agent {
+  const known = agents.get(protocol);
+  if (known) return known;
+  const module = process.getBuiltinModule(protocol === "https:" ? "node:https" : "node:http") as { Agent: new (options: object) => Agent };
+  const agent = new module.Agent({ keepAlive: true });
+  const plain = (agent as unknown as { createConnection: CreateConnection }).createConnection.bind(agent);
+  (agent as unknown as { createConnection: CreateConnection }).createConnection = (options, callback) => {
+    const hostname = String(options.hostname ?? options.host ?? "").replace(/^\[(.*)\]$/, "$1");
+    const target: Target = { protocol, hostname, port: Number(options.port || (protocol === "https:" ? 443 : 80)) };
+    if (warm?.key !== keyOf(target)) return plain(options, callback);
+    void takeEarly(target).then((socket) => {
+      if (socket) return callback(null, socket);
+      const fresh = plain(options, callback);
+      if (fresh) callback(null, fresh);
+    });
+    return undefined;
+  };
+  agents.set(protocol, agent);
+  return agent;
 }
 
 type DispatcherClass = new (options: { connect: typeof connect }) => object;
@@ -167,10 +208,12 @@ export function warmDispatcher(): object | undefined {
   return dispatcher;
 }
 
-/** Drops the early socket and the dispatcher (its idle sockets close): for a host that opens a second session with other settings, and for tests. */
+/** Drops the early socket, the agents and the dispatcher (their idle sockets close): for a host that opens a second session with other settings, and for tests. */
 export async function closePreconnect(): Promise<void> {
   warm?.socket.destroy();
   warm = undefined;
+  for (const agent of agents.values()) agent.destroy();
+  agents.clear();
   const d = dispatcher as { close?: () => Promise<void> } | undefined;
   dispatcher = undefined;
   await d?.close?.();

@@ -26,15 +26,30 @@ function builtOrNot(handed: Promise<void>): Promise<"built" | "not built"> {
   return Promise.race([handed.then(() => "built" as const), fallback]).finally(() => clearTimeout(timer));
 }
 
-/** Request headers written to a socket for `origin`, from undici's diagnostics channel (Node's fetch), until `stop()`. */
+/**
+ * Requests for `origin` handed to a connection, until `stop()`: undici's diagnostics channel for fetch (the proxy's
+ * path) and node:http's for app/providers/http-fetch.ts (published once the request has its socket, before its headers).
+ */
 function watchSent(origin: string) {
   let sent = 0;
-  const listener = (message: unknown) => {
+  const host = new URL(origin).host;
+  const viaFetch = (message: unknown) => {
     const request = (message as { request?: { origin?: unknown } }).request;
     if (String(request?.origin) === origin) sent++;
   };
-  subscribe("undici:client:sendHeaders", listener);
-  return { sent: () => sent, stop: () => unsubscribe("undici:client:sendHeaders", listener) };
+  const viaHttp = (message: unknown) => {
+    const request = (message as { request?: { getHeader?(name: string): unknown } }).request;
+    if (request?.getHeader?.("host") === host) sent++;
+  };
+  subscribe("undici:client:sendHeaders", viaFetch);
+  subscribe("http.client.request.start", viaHttp);
+  return {
+    sent: () => sent,
+    stop: () => {
+      unsubscribe("undici:client:sendHeaders", viaFetch);
+      unsubscribe("http.client.request.start", viaHttp);
+    },
+  };
 }
 
 const roundTrip = useRoundTrip();
@@ -62,7 +77,7 @@ function sdkProvider(vendor: "anthropic" | "openai" = "anthropic", env: NodeJS.P
   return { provider, handed };
 }
 
-// Node's fetch for both SDKs; npm undici's fetch and proxy agent with HTTP_PROXY (the mock serves proxied requests too).
+// node:http for both SDKs (app/providers/http-fetch.ts); npm undici's fetch and proxy agent with HTTP_PROXY (the mock serves proxied requests too).
 const cases = [["anthropic", false], ["openai", false], ["anthropic", true]] as const;
 for (const [vendor, proxied] of cases) test(`${vendor}${proxied ? " through HTTP_PROXY" : ""}: the first request is built while the user-message is stored, and sent only once it is stored`, async () => {
   server.enqueue({ deltas: ["Hel", "lo"] });

@@ -160,50 +160,72 @@ v8.setFlagsFromString = (flag) => {
   flags.push({ flag, headersSent });
   return setFlags(flag);
 };
-process.on("exit", () => require("node:fs").writeFileSync(process.env.KEEN_TEST_CACHE_USE, JSON.stringify({ atRequest, atExit: missed(), flags })));
+process.on("exit", () => require("node:fs").writeFileSync(process.env.KEEN_TEST_CACHE_USE, JSON.stringify({
+  atRequest, atExit: missed(), flags, fetchLoaded: process.moduleLoadList.some((m) => m.includes("internal/deps/undici")),
+})));
 `;
 
-test("a run's built-in modules load from Node's code cache, before its request and after it (a sandboxed bash call and the second request)", async () => {
+/** The launcher's way into the plain bundle with node flags before it (they are refused in NODE_OPTIONS). */
+function binWith(dir: string, flags: string[]): string {
+  const bin = join(dir, "keen");
+  writeFileSync(bin, `#!/bin/sh\nexec ${[process.execPath, ...flags, join(DIST, "start.cjs")].map((a) => JSON.stringify(a)).join(" ")} "$@"\n`, { mode: 0o755 });
+  return bin;
+}
+
+/** A run with a sandboxed bash call and a second request, reported by the CACHE_USE preload. */
+async function cacheUse(env: Record<string, string> = {}) {
   const dir = makeTempDir("keen-cache-use-");
   const preload = join(dir, "preload.cjs");
   const report = join(dir, "cache-use.json");
   writeFileSync(preload, CACHE_USE);
-  // --expose-internals is refused in NODE_OPTIONS: the launcher's way into the plain bundle, with the flags before it.
-  const bin = join(dir, "keen");
-  writeFileSync(bin, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} --expose-internals --require ${JSON.stringify(preload)} ${JSON.stringify(join(DIST, "start.cjs"))} "$@"\n`, { mode: 0o755 });
+  const bin = binWith(dir, ["--expose-internals", "--require", preload]);
   const sandbox = makeSandbox(server.url);
   spawnSync("git", ["init", "-q"], { cwd: sandbox.workspace });
   server.enqueue({ toolCalls: [{ name: "bash", input: { command: "echo from-bash" } }] }, { text: "done" });
-  const run = await sandbox.run(["run", "--headless", "go"], { bin, env: { KEEN_TEST_CACHE_USE: report } });
+  const run = await sandbox.run(["run", "--headless", "go"], { bin, env: { KEEN_TEST_CACHE_USE: report, ...env } });
   assert.equal(run.code, 0, run.stderr);
-  assert.match(JSON.stringify(server.requests[1]!.body.messages), /from-bash/);
-  const { atRequest, atExit, flags } = JSON.parse(readFileSync(report, "utf8")) as {
-    atRequest: string[]; atExit: string[]; flags: Array<{ flag: string; headersSent: boolean }>;
+  assert.match(JSON.stringify(server.requests.at(-1)!.body.messages), /from-bash/);
+  return JSON.parse(readFileSync(report, "utf8")) as {
+    atRequest: string[]; atExit: string[]; flags: Array<{ flag: string; headersSent: boolean }>; fetchLoaded: boolean;
   };
+}
+
+test("a run's built-in modules load from Node's code cache, before its request and after it (a sandboxed bash call and the second request); Node's fetch never loads", async () => {
+  const { atRequest, atExit, flags, fetchLoaded } = await cacheUse();
   assert.deepEqual(atRequest, [], "compiled without Node's cache before the request");
   // What Node's own net loads lazily when the sandbox's proxies listen (cluster) is out of Keen's reach.
   assert.deepEqual(atExit.filter((m) => !/^(cluster|internal\/cluster\/)/.test(m)), [], "compiled without Node's cache in the run");
-  // The flags still do their work: on before the first response can be parsed, and on again after each load with the defaults.
+  // The requests go over node:http (app/providers/http-fetch.ts): no undici, so no WebAssembly parser and no flag for it.
+  assert.equal(fetchLoaded, false, "Node's fetch was loaded");
+  assert.deepEqual(flags, []);
+});
+
+test("through HTTP_PROXY (npm undici): the WebAssembly flags are on before the first response can be parsed, and on again after each load with the defaults", async () => {
+  const { atRequest, flags } = await cacheUse({ HTTP_PROXY: server.url, NO_PROXY: "" });
+  assert.deepEqual(atRequest, [], "compiled without Node's cache before the request");
   const tierUp = flags.filter((f) => f.flag.endsWith("wasm-tier-up"));
   assert.deepEqual(tierUp[0], { flag: "--no-wasm-tier-up", headersSent: false }, JSON.stringify(flags));
   assert.equal(tierUp.at(-1)!.flag, "--no-wasm-tier-up", JSON.stringify(flags));
   assert.ok(tierUp.length > 1, `the sandbox's library loaded with the defaults back on: ${JSON.stringify(flags)}`);
 });
 
-test("fetch's HTTP parser stays on V8's baseline code through a long answer (a TurboFan compile would hold up the exit ~0.1 s)", async () => {
+test("through HTTP_PROXY, undici's HTTP parser stays on V8's baseline code through a long answer (a TurboFan compile would hold up the exit ~0.1 s); without a proxy there is no WebAssembly at all", async () => {
   const dir = makeTempDir("keen-wasm-tier-");
-  // V8 prints each WebAssembly compile with its tier; as a node flag it goes before the launcher's way in.
-  const bin = join(dir, "keen");
-  writeFileSync(bin, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} --trace-wasm-compilation-times ${JSON.stringify(join(DIST, "start.cjs"))} "$@"\n`, { mode: 0o755 });
+  // V8 prints each WebAssembly compile with its tier.
+  const bin = binWith(dir, ["--trace-wasm-compilation-times"]);
   const sandbox = makeSandbox(server.url);
   spawnSync("git", ["init", "-q"], { cwd: sandbox.workspace });
-  // Long enough to spend the parser's tiering budget when the flags do not hold (200 deltas already do).
-  server.enqueue({ deltas: Array.from({ length: 1000 }, (_, i) => `word${i} `) });
-  const run = await sandbox.run(["run", "--headless", "--stream-deltas", "go"], { bin });
-  assert.equal(run.code, 0, run.stderr);
-  const compiles = run.stdout.split("\n").filter((line) => line.startsWith("Compiled "));
-  assert.ok(compiles.length > 0, `V8 traced no WebAssembly compile:\n${run.stdout.slice(0, 500)}`);
-  assert.deepEqual(compiles.filter((line) => /TurboFan/i.test(line)), []);
+  const compiles = async (env: Record<string, string>) => {
+    // Long enough to spend the parser's tiering budget when the flags do not hold (200 deltas already do).
+    server.enqueue({ deltas: Array.from({ length: 1000 }, (_, i) => `word${i} `) });
+    const run = await sandbox.run(["run", "--headless", "--stream-deltas", "go"], { bin, env });
+    assert.equal(run.code, 0, run.stderr);
+    return run.stdout.split("\n").filter((line) => line.startsWith("Compiled "));
+  };
+  const proxied = await compiles({ HTTP_PROXY: server.url, NO_PROXY: "" });
+  assert.ok(proxied.length > 0, "V8 traced no WebAssembly compile through the proxy");
+  assert.deepEqual(proxied.filter((line) => /TurboFan/i.test(line)), []);
+  assert.deepEqual(await compiles({}), [], "a request over node:http compiles no WebAssembly");
 });
 
 /**

@@ -53,6 +53,19 @@ describe("preconnect", () => {
     }
   });
 
+  test("through Node's fetch too (a cassette's recorder asks for it), the first request uses the early connection", async () => {
+    const server = await countingServer();
+    try {
+      preconnect(server.url, {});
+      await until(() => server.sockets.length === 1);
+      const fetch = createFetch({}, { web: true });
+      assert.equal(await (await fetch(`${server.url}/v1/messages`)).text(), "1");
+      assert.equal(server.sockets.length, 1);
+    } finally {
+      await server.close();
+    }
+  });
+
   test("an early connection the server has closed is replaced, and the request succeeds", async () => {
     const server = await countingServer();
     try {

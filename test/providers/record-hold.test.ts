@@ -25,7 +25,7 @@ const roundTrip = useRoundTrip();
 /** A recording provider against the mock; `handed` resolves when the SDK hands a request to the recorder. */
 function recording(file: string, env: NodeJS.ProcessEnv = {}) {
   const writer = openCassetteWriter(file, { type: "cassette", version: 1, keen: "test", created: "2026-01-01T00:00:00Z", provider: "anthropic", model: "m", kind: "anthropic" }, "fresh");
-  const recorder = createRecordingFetch(createFetch(env), { kind: "anthropic", writers: () => [writer], redactor: createRedactor([]) });
+  const recorder = createRecordingFetch(createFetch(env, { web: true }), { kind: "anthropic", writers: () => [writer], redactor: createRedactor([]) });
   let called!: () => void;
   const handed = new Promise<void>((resolve) => (called = resolve));
   const fetch: SdkFetch = (input, init) => {
