@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { charWidth, dropColors, fit, forBlessed, onlySgr, sanitize, textWidth, truncate, truncateStart, wrap, wrapLine } from "../../app/tui/text.js";
+import { charWidth, dropColors, fit, forBlessed, onlySgr, sanitize, textWidth, truncate, truncateStart, wideEmojiSource, wrap, wrapLine } from "../../app/tui/text.js";
 
 test("sanitize makes escape sequences visible and drops what reorders or hides text", () => {
   assert.equal(sanitize("a\x1b[31mred\x1b[0m"), "a␛[31mred␛[0m");
@@ -68,4 +68,19 @@ test("truncateStart keeps the end of a path, counting cells", () => {
   assert.equal(truncateStart("a/中文/x.ts", 8), "…文/x.ts");
   assert.equal(truncateStart("a/中文/x.ts", 7), "…/x.ts");
   assert.equal(truncateStart("abc", 0), "");
+});
+
+test("wideEmojiSource matches exactly the code points charWidth counts two cells that are emoji outside blessed's wide table", () => {
+  const source = new RegExp(`^(?:${wideEmojiSource()})$`);
+  const wide: [number, number][] = [[0x2329, 0x232a], [0x1f200, 0x1f202], [0x1f210, 0x1f23a], [0x1f240, 0x1f248], [0x1f250, 0x1f251]];
+  let matched = 0;
+  for (const [from, to] of [[0x2000, 0x2bff], [0x1f000, 0x1faff]] as const) {
+    for (let cp = from; cp <= to; cp++) {
+      const ch = String.fromCodePoint(cp);
+      const expected = charWidth(cp) === 2 && /^\p{Emoji_Presentation}$/u.test(ch) && !wide.some(([a, b]) => cp >= a && cp <= b);
+      assert.equal(source.test(ch), expected, `U+${cp.toString(16)}`);
+      if (expected) matched++;
+    }
+  }
+  assert.ok(matched > 1000, `${matched} emoji`);
 });
