@@ -139,6 +139,9 @@ function decoded(res: IncomingMessage): Readable {
   const decoder = encoding === "gzip" || encoding === "x-gzip" ? zlib.createGunzip() : encoding === "deflate" ? zlib.createInflate() : encoding === "br" ? zlib.createBrotliDecompress() : undefined;
   if (!decoder) return res;
   res.on("error", (error) => decoder.destroy(error));
+  // Its error reaches whoever reads the body (their own listener); a body nobody reads drops it, as fetch's does,
+  // instead of an 'error' event with no listener ending the process.
+  decoder.on("error", () => {});
   return res.pipe(decoder);
 }
 
