@@ -177,6 +177,13 @@ const webHtmlBundle = {
  * and building the run's schemas cost ~10 ms of CPU before the first request (docs/performance.md,
  * "Ninth pass"). With KEEN_TRACE_STARTUP set, the load is a trace line (test/build/startup-path.test.ts).
  */
+/** Every file of Keen's own sources (app/, protocol/, storage/), relative to the checkout: read by lazy-zod and sourceId. */
+const ROOT = new URL("..", import.meta.url);
+const SOURCES = ["app", "protocol", "storage"].flatMap((dir) =>
+  readdirSync(new URL(dir, ROOT), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(fileURLToPath(ROOT), `${entry.parentPath ?? entry.path}/${entry.name}`)),
+);
 const zodNames = usedZodNames(Object.keys(await import("zod")));
 const lazyZod = {
   name: "lazy-zod",
@@ -209,18 +216,13 @@ for (const name of ${JSON.stringify(zodNames)}) Object.defineProperty(exports, n
  */
 function usedZodNames(exported) {
   const used = new Set();
-  const root = new URL("..", import.meta.url);
-  for (const dir of ["app", "protocol", "storage"]) {
-    for (const entry of readdirSync(new URL(dir, root), { recursive: true, withFileTypes: true })) {
-      if (!entry.isFile() || !/\.tsx?$/.test(entry.name)) continue;
-      const file = `${entry.parentPath ?? entry.path}/${entry.name}`;
-      const source = readFileSync(file, "utf8");
-      for (const match of source.matchAll(/from "zod(\/[^"]*)?"/g)) {
-        const line = source.slice(source.lastIndexOf("\n", match.index) + 1, match.index);
-        if (!/^import (type )?\* as z $/.test(line)) throw new Error(`${file}: import zod as \`import * as z from "zod"\` (scripts/build.mjs, lazy-zod)`);
-      }
-      for (const [, name] of source.matchAll(/\bz\.([A-Za-z_$][\w$]*)/g)) used.add(name);
+  for (const file of SOURCES.filter((f) => /\.tsx?$/.test(f))) {
+    const source = readFileSync(new URL(file, ROOT), "utf8");
+    for (const match of source.matchAll(/from "zod(\/[^"]*)?"/g)) {
+      const line = source.slice(source.lastIndexOf("\n", match.index) + 1, match.index);
+      if (!/^import (type )?\* as z $/.test(line)) throw new Error(`${file}: import zod as \`import * as z from "zod"\` (scripts/build.mjs, lazy-zod)`);
     }
+    for (const [, name] of source.matchAll(/\bz\.([A-Za-z_$][\w$]*)/g)) used.add(name);
   }
   return exported.filter((name) => used.has(name)).sort();
 }
@@ -288,16 +290,9 @@ const common = {
  * `__KEEN_SOURCE_ID__`, for records that hold only for the code that wrote them (app/cli/config-check.ts).
  */
 function sourceId() {
-  const root = new URL("..", import.meta.url);
   const hash = createHash("sha256");
-  const files = ["package.json", "package-lock.json"];
-  for (const dir of ["app", "protocol", "storage"]) {
-    for (const entry of readdirSync(new URL(dir, root), { recursive: true, withFileTypes: true })) {
-      if (entry.isFile()) files.push(relative(fileURLToPath(root), `${entry.parentPath ?? entry.path}/${entry.name}`));
-    }
-  }
-  for (const file of files.sort()) {
-    if (existsSync(new URL(file, root))) hash.update(`${file}\0`).update(readFileSync(new URL(file, root))).update("\0");
+  for (const file of ["package.json", "package-lock.json", ...SOURCES].sort()) {
+    if (existsSync(new URL(file, ROOT))) hash.update(`${file}\0`).update(readFileSync(new URL(file, ROOT))).update("\0");
   }
   return hash.digest("hex").slice(0, 16);
 }

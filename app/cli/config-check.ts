@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { writeJsonAtomic } from "../mcp/config-file.js";
 
 /**
  * The config texts this build of Keen has already found valid, so that a start whose config is one
@@ -44,15 +45,11 @@ export function configChecks(dataDir: string, build = typeof __KEEN_SOURCE_ID__ 
     add(schema, text) {
       const entry = key(schema, text);
       valid = [entry, ...load().filter((k) => k !== entry)].slice(0, KEEP);
-      const temp = `${file}.${process.pid}.tmp`;
       try {
-        mkdirSync(dataDir, { recursive: true });
         // Through a rename: a run reading it meanwhile sees the old record or the new one, never half of one.
-        writeFileSync(temp, JSON.stringify({ build, valid } satisfies Record));
-        renameSync(temp, file);
+        writeJsonAtomic(file, { build, valid } satisfies Record, 0o600);
       } catch {
         // Read-only or full: the next start checks with zod, as without a record.
-        rmSync(temp, { force: true });
       }
     },
   };

@@ -165,9 +165,8 @@ function makeSchemas() {
   });
   return { user: UserConfigSchema, project: ProjectConfigSchema };
 }
-const schemas = lazy(makeSchemas);
-/** The schemas themselves, for tests. */
-export const configSchemas = schemas;
+/** The user's and the project's schemas (exported for tests). */
+export const configSchemas = lazy(makeSchemas);
 export type UserConfig = z.infer<ReturnType<typeof makeSchemas>["user"]>;
 type ProjectConfig = z.infer<ReturnType<typeof makeSchemas>["project"]>;
 interface Configs {
@@ -184,7 +183,7 @@ const PROJECT_FORBIDDEN = ["providers", "baseURL", "apiKeyEnv", "apiKey", "heade
 export function warmConfigSchemas(): void {
   const tools = { allowed: ["some_tool"], disallowed: ["other_tool"] };
   const models = { m: { contextWindow: 1000, maxOutputTokens: 100, thinkingBudget: 10, refuses: ["temperature"], images: false } };
-  schemas().user.parse({
+  configSchemas().user.parse({
     model: "p/m",
     providers: {
       p: {
@@ -200,7 +199,7 @@ export function warmConfigSchemas(): void {
     guard: { allowProjectConfigEdits: false },
     theme: "dark",
   });
-  schemas().project.parse({ model: "p/m", tools, maxTurns: 1, permissionMode: "ask" });
+  configSchemas().project.parse({ model: "p/m", tools, maxTurns: 1, permissionMode: "ask" });
 }
 
 /** Where config and data live. */
@@ -369,7 +368,7 @@ function readUser(file: string, checks: ConfigChecks): UserConfig | undefined {
 /** The config as parsed by its schema; without zod when this build found the very same text valid before (./config-check.ts). */
 function checked<K extends keyof Configs>(file: string, text: string, raw: unknown, schema: K, checks: ConfigChecks): Configs[K] {
   if (checks.has(schema, text)) return raw as Configs[K];
-  const config = validate(file, raw, schemas()[schema]) as Configs[K];
+  const config = validate(file, raw, configSchemas()[schema]) as Configs[K];
   checks.add(schema, text);
   return config;
 }
