@@ -95,6 +95,10 @@ function load(policy: SandboxPolicy): Promise<Manager> {
     // Its sockets and files go in os.tmpdir(): the temp root, so a killed Keen leaves one directory, swept later.
     sandboxTempRoot();
     const { SandboxManager } = await loadLibrary();
+    // Node's net requires cluster at a server's first listen, which the library's proxies are. Loaded here, through
+    // the bundle's require, it loads with V8's defaults on, from Node's code cache (app/wasm-flags.ts): once a proxy
+    // has set Keen's WebAssembly flags, net's own require would compile it from source.
+    await import("node:cluster");
     // The network settings are the first session's: they come from the user's config file,
     // the same for every session of a process. The filesystem part is passed per command.
     await SandboxManager.initialize(runtimeConfig(policy), async ({ host, port }) => {
