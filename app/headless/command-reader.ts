@@ -1,7 +1,11 @@
 import { CommandSchema, type Command, type CommandId } from "../../protocol/commands.js";
+import { leadingId } from "./line-id.js";
 
 /** The longest command line accepted: beyond every model's context, so nothing real is refused. */
 export const MAX_COMMAND_LINE_BYTES = 16 * 1024 * 1024;
+
+/** How much of a line too long is kept to find its id in (clients write the id before the prompt's text). */
+const HEAD_BYTES = 64 * 1024;
 
 /** Where parsed lines go. */
 export interface CommandSink {
@@ -16,17 +20,19 @@ export interface CommandSink {
  * `\n` only — not readline, which also splits on U+2028/U+2029 inside JSON
  * strings — and a `\r` before the `\n` is tolerated. A line longer than
  * `maxBytes` is dropped as it arrives (never held whole) and reported once its
- * `\n` is seen; reading goes on with the next line. A UTF-8 byte order mark
+ * `\n` is seen, with its id when that is in the line's first 64 KB; reading goes on with the next line. A UTF-8 byte order mark
  * starting the stream is skipped.
  */
 export function readCommands(stream: NodeJS.ReadableStream, sink: CommandSink, maxBytes = MAX_COMMAND_LINE_BYTES): void {
   let parts: Buffer[] = [];
   let size = 0;
   let skipping = false;
+  let head = "";
   let first = true;
   const take = (chunk: Buffer) => {
     if (skipping) return;
     if (size + chunk.length > maxBytes) {
+      head = Buffer.concat([...parts, chunk], Math.min(HEAD_BYTES, size + chunk.length)).toString("utf8");
       parts = [];
       size = 0;
       skipping = true;
@@ -40,7 +46,8 @@ export function readCommands(stream: NodeJS.ReadableStream, sink: CommandSink, m
     first = false;
     if (skipping) {
       skipping = false;
-      sink.invalid(`line too long: commands are limited to ${maxBytes} bytes`);
+      sink.invalid(`line too long: commands are limited to ${maxBytes} bytes`, leadingId(head));
+      head = "";
       return;
     }
     // .NET's Encoding.UTF8 writer and PowerShell 5 start what they pipe with a byte order mark; JSON.parse refuses it.
