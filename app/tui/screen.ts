@@ -1,9 +1,9 @@
 import type { Widgets } from "blessed";
+import type { BlessedCore } from "./blessed-core.js";
 import type { Theme } from "../../themes/index.js";
 import type { Frame, PaneFrame } from "./frame.js";
 import { charWidth, forBlessed, textWidth, truncate, wideEmojiSource } from "./text.js";
 
-type Blessed = typeof import("blessed");
 
 /*
  * The blessed glue. blessed only draws: Keen decodes input itself
@@ -24,10 +24,10 @@ let patched = false;
  * width table counts emoji as one cell where terminals use two, which shifts
  * the rest of the line.
  */
-export function patchBlessed(blessed: Blessed): void {
+export function patchBlessed(blessed: BlessedCore): void {
   if (patched) return;
   patched = true;
-  const tput = (blessed as unknown as { Tput: { prototype: Record<string, unknown> } }).Tput.prototype;
+  const tput = blessed.Tput.prototype;
   const compile = tput._compile as (this: unknown, info: unknown, key: string, str: string) => unknown;
   tput._compile = function (this: unknown, info: unknown, key: string, str: string) {
     if (key === "Setulc") return () => "";
@@ -47,7 +47,7 @@ export function patchBlessed(blessed: Blessed): void {
     _label?: { rtop: number }; _labelResize?: unknown; childBase?: number; itop: number; screen: { autoPadding: boolean; render(): void };
     removeListener(e: string, f: unknown): void; on(e: string, f: unknown): void;
   };
-  const element = (blessed as unknown as { Element: { prototype: Record<string, unknown> } }).Element.prototype;
+  const element = blessed.Element.prototype;
   const setLabel = element.setLabel as (this: Labelled, ...a: unknown[]) => void;
   element.setLabel = function (this: Labelled, ...args: unknown[]) {
     const fresh = !this._label;
@@ -62,7 +62,7 @@ export function patchBlessed(blessed: Blessed): void {
     };
     this.on("resize", (this._labelResize = () => setImmediate(reposition)));
   };
-  const unicode = (blessed as unknown as { unicode: Record<string, unknown> }).unicode;
+  const unicode = blessed.unicode;
   const chars = unicode.chars as Record<string, RegExp>;
   chars.all = new RegExp(`(${chars.swide!.source.slice(1, -1)}|${wideEmojiSource()}|${chars.wide!.source.slice(1, -1)})`, "g");
   const original = unicode.charWidth as (str: string | number, i?: number) => number;
@@ -88,7 +88,7 @@ interface PaneBoxes {
   last: { content: string; rect: string; label?: string; focused?: boolean; visible: boolean };
 }
 
-export function createBlessedSurface(blessed: Blessed, input: NodeJS.ReadableStream, output: NodeJS.WritableStream, getTheme: () => Theme): Surface {
+export function createBlessedSurface(blessed: BlessedCore, input: NodeJS.ReadableStream, output: NodeJS.WritableStream, getTheme: () => Theme): Surface {
   patchBlessed(blessed);
   const screen = blessed.screen({
     input, output, terminal: "xterm-256color", fullUnicode: true, smartCSR: true, autoPadding: false,

@@ -11,6 +11,7 @@ import { handleInput } from "./input-actions.js";
 import { ESC_WAIT_MS, KeyDecoder, type InputEvent } from "./keys.js";
 import { loadMarkdown } from "./markdown.js";
 import { createBlessedSurface, type Surface } from "./screen.js";
+import { loadBlessed } from "./blessed-core.js";
 import { osc52, runEditor, TerminalModes } from "./terminal.js";
 import { Notifier, type NotifyWhen, type NotifyWith } from "./notify.js";
 import { loadUiPrefs, saveUiPrefs } from "./ui-prefs.js";
@@ -85,7 +86,7 @@ export async function startTui(options: StartTuiOptions): Promise<string | undef
   const env = options.env ?? process.env;
   const { stdin, stdout, client } = options;
   const theme = typeof options.theme === "object" ? options.theme : loadTheme(options.theme, env);
-  const blessed = await import("blessed").then((m) => (m as { default?: typeof import("blessed") }).default ?? m);
+  const blessed = await loadBlessed();
   const settings = options.settings ?? {};
   const modes = new TerminalModes(stdin, stdout, settings.mouse !== false);
   const notifier = new Notifier({ when: settings.notify, with: settings.notifyWith }, (bytes) => stdout.write(bytes), Boolean(env.TMUX));
