@@ -2,6 +2,7 @@
  * The prompt being typed: text, cursor, collapsed pastes and history. Pure
  * (no terminal); the input box draws it with views/input.ts.
  */
+import { graphemes } from "./graphemes.js";
 
 /** Pastes longer than this many lines show as one `[pasted N lines]` marker and are sent in full. */
 export const PASTE_COLLAPSE_LINES = 10;
@@ -12,11 +13,9 @@ export function lineCount(text: string): number {
   return text.replace(/\n$/, "").split("\n").length;
 }
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
-
 /** Start offsets of the grapheme clusters of `text` (a flag, a skin-toned or ZWJ emoji, e + combining accent are one each). */
 function clusterStarts(text: string): number[] {
-  return [...graphemes.segment(text)].map((s) => s.index);
+  return graphemes(text).map((s) => s.index);
 }
 
 /** A prompt of the history: what was sent, and in this session how it looked (pastes folded). */

@@ -3,6 +3,7 @@
  * passes through `sanitize` before any view styles it, so the only escape
  * sequences blessed ever sees are the SGR codes the views add themselves.
  */
+import { graphemes } from "./graphemes.js";
 
 const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]$/u;
 const EMOJI_WIDE = /^\p{Emoji_Presentation}$/u;
@@ -118,8 +119,6 @@ export function dropColors(text: string): string {
   });
 }
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
-
 /**
  * Pieces of a styled line: SGR codes, and grapheme clusters with their
  * widths, so a wrap or a cut never splits a flag, a skin-toned or ZWJ emoji
@@ -138,7 +137,7 @@ function* pieces(line: string): Generator<{ sgr?: string; ch?: string; w: number
     }
     const esc = line.indexOf("\x1b", i + 1);
     const run = line.slice(i, esc < 0 ? line.length : esc);
-    for (const { segment } of graphemes.segment(run)) {
+    for (const { segment } of graphemes(run)) {
       let w = 0;
       for (const ch of segment) w += charWidth(ch.codePointAt(0)!);
       yield { ch: segment, w };

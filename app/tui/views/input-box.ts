@@ -2,6 +2,7 @@ import type { Theme } from "../../../themes/index.js";
 import { lineCount, type Editor } from "../editor.js";
 import { open, paint } from "../style.js";
 import { sanitize, textWidth } from "../text.js";
+import { graphemes } from "../graphemes.js";
 
 interface Cell {
   text: string;
@@ -38,7 +39,7 @@ export function promptView(editor: Editor, width: number, theme: Theme, focused:
   const rows: Cell[][] = [[]];
   let rowWidth = 0;
   // One cell per grapheme cluster, so the cursor covers a whole flag, skin-toned emoji or accented letter.
-  const chars = [...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(editor.text)].map((g) => g.segment);
+  const chars = graphemes(editor.text).map((g) => g.segment);
   let at = 0;
   const push = (cell: Cell) => {
     if (rowWidth + cell.width > room && rowWidth > 0) {
