@@ -65,6 +65,8 @@ export interface StartTuiOptions {
   transcriptMarkdown?: (sessionId: string) => Promise<string>;
   /** Ctrl-Z: stops the process (default SIGTSTP to its process group, as the terminal's own Ctrl-Z would); tests replace it. */
   stopProcess?: () => void;
+  /** Called once the first frame has been written: work the screen need not wait for (the provider's early connection). */
+  afterFirstFrame?: () => void;
 }
 
 /** About 30 frames per second at most while output streams. */
@@ -250,7 +252,10 @@ export async function startTui(options: StartTuiOptions): Promise<string | undef
   draw();
   // The first frame does not wait for the markdown libraries (~100 ms): text shows plain until they
   // arrive. Loaded from a macrotask, after blessed has flushed that frame (its write is a nextTick).
-  setImmediate(() => loadMarkdown().then(() => requestFrame(), () => {}));
+  setImmediate(() => {
+    options.afterFirstFrame?.();
+    loadMarkdown().then(() => requestFrame(), () => {});
+  });
 
   function finish(exit: Omit<TuiExit, "sessionId">): Promise<string | undefined> {
     if (finishing) return finishing;

@@ -44,8 +44,14 @@ test("one session in the default ask mode: a streamed answer and a tool, @ compl
     writeFileSync(join(sb.workspace, path!), text!);
   }
   await t.waitFor("Type a prompt");
+  // The provider's connection opens once the first frame is up (app/cli/tui.ts), before any prompt.
+  for (const deadline = Date.now() + 10_000; server.connections() === 0 && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(server.connections(), 1, "the TUI connected early");
+  assert.equal(server.requests.length, 0);
 
   await st.test("a prompt and its streamed answer, a tool call in the tool panel", async () => {
+    // The server's counts start again at each subtest (beforeEach).
+    const before = server.connections();
     server.enqueue({ toolCalls: [{ name: "list", input: { path: "." } }] }, { text: "The workspace has a **README**. 中文 ✅ 😀 ok", chunkSize: 4, delayMs: 5 });
     t.type("what is here?");
     t.keys(["Enter"]);
@@ -57,6 +63,7 @@ test("one session in the default ask mode: a streamed answer and a tool, @ compl
     const rows = screen.split("\n").filter((row) => row.endsWith("│"));
     assert.ok(rows.some((row) => row.includes("中文 ✅ 😀")));
     assert.deepEqual([...new Set(rows.map((row) => textWidth(row)))], [120]);
+    assert.equal(server.connections(), before, "the turn's requests went over the early connection: none was opened for them");
   });
 
   await st.test("@ completes workspace paths the engine lists: a .env, a key file and a gitignored file are never offered; Tab takes a path", async () => {
