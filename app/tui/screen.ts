@@ -63,6 +63,8 @@ export function patchBlessed(blessed: BlessedCore): void {
     this.on("resize", (this._labelResize = () => setImmediate(reposition)));
   };
   const unicode = blessed.unicode;
+  // Its tab width asks the screen, through blessed's index (every widget) when unset: Keen loads only the screen.
+  unicode.blessed ??= { screen: blessed.screen };
   const chars = unicode.chars as Record<string, RegExp>;
   chars.all = new RegExp(`(${chars.swide!.source.slice(1, -1)}|${wideEmojiSource()}|${chars.wide!.source.slice(1, -1)})`, "g");
   const original = unicode.charWidth as (str: string | number, i?: number) => number;
