@@ -110,10 +110,16 @@ test("a refused connection rejects as fetch does: TypeError('fetch failed') caus
 
 test("an abort before the response rejects with the signal's reason and nothing more is sent", async () => {
   let reached = 0;
-  handler = () => void reached++;
+  let arrived!: () => void;
+  const arrival = new Promise<void>((r) => (arrived = r));
+  handler = () => {
+    reached++;
+    arrived();
+  };
   const controller = new AbortController();
   const pending = fetch("/slow", { signal: controller.signal });
-  await new Promise((r) => setTimeout(r, 20));
+  // Aborted once the server holds the request (a fixed wait was too short on a loaded CI machine).
+  await arrival;
   controller.abort();
   await assert.rejects(pending, { name: "AbortError" });
   const already = new AbortController();
