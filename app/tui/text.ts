@@ -291,13 +291,15 @@ export function wideEmojiSource(): string {
   const astral = new Map<number, number[]>();
   const scan = (from: number, to: number) => {
     // One regex pass over the whole range finds the emoji; testing each code point alone (and caching its width)
-    // took ~15 ms of the TUI's first frame.
-    let range = "";
-    for (let cp = from; cp <= to; cp++) range += String.fromCodePoint(cp);
+    // took ~15 ms of the TUI's first frame. Only the wide ranges that meet this one are looked at for each emoji.
+    const codes: number[] = [];
+    for (let cp = from; cp <= to; cp++) codes.push(cp);
+    const range = String.fromCodePoint(...codes);
+    const wide = WIDE.filter(([a, b]) => b >= from && a <= to);
     for (const [emoji] of range.matchAll(EMOJI_WIDE_ALL)) {
       const cp = emoji.codePointAt(0)!;
       // What charWidth counts 2 among these: all but the regional indicators (emoji are never zero-width).
-      if ((cp >= 0x1f1e6 && cp <= 0x1f1ff) || WIDE.some(([a, b]) => cp >= a && cp <= b)) continue;
+      if ((cp >= 0x1f1e6 && cp <= 0x1f1ff) || wide.some(([a, b]) => cp >= a && cp <= b)) continue;
       if (cp <= 0xffff) bmp.push(cp);
       else {
         const s = String.fromCodePoint(cp);
