@@ -20,8 +20,9 @@ export interface CommandSink {
  * `\n` only — not readline, which also splits on U+2028/U+2029 inside JSON
  * strings — and a `\r` before the `\n` is tolerated. A line longer than
  * `maxBytes` is dropped as it arrives (never held whole) and reported once its
- * `\n` is seen, with its id when that is in the line's first 64 KB; reading goes on with the next line. A UTF-8 byte order mark
- * starting the stream is skipped.
+ * `\n` is seen, with its id when that is in the line's first 64 KB; reading
+ * goes on with the next line. A UTF-8 byte order mark starting the stream is
+ * skipped.
  */
 export function readCommands(stream: NodeJS.ReadableStream, sink: CommandSink, maxBytes = MAX_COMMAND_LINE_BYTES): void {
   let parts: Buffer[] = [];

@@ -4,7 +4,6 @@ import type { Theme } from "../../themes/index.js";
 import type { Frame, PaneFrame } from "./frame.js";
 import { charWidth, forBlessed, textWidth, truncate, wideEmojiSource } from "./text.js";
 
-
 /*
  * The blessed glue. blessed only draws: Keen decodes input itself
  * (keys.ts), so the screen gets a silent input stream, and each box gets
