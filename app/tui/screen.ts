@@ -40,6 +40,22 @@ export function patchBlessed(blessed: BlessedCore): void {
       return compiled.apply(this, args);
     };
   };
+  // Keen always draws for xterm-256color (createBlessedSurface). blessed cannot parse the system's copy where
+  // ncurses writes its 32-bit number format (6.1 and later: current Linux distributions), and falls back to the
+  // copy it ships only after reading and parsing that one (~3–5 ms of the first frame). Its own copy comes first.
+  type Terminal = { terminal: string; termcap?: boolean; error: Error | null; _useInternalInfo(name: string): void };
+  const setup = tput.setup as (this: Terminal) => void;
+  tput.setup = function (this: Terminal) {
+    if (this.terminal === "xterm-256color" && !this.termcap) {
+      try {
+        this.error = null;
+        return this._useInternalInfo(this.terminal);
+      } catch {
+        // Not shipped or not readable: blessed's own order (the system's copy, then its fallbacks).
+      }
+    }
+    return setup.call(this);
+  };
   // A label's resize handler runs a tick later and crashes when the label was removed in
   // between (a pane that moves and loses its label in one frame): guard it.
   type Labelled = {
