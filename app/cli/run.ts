@@ -7,7 +7,7 @@ import { createStreamSink } from "../headless/sink.js";
 import { BinaryStdinError, readPrompt } from "../headless/stdin.js";
 import { ExitError, UsageError } from "./errors.js";
 import { openHost } from "./host.js";
-import { preconnect } from "../providers/preconnect.js";
+import { deferredPreconnect } from "../providers/preconnect.js";
 import { traceRequests, traceStartup } from "../startup-trace.js";
 import { validateRunFlags, type RunFlags, type RunSettings } from "./run-flags.js";
 import { exitCodeForResult, handleStops } from "./signals.js";
@@ -26,18 +26,16 @@ export async function runCommand(args: string[], flags: RunFlags, formatGiven: b
     throw new UsageError("--permission-mode ask needs someone to answer: use `keen stdio` or the TUI (`keen`), or accept-edits / read-only here");
   }
   // A prompt on stdin alone may turn out empty (a usage error): then the provider's connection waits until it is read.
-  let deferred: [string, NodeJS.ProcessEnv] | undefined;
+  const deferred = deferredPreconnect();
   const waitForPrompt = args.join(" ").trim() === "";
-  const host = await openHost("run", {
-    ...settings, startedAt: started, ...(waitForPrompt ? { preconnect: (url: string, env: NodeJS.ProcessEnv) => void (deferred = [url, env]) } : {}),
-  });
+  const host = await openHost("run", { ...settings, startedAt: started, ...(waitForPrompt ? { preconnect: deferred.preconnect } : {}) });
   const session = await host.open(await host.start({ session: settings.session, continue: settings.continueLast }));
   const { engine, setup } = session;
   let prompt: string;
   try {
     prompt = await promptOf(args, settings, setup.config.stdinGraceMs, host.cassette?.replay?.prompt);
     refuseOversized(prompt, setup.modelRef, setup.contextWindow);
-    if (deferred) preconnect(...deferred);
+    deferred.release();
   } catch (error) {
     // Refused before any turn: the setup's helpers (MCP servers) end with the engine.
     await session.close();

@@ -5,7 +5,7 @@ import { uiPrefsPathFor } from "../tui/ui-prefs.js";
 import { loadConfig } from "./config.js";
 import { UsageError } from "./errors.js";
 import { openHost } from "./host.js";
-import { preconnect } from "../providers/preconnect.js";
+import { deferredPreconnect } from "../providers/preconnect.js";
 import { askMcpTrustOnce } from "./mcp-ask.js";
 import { askHooksTrustOnce } from "./hooks-ask.js";
 import { validateSessionFlags, type SessionFlags } from "./session-flags.js";
@@ -34,8 +34,8 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
   if (problem) throw new UsageError(problem);
   // The provider's early connection waits for the first frame: its TLS, net and dns modules were ~8 ms of it,
   // and a prompt is seconds of typing away, ample for the handshake (app/providers/preconnect.ts).
-  let deferred: Parameters<typeof preconnect> | undefined;
-  const host = await openHost("tui", { ...settings, cwd: flags.cwd, preconnect: (...args) => void (deferred = args) });
+  const deferred = deferredPreconnect();
+  const host = await openHost("tui", { ...settings, cwd: flags.cwd, preconnect: deferred.preconnect });
   const { meta, cwd } = await host.start({ session: flags.resume, continue: flags.continue, start: "`keen`" });
   // An untrusted .mcp.json is asked about once, before the screen opens; the answer is in the config from then on.
   const workspace = findWorkspace(cwd);
@@ -57,7 +57,7 @@ export async function tuiCommand(flags: TuiFlags): Promise<number> {
     historyFile: historyPathFor(host.paths.dataDir, cwd),
     uiPrefsFile: uiPrefsPathFor(host.paths.dataDir),
     settings: config.tui,
-    afterFirstFrame: () => deferred && preconnect(...deferred),
+    afterFirstFrame: deferred.release,
     transcriptMarkdown: async (sessionId) => {
       const { transcriptMarkdown } = await import("./sessions.js");
       return transcriptMarkdown(await host.store.resolve(sessionId), await host.store.load(sessionId));

@@ -110,6 +110,22 @@ export function preconnect(baseURL: string, env: NodeJS.ProcessEnv = process.env
   return true;
 }
 
+/**
+ * A preconnect held back until `release()`, for a front end whose first request waits on something of its own
+ * (`keen run`: a prompt still to be read from stdin; the TUI: its first frame). `preconnect` goes in the host's
+ * settings in place of the default; `release` then starts the handshake, once, if set-up asked for one.
+ */
+export function deferredPreconnect(): { preconnect: (baseURL: string, env: NodeJS.ProcessEnv) => void; release: () => void } {
+  let asked: [string, NodeJS.ProcessEnv] | undefined;
+  return {
+    preconnect: (baseURL, env) => void (asked = [baseURL, env]),
+    release: () => {
+      if (asked) preconnect(...asked);
+      asked = undefined;
+    },
+  };
+}
+
 /** Whether an early socket was started in this process (the fetch then routes through `warmDispatcher`). */
 export function hasPreconnect(): boolean {
   return warm !== undefined;

@@ -17,6 +17,9 @@ const SYNC_END = "\x1b[?2026l";
 
 let patched = false;
 
+/** The terminal blessed draws for, whatever TERM says: Keen's own code handles what differs (terminal.ts, keys.ts). */
+const TERMINAL = "xterm-256color";
+
 /**
  * Fixes two blessed problems once per process: the xterm-256color `Setulc`
  * string crashes its terminfo compiler on some machines (STACK.md), and its
@@ -40,13 +43,13 @@ export function patchBlessed(blessed: BlessedCore): void {
       return compiled.apply(this, args);
     };
   };
-  // Keen always draws for xterm-256color (createBlessedSurface). blessed cannot parse the system's copy where
+  // Keen always draws for TERMINAL. blessed cannot parse the system's terminfo for it where
   // ncurses writes its 32-bit number format (6.1 and later: current Linux distributions), and falls back to the
   // copy it ships only after reading and parsing that one (~3–5 ms of the first frame). Its own copy comes first.
   type Terminal = { terminal: string; termcap?: boolean; error: Error | null; _useInternalInfo(name: string): void };
   const setup = tput.setup as (this: Terminal) => void;
   tput.setup = function (this: Terminal) {
-    if (this.terminal === "xterm-256color" && !this.termcap) {
+    if (this.terminal === TERMINAL && !this.termcap) {
       try {
         this.error = null;
         return this._useInternalInfo(this.terminal);
@@ -108,7 +111,7 @@ interface PaneBoxes {
 export function createBlessedSurface(blessed: BlessedCore, input: NodeJS.ReadableStream, output: NodeJS.WritableStream, getTheme: () => Theme): Surface {
   patchBlessed(blessed);
   const screen = blessed.screen({
-    input, output, terminal: "xterm-256color", fullUnicode: true, smartCSR: true, autoPadding: false,
+    input, output, terminal: TERMINAL, fullUnicode: true, smartCSR: true, autoPadding: false,
     warnings: false, dockBorders: false, ignoreLocked: ["C-c"], title: "keen",
   } as unknown as Widgets.IScreenOptions) as Widgets.Screen & { enter(): void; leave(): void };
   screen.program.hideCursor();
